@@ -1,0 +1,45 @@
+"""Helpers shared by the benchmarks: timing, medians, results files."""
+
+from __future__ import annotations
+
+import json
+import platform
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def median_ms(fn: Callable[[], Any], n: int = 30, warmup: int = 3) -> float:
+    """Median wall time of ``fn()`` in milliseconds over ``n`` runs after ``warmup`` runs."""
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t0) * 1000)
+    return statistics.median(times)
+
+
+def machine() -> dict[str, Any]:
+    import os
+
+    return {"python": platform.python_version(), "platform": platform.platform(), "cpus": os.cpu_count()}
+
+
+def save(name: str, figures: dict[str, Any]) -> Path:
+    """Write ``bench/results/<name>.json`` (figures + date + machine) and return its path."""
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    path = RESULTS / f"{name}.json"
+    payload = {
+        "benchmark": name,
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "machine": machine(),
+        **figures,
+    }
+    path.write_text(json.dumps(payload, indent=2, sort_keys=True) + "\n")
+    return path

@@ -1,0 +1,283 @@
+"""Finding, launching or connecting to Chromium, and the tabs of one browser context.
+
+Everything here runs on the browser thread (see :mod:`ocnb.runtime`). Discovery order (DESIGN §2):
+an explicit path (argument or ``OCNB_CHROMIUM``) → Playwright's own installed Chromium → a system
+Chromium/Chrome on PATH. Failing all, :class:`~ocnb.errors.BrowserUnavailable` says what was tried.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import shutil
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .config import Config
+from .errors import BrowserUnavailable, InvalidArgument, OcnbError, TargetClosed, from_playwright
+
+__all__ = ["BrowserState", "Tab", "find_chromium", "launch_args"]
+
+SYSTEM_BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
+INSTALL_HINT = (
+    "install one with `python -m playwright install chromium`, or on Debian/Ubuntu as root "
+    "`apt-get install -y chromium`, or point OCNB_CHROMIUM at a Chromium/Chrome executable"
+)
+
+
+def find_chromium(
+    explicit: str | os.PathLike[str] | None = None, playwright_path: str | None = None
+) -> tuple[str | None, list[str]]:
+    """Return ``(path, tried)``: the first usable browser executable and what was looked at."""
+    tried: list[str] = []
+    candidates: list[tuple[str, str | None]] = []
+    if explicit:
+        candidates.append(("argument", str(explicit)))
+    if os.environ.get("OCNB_CHROMIUM"):
+        candidates.append(("OCNB_CHROMIUM", os.environ["OCNB_CHROMIUM"]))
+    candidates.append(("playwright", playwright_path))
+    for name in SYSTEM_BROWSERS:
+        candidates.append((f"PATH:{name}", shutil.which(name)))
+    for label, path in candidates:
+        if not path:
+            tried.append(f"{label} (not found)")
+            continue
+        if Path(path).is_file() and os.access(path, os.X_OK):
+            return path, tried
+        tried.append(f"{label}={path} (missing)")
+        if label in {"argument", "OCNB_CHROMIUM"}:
+            return None, tried  # an explicit choice that fails is an error, not a silent fallback
+    return None, tried
+
+
+def launch_args() -> list[str]:
+    """Chromium flags for a closed network; ``--no-sandbox`` only when running as root."""
+    args = [
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-default-apps",
+        "--no-first-run",
+        "--disable-dev-shm-usage",
+        "--disable-features=Translate,MediaRouter,OptimizationHints",
+    ]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        args.append("--no-sandbox")
+    return args
+
+
+@dataclass
+class Tab:
+    """One page of the context plus what ocnb observed on it (bounded ring buffers)."""
+
+    id: str
+    page: Any
+    console: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=200))
+    responses: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=500))
+    dialogs: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=50))
+    #: Steps captured with ``capture_artifact: true`` (skill recording), at most 100.
+    capture: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=100))
+    opener: str | None = None
+    created: float = field(default_factory=time.time)
+
+    @property
+    def closed(self) -> bool:
+        return bool(self.page.is_closed())
+
+
+class BrowserState:
+    """The browser, its one context and its tabs. Create with :meth:`start` on the browser thread."""
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self._pw: Any = None
+        self.browser: Any = None
+        self.context: Any = None
+        self.tabs: dict[str, Tab] = {}
+        self.active_id: str | None = None
+        self.executable: str | None = None
+        self.remote: str | None = None
+        self.connected = False
+        self.requests: deque[dict[str, Any]] = deque(maxlen=2000)
+        self._ids = itertools.count(1)
+        self._by_page: dict[int, Tab] = {}
+
+    # -- lifecycle ----------------------------------------------------------------------------
+    async def start(
+        self, *, executable_path: str | None = None, connect: str | None = None, cdp: str | None = None
+    ) -> None:
+        from playwright.async_api import async_playwright
+
+        self._pw = await async_playwright().start()
+        try:
+            if connect:
+                # The server launches the browser; it honours executablePath/args only in --unsafe mode.
+                options: dict[str, Any] = {"headless": self.config.headless, "args": launch_args()}
+                if executable_path:
+                    options["executablePath"] = str(executable_path)
+                self.browser = await self._pw.chromium.connect(
+                    connect,
+                    timeout=self.config.default_timeout_ms,
+                    headers={"x-playwright-launch-options": json.dumps(options)},
+                )
+                self.remote = connect
+            elif cdp:
+                self.browser = await self._pw.chromium.connect_over_cdp(cdp, timeout=self.config.default_timeout_ms)
+                self.remote = cdp
+            else:
+                own = None
+                try:
+                    own = self._pw.chromium.executable_path
+                except Exception:  # noqa: BLE001 - Playwright raises when no build is registered
+                    own = None
+                path, tried = find_chromium(executable_path, own)
+                if path is None:
+                    raise BrowserUnavailable(
+                        "no Chromium found (tried: " + "; ".join(tried) + "); " + INSTALL_HINT,
+                        details={"tried": tried},
+                    )
+                self.executable = path
+                try:
+                    self.browser = await self._pw.chromium.launch(
+                        executable_path=path, headless=self.config.headless, args=launch_args()
+                    )
+                except Exception as exc:  # noqa: BLE001
+                    raise BrowserUnavailable(
+                        f"launching {path} failed: {str(exc).splitlines()[0]}; {INSTALL_HINT}"
+                    ) from exc
+            self.connected = True
+            self.browser.on("disconnected", self._on_disconnected)
+            width, height = self.config.viewport
+            self.context = await self.browser.new_context(
+                viewport={"width": width, "height": height}, accept_downloads=True
+            )
+            self.context.on("page", self._on_page)
+            self.context.on("request", self._on_request)
+            await self.new_tab()
+        except BaseException:
+            await self.close()
+            raise
+
+    def _on_disconnected(self, _browser: Any) -> None:
+        self.connected = False
+
+    async def close(self) -> None:
+        """Close context, browser and Playwright; safe to call twice and after a crash."""
+        for obj, method in ((self.context, "close"), (self.browser, "close"), (self._pw, "stop")):
+            if obj is None:
+                continue
+            try:
+                await getattr(obj, method)()
+            except Exception:  # noqa: BLE001 - already gone is fine
+                pass
+        self.context = self.browser = self._pw = None
+        self.connected = False
+        self.tabs.clear()
+        self._by_page.clear()
+        self.active_id = None
+
+    # -- tabs ---------------------------------------------------------------------------------
+    def _register(self, page: Any, opener: str | None = None) -> Tab:
+        existing = self._by_page.get(id(page))
+        if existing is not None:
+            return existing
+        tab = Tab(id=f"t{next(self._ids)}", page=page, opener=opener)
+        self.tabs[tab.id] = tab
+        self._by_page[id(page)] = tab
+        page.on(
+            "console",
+            lambda msg, t=tab: t.console.append({"ts": time.time(), "type": msg.type, "text": msg.text[:2000]}),
+        )
+        page.on(
+            "response",
+            lambda r, t=tab: t.responses.append(
+                {"ts": time.time(), "url": r.url, "status": r.status, "method": r.request.method}
+            ),
+        )
+        page.on("dialog", lambda d, t=tab: self._on_dialog(t, d))
+        page.on("close", lambda p, t=tab: self._on_close(t))
+        return tab
+
+    def _on_page(self, page: Any) -> None:
+        opener = self.active_id
+        tab = self._register(page, opener=opener)
+        if opener is not None and tab.id != opener:
+            self.active_id = tab.id  # a popup the page opened comes to the front, as in a browser
+
+    def _on_request(self, request: Any) -> None:
+        self.requests.append({"ts": time.time(), "url": request.url, "method": request.method})
+
+    def _on_close(self, tab: Tab) -> None:
+        self.tabs.pop(tab.id, None)
+        self._by_page.pop(id(tab.page), None)
+        if self.active_id == tab.id:
+            self.active_id = next(reversed(self.tabs), None) if self.tabs else None
+
+    def _on_dialog(self, tab: Tab, dialog: Any) -> None:
+        """Handle every dialog at once with the configured policy, and record it on the tab."""
+        accept = self.config.dialog_policy == "accept"
+        record = {
+            "ts": time.time(),
+            "type": dialog.type,
+            "message": dialog.message,
+            "default_value": dialog.default_value,
+            "action": "accepted" if accept else "dismissed",
+        }
+        tab.dialogs.append(record)
+        coro = (
+            dialog.accept(dialog.default_value)
+            if (accept and dialog.type == "prompt")
+            else (dialog.accept() if accept else dialog.dismiss())
+        )
+        import asyncio
+
+        task = asyncio.ensure_future(coro)
+        task.add_done_callback(lambda t: t.exception() if not t.cancelled() else None)
+
+    async def new_tab(self, url: str | None = None) -> Tab:
+        self._check()
+        page = await self.context.new_page()
+        tab = self._register(page)
+        self.active_id = tab.id
+        return tab
+
+    def _check(self) -> None:
+        if self.context is None or not self.connected:
+            raise TargetClosed("the browser is not connected" + (f" ({self.remote})" if self.remote else ""))
+
+    def tab(self, tab_id: str | None = None) -> Tab:
+        """The tab ``tab_id`` (default: the active one)."""
+        self._check()
+        if tab_id is None:
+            if self.active_id is None or self.active_id not in self.tabs:
+                raise TargetClosed("no open tab; create one with tabs_create")
+            return self.tabs[self.active_id]
+        tab = self.tabs.get(tab_id)
+        if tab is None:
+            raise InvalidArgument(
+                f"no tab {tab_id!r}; open tabs: {', '.join(self.tabs) or 'none'}", details={"tab_id": tab_id}
+            )
+        return tab
+
+    async def page(self, tab_id: str | None = None) -> Any:
+        """The Playwright page of a tab; opens a fresh tab when the last one was closed."""
+        self._check()
+        if tab_id is None and not self.tabs:
+            await self.new_tab()
+        return self.tab(tab_id).page
+
+    def tab_of(self, page: Any) -> Tab | None:
+        return self._by_page.get(id(page))
+
+    async def version(self) -> str:
+        self._check()
+        return str(self.browser.version)
+
+
+def translate(exc: BaseException) -> OcnbError:
+    """Playwright → ocnb error, at the seam (kept here so handlers import one place)."""
+    return from_playwright(exc)

@@ -1,0 +1,34 @@
+"""The ``ocnb`` command: ``ocnb demo``, ``ocnb demo-site``, ``ocnb capability-map``, ``ocnb mcp``."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+__all__ = ["main"]
+
+COMMANDS = {
+    "demo": ("ocnb.demo", "run the demo against the bundled site and write reports/"),
+    "demo-site": ("ocnb.demosite", "serve the bundled demo site on 127.0.0.1"),
+    "capability-map": ("ocnb.capmap", "generate docs/agent/capability-map.md (--check for drift)"),
+    "mcp": ("ocnb.mcp.cli", "serve the tools over MCP (stdio, or --http PORT)"),
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in ("-h", "--help", "help"):
+        print("usage: ocnb COMMAND [ARGS]\n\ncommands:")
+        for name, (_, text) in COMMANDS.items():
+            print(f"  {name:<16} {text}")
+        return 0
+    name, rest = args[0], args[1:]
+    if name not in COMMANDS:
+        print(f"ocnb: unknown command {name!r}; run `ocnb --help`", file=sys.stderr)
+        return 2
+    module = importlib.import_module(COMMANDS[name][0])
+    return int(module.main(rest) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

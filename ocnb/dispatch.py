@@ -1,0 +1,239 @@
+"""dispatch: the one pipeline every face's tool call goes through.
+
+::
+
+    lookup (UNKNOWN_TOOL) -> intent check (INVALID_INTENT) -> JSON Schema (INVALID_ARGUMENT, all errors)
+      -> before-hooks (secrets in, signature guards, …) -> handler on the browser thread, with a timeout
+      -> errors mapped to stable codes -> after-hooks (secrets out, journal, trace, …) -> ToolResult
+
+Hooks are plain callables on :class:`Pipeline`, so later features plug in without touching faces.
+A tool failure never raises out of :func:`dispatch`; it comes back as a failed :class:`ToolResult`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import copy
+import inspect
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from jsonschema import Draft202012Validator
+
+from .errors import InvalidArgument, InvalidIntent, OcnbError, SessionClosed, Timeout, UnknownTool, from_playwright
+from .registry import ToolDef
+from .results import ToolError, ToolResult
+
+if TYPE_CHECKING:
+    from .browser import BrowserState, Tab
+    from .session import Session
+
+__all__ = ["SOURCES", "CallContext", "Pipeline", "ToolContext", "dispatch", "dispatch_async"]
+
+#: Faces a call can come from (recorded in the journal as ``source``).
+SOURCES = ("api", "magic", "widget", "mcp", "plan", "replay")
+INTENT_MAX = 120
+
+_nested: contextvars.ContextVar[bool] = contextvars.ContextVar("ocnb_nested_call", default=False)
+_validators: dict[int, Draft202012Validator] = {}
+
+
+@dataclass
+class CallContext:
+    """One call as it moves through the pipeline; hooks read and annotate it."""
+
+    session: Session
+    name: str
+    args: dict[str, Any]
+    source: str
+    seq: int
+    started: float = field(default_factory=time.time)
+    tooldef: ToolDef | None = None
+    #: Arguments the handler receives (after secrets substitution); ``args`` stays as given.
+    exec_args: dict[str, Any] = field(default_factory=dict)
+    intent: str | None = None
+    tab_id: str | None = None
+    duration_ms: float = 0.0
+    #: False for calls that must leave no journal entry (a refused intent).
+    record: bool = True
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+BeforeHook = Callable[[CallContext], Any]
+AfterHook = Callable[[CallContext, ToolResult], Any]
+
+
+@dataclass
+class Pipeline:
+    """Hook points. ``before`` hooks may raise :class:`OcnbError` to refuse a call (nothing runs);
+    ``after`` hooks may return a replacement :class:`ToolResult` (e.g. with secrets masked)."""
+
+    before: list[BeforeHook] = field(default_factory=list)
+    after: list[AfterHook] = field(default_factory=list)
+
+
+class ToolContext:
+    """What a handler sees: the session, its browser state and helpers to reach a tab."""
+
+    def __init__(self, session: Session, call: CallContext) -> None:
+        self.session = session
+        self.call = call
+
+    @property
+    def browser(self) -> BrowserState:
+        return self.session._browser_state()
+
+    @property
+    def config(self) -> Any:
+        return self.session.config
+
+    @property
+    def home(self) -> Any:
+        return self.session.home
+
+    async def page(self, tab_id: str | None = None) -> Any:
+        return await self.browser.page(tab_id)
+
+    def tab(self, tab_id: str | None = None) -> Tab:
+        return self.browser.tab(tab_id)
+
+    async def dispatch(self, tool: str, args: dict[str, Any] | None = None, *, source: str | None = None) -> ToolResult:
+        """Run another tool from inside a handler (plans, replay): same pipeline, no re-locking."""
+        return await dispatch_async(self.session, tool, args or {}, source=source or self.call.source)
+
+
+def _validator(tooldef: ToolDef) -> Draft202012Validator:
+    key = id(tooldef.input_schema)
+    v = _validators.get(key)
+    if v is None:
+        v = _validators[key] = Draft202012Validator(tooldef.input_schema)
+    return v
+
+
+def schema_errors(tooldef: ToolDef, args: dict[str, Any]) -> list[dict[str, str]]:
+    """Every schema error of ``args``, each with a JSON path and message, in a stable order."""
+    errors = []
+    for err in _validator(tooldef).iter_errors(args):
+        path = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err.absolute_path)
+        errors.append({"path": path, "message": err.message})
+    errors.sort(key=lambda e: (e["path"], e["message"]))
+    return errors
+
+
+def _check_intent(tooldef: ToolDef, args: dict[str, Any]) -> str | None:
+    if "intent" not in args or not tooldef.accepts_intent:
+        return None
+    intent = args["intent"]
+    if not isinstance(intent, str) or not (1 <= len(intent) <= INTENT_MAX):
+        size = len(intent) if isinstance(intent, str) else type(intent).__name__
+        raise InvalidIntent(f"intent must be a string of 1 to {INTENT_MAX} characters (got {size})")
+    return intent
+
+
+def _call_timeout(session: Session, tooldef: ToolDef, args: dict[str, Any]) -> float:
+    ms = session.config.default_timeout_ms
+    own = args.get("timeout_ms")
+    if isinstance(own, int | float) and not isinstance(own, bool):
+        ms = max(ms, int(own) + 5_000)
+    return ms / 1000.0
+
+
+async def _run_hooks(hooks: list[Any], *params: Any) -> Any:
+    out = None
+    for hook in list(hooks):
+        value = hook(*params)
+        if inspect.isawaitable(value):
+            value = await value
+        if value is not None:
+            out = value
+            if isinstance(value, ToolResult):
+                params = (params[0], value)
+    return out
+
+
+async def dispatch_async(
+    session: Session, tool: str, args: dict[str, Any] | None = None, *, source: str = "api"
+) -> ToolResult:
+    """The pipeline, on the browser loop. Top-level calls are serialized; nested ones are not."""
+    if _nested.get():
+        return await _pipeline(session, tool, args, source)
+    token = _nested.set(True)
+    try:
+        async with session._call_lock():
+            return await _pipeline(session, tool, args, source)
+    finally:
+        _nested.reset(token)
+
+
+async def _pipeline(session: Session, tool: str, args: dict[str, Any] | None, source: str) -> ToolResult:
+    call = CallContext(
+        session=session, name=tool, args=copy.deepcopy(args) if args else {}, source=source, seq=next(session._seq)
+    )
+    t0 = time.perf_counter()
+    result: ToolResult
+    try:
+        if source not in SOURCES:
+            raise InvalidArgument(f"unknown source {source!r}; one of {', '.join(SOURCES)}")
+        if not isinstance(args, dict | type(None)):
+            raise InvalidArgument(f"arguments must be an object, not {type(args).__name__}")
+        tooldef = session.registry.get(tool)
+        if tooldef is None:
+            raise UnknownTool(f"no tool {tool!r}; see expand_tools for the list", details={"tool": tool})
+        call.tooldef = tooldef
+        call.tab_id = call.args.get("tab_id") if isinstance(call.args.get("tab_id"), str) else None
+        try:
+            call.intent = _check_intent(tooldef, call.args)
+        except InvalidIntent:
+            call.record = False
+            raise
+        errors = schema_errors(tooldef, call.args)
+        if errors:
+            summary = "; ".join(f"{e['path']}: {e['message']}" for e in errors[:5])
+            raise InvalidArgument(f"{len(errors)} invalid argument(s): {summary}", details={"errors": errors})
+        if tooldef.check is not None:
+            tooldef.check(session.config, call.args)
+        call.exec_args = copy.deepcopy(call.args)
+        call.exec_args.pop("intent", None)
+        await _run_hooks(session.pipeline.before, call)
+        data = await _run_handler(session, tooldef, call)
+        result = ToolResult.success(tool, data)
+    except OcnbError as exc:
+        result = ToolResult(ok=False, tool=tool, error=ToolError.from_exception(exc))
+    except Exception as exc:  # noqa: BLE001 - any handler bug becomes a result, never a raise
+        err = from_playwright(exc)
+        result = ToolResult(ok=False, tool=tool, error=ToolError.from_exception(err))
+    call.duration_ms = (time.perf_counter() - t0) * 1000.0
+    try:
+        replaced = await _run_hooks(session.pipeline.after, call, result)
+        if isinstance(replaced, ToolResult):
+            result = replaced
+    except OcnbError as exc:  # an after-hook failure (e.g. disk full) is reported, not raised
+        result = ToolResult(ok=False, tool=tool, error=ToolError.from_exception(exc))
+    return result
+
+
+async def _run_handler(session: Session, tooldef: ToolDef, call: CallContext) -> Any:
+    ctx = ToolContext(session, call)
+    timeout = _call_timeout(session, tooldef, call.exec_args)
+    await session._ensure_browser()
+    try:
+        return await asyncio.wait_for(tooldef.handler(ctx, call.exec_args), timeout)
+    except asyncio.TimeoutError:
+        raise Timeout(f"{tooldef.name} did not finish within {timeout:.0f} s") from None
+
+
+def dispatch(session: Session, tool: str, args: dict[str, Any] | None = None, *, source: str = "api") -> ToolResult:
+    """Run one tool call synchronously from any thread (not the browser thread) and return its result."""
+    if session.closed:
+        return ToolResult.failure(tool, "SESSION_CLOSED", "the session is closed; create a new Session")
+    tooldef = session.registry.get(tool)
+    budget = _call_timeout(session, tooldef, args or {}) + 15.0 if tooldef else 30.0
+    try:
+        return session.runtime.run(dispatch_async(session, tool, args, source=source), timeout=budget)
+    except SessionClosed as exc:
+        return ToolResult(ok=False, tool=tool, error=ToolError.from_exception(exc))
+    except OcnbError as exc:
+        return ToolResult(ok=False, tool=tool, error=ToolError.from_exception(exc))

@@ -1,0 +1,20 @@
+"""Optional layers that plug into a session's pipeline (audit, secrets, guards …).
+
+Each layer is installed here, in one place, so the order of hooks is explicit:
+before-hooks: secrets in → signature guards; after-hooks: secrets out → journal → trace.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .session import Session
+
+__all__ = ["install"]
+
+
+def install(session: Session, *, secrets: str | os.PathLike[str] | None = None) -> None:
+    """Attach every available layer's hooks to ``session.pipeline``."""
+    session._on_close = []  # type: ignore[attr-defined]

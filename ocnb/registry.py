@@ -1,0 +1,207 @@
+"""The tool registry: every tool is a :class:`ToolDef` (data plus an async handler).
+
+Tool modules under :mod:`ocnb.tools` declare tools with the :func:`tool` decorator. A
+:class:`Registry` is a filtered view of all declared tools: the ``core`` tier always, the ``pilot``
+tier only when pilot mode is on (``OCNB_PILOT=1`` or ``Session(pilot=True)``). Everything generated
+from tools (Session methods, MCP ``tools/list``, the capability map, magic help) reads a Registry.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import re
+import threading
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+__all__ = [
+    "INTENT_SCHEMA",
+    "Registry",
+    "ToolDef",
+    "all_tooldefs",
+    "build_registry",
+    "pilot_enabled",
+    "tool",
+]
+
+Handler = Callable[[Any, dict[str, Any]], Awaitable[Any]]
+
+#: Schema of the optional ``intent`` argument of acting tools (length is checked by dispatch,
+#: so that a bad intent gets ``INVALID_INTENT`` rather than ``INVALID_ARGUMENT``).
+INTENT_SCHEMA: dict[str, Any] = {
+    "type": "string",
+    "description": "Why you act (≤120 chars); audit label only, never used to find the element.",
+}
+TAB_ID_SCHEMA: dict[str, Any] = {"type": "string", "description": "Tab to act on (default: active tab)."}
+INTENT_LINE = 'Pass intent="..." (≤120 chars) to label this action in audit logs.'
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s")
+
+
+@dataclass(frozen=True)
+class ToolDef:
+    """One tool: its public contract (name, description, JSON Schema) and its handler."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    category: str
+    handler: Handler = field(compare=False, repr=False)
+    tier: Literal["core", "pilot"] = "core"
+    side_effects: bool = False
+    #: The tool acts on a page and takes ``tab_id``.
+    uses_page: bool = True
+    #: Optional argument check ``check(config, args)`` run before the browser is touched;
+    #: it raises an :class:`~ocnb.errors.OcnbError` (e.g. ``BLOCKED_URL``) to refuse the call.
+    check: Callable[[Any, dict[str, Any]], None] | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def summary(self) -> str:
+        """The description's first sentence: the one-line summary."""
+        text = " ".join(self.description.split())
+        return _SENTENCE_END.split(text, maxsplit=1)[0]
+
+    @property
+    def accepts_intent(self) -> bool:
+        return "intent" in self.input_schema.get("properties", {})
+
+    @property
+    def required(self) -> list[str]:
+        return list(self.input_schema.get("required", []))
+
+    def to_mcp(self) -> dict[str, Any]:
+        """The tool as MCP ``tools/list`` shows it (name, description, inputSchema)."""
+        return {"name": self.name, "description": self.description, "inputSchema": self.input_schema}
+
+
+_ALL: dict[str, ToolDef] = {}
+_LOADED = False
+_LOAD_LOCK = threading.Lock()
+
+
+def tool(
+    *,
+    name: str,
+    description: str,
+    category: str,
+    schema: dict[str, Any] | None = None,
+    properties: dict[str, Any] | None = None,
+    required: list[str] | tuple[str, ...] = (),
+    side_effects: bool = False,
+    tier: Literal["core", "pilot"] = "core",
+    uses_page: bool = True,
+    intent: bool = False,
+    check: Callable[[Any, dict[str, Any]], None] | None = None,
+) -> Callable[[Handler], Handler]:
+    """Declare a tool. Give a full ``schema``, or ``properties`` + ``required`` to build one.
+
+    ``uses_page`` adds the optional ``tab_id`` argument; ``intent`` adds the optional ``intent``
+    argument and the standard audit-label line to the description.
+    """
+
+    def decorate(fn: Handler) -> Handler:
+        if schema is not None:
+            input_schema = dict(schema)
+        else:
+            input_schema = {"type": "object", "properties": dict(properties or {}), "additionalProperties": False}
+            if required:
+                input_schema["required"] = list(required)
+        props = input_schema.setdefault("properties", {})
+        desc = description.strip()
+        if uses_page and "tab_id" not in props:
+            props["tab_id"] = TAB_ID_SCHEMA
+        if intent:
+            props.setdefault("intent", INTENT_SCHEMA)
+            if INTENT_LINE not in desc:
+                desc = f"{desc} {INTENT_LINE}"
+        if name in _ALL and _ALL[name].handler is not fn:
+            raise ValueError(f"tool {name!r} is declared twice")
+        _ALL[name] = ToolDef(
+            name=name,
+            description=desc,
+            input_schema=input_schema,
+            category=category,
+            handler=fn,
+            tier=tier,
+            side_effects=side_effects,
+            uses_page=uses_page,
+            check=check,
+        )
+        return fn
+
+    return decorate
+
+
+def _load_tool_modules() -> None:
+    global _LOADED
+    with _LOAD_LOCK:
+        if not _LOADED:
+            importlib.import_module("ocnb.tools")
+            _LOADED = True
+
+
+def all_tooldefs() -> list[ToolDef]:
+    """Every declared tool of every tier, sorted by name."""
+    _load_tool_modules()
+    return [_ALL[k] for k in sorted(_ALL)]
+
+
+def pilot_enabled(pilot: bool | None = None) -> bool:
+    """Pilot mode: the explicit flag if given, else ``OCNB_PILOT=1``."""
+    if pilot is not None:
+        return pilot
+    return os.environ.get("OCNB_PILOT", "0").strip().lower() in {"1", "true", "yes", "on"}
+
+
+class Registry:
+    """The tools visible to one session (or server); notifies listeners when the set changes."""
+
+    def __init__(self, *, pilot: bool | None = None) -> None:
+        self._pilot = pilot_enabled(pilot)
+        self._tools = self._select()
+        self._listeners: list[Callable[[], None]] = []
+
+    def _select(self) -> dict[str, ToolDef]:
+        return {t.name: t for t in all_tooldefs() if t.tier == "core" or self._pilot}
+
+    @property
+    def pilot(self) -> bool:
+        return self._pilot
+
+    def set_pilot(self, on: bool) -> None:
+        """Switch the pilot tier on or off; listeners hear about it when the list changes."""
+        if on != self._pilot:
+            self._pilot = on
+            self._tools = self._select()
+            self._changed()
+
+    def on_change(self, listener: Callable[[], None]) -> Callable[[], None]:
+        """Register a listener called after the tool set changes; returns an unsubscribe function."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def _changed(self) -> None:
+        for listener in list(self._listeners):
+            listener()
+
+    def get(self, name: str) -> ToolDef | None:
+        return self._tools.get(name)
+
+    def names(self) -> list[str]:
+        return sorted(self._tools)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def __iter__(self) -> Iterator[ToolDef]:
+        return iter([self._tools[k] for k in sorted(self._tools)])
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+
+def build_registry(pilot: bool | None = None) -> Registry:
+    """A registry of the core tier, plus the pilot tier when pilot mode is on."""
+    return Registry(pilot=pilot)

@@ -1,0 +1,107 @@
+"""ToolResult: what every tool call returns, whichever face made it."""
+
+from __future__ import annotations
+
+import html
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import ERROR_CODES, OcnbError
+
+__all__ = ["ToolError", "ToolResult"]
+
+
+@dataclass(frozen=True)
+class ToolError:
+    """A failed call's stable ``code``, one-line ``message`` and JSON-able ``details``."""
+
+    code: str
+    message: str
+    details: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_exception(cls, exc: OcnbError) -> ToolError:
+        return cls(exc.code, exc.message, dict(exc.details))
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.details:
+            out["details"] = self.details
+        return out
+
+
+@dataclass
+class ToolResult:
+    """The outcome of one tool call: ``ok``, ``data`` on success, ``error`` on failure.
+
+    ``tool`` names the tool that ran. dispatch never raises for a tool failure; it returns a
+    ``ToolResult`` with ``ok=False`` and an :class:`ToolError` carrying a stable code.
+    """
+
+    ok: bool
+    tool: str
+    data: Any = None
+    error: ToolError | None = None
+
+    @classmethod
+    def success(cls, tool: str, data: Any) -> ToolResult:
+        return cls(ok=True, tool=tool, data=data)
+
+    @classmethod
+    def failure(cls, tool: str, code: str, message: str = "", details: dict[str, Any] | None = None) -> ToolResult:
+        return cls(ok=False, tool=tool, error=ToolError(code, message or ERROR_CODES.get(code, code), details or {}))
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"ok": self.ok, "tool": self.tool}
+        if self.ok:
+            out["data"] = self.data
+        else:
+            assert self.error is not None
+            out["error"] = self.error.to_dict()
+        return out
+
+    def to_json(self, *, indent: int | None = None) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False, indent=indent, default=str)
+
+    def raise_for_error(self) -> ToolResult:
+        """Raise the :class:`OcnbError` of a failed result; return ``self`` when ok."""
+        if not self.ok and self.error is not None:
+            raise OcnbError(self.error.message, code=self.error.code, details=self.error.details)
+        return self
+
+    def __getitem__(self, key: str) -> Any:
+        """Shortcut to ``data[key]`` for successful results."""
+        if not isinstance(self.data, dict):
+            raise KeyError(key)
+        return self.data[key]
+
+    # -- display ---------------------------------------------------------------------------
+    def summary_line(self) -> str:
+        if not self.ok:
+            assert self.error is not None
+            return f"{self.tool}: {self.error.code}: {self.error.message}"
+        return f"{self.tool}: ok"
+
+    def __str__(self) -> str:
+        if not self.ok:
+            return self.summary_line()
+        data = self.data
+        if isinstance(data, dict) and isinstance(data.get("content"), str):
+            head = {k: v for k, v in data.items() if k != "content"}
+            return f"{self.tool}: ok {json.dumps(head, ensure_ascii=False, default=str)}\n{data['content']}"
+        return f"{self.tool}: ok {json.dumps(data, ensure_ascii=False, indent=2, default=str)}"
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        from .display import render_html  # imported lazily: only notebooks need it
+
+        return {"text/plain": str(self), "text/html": render_html(self)}
+
+    def __repr__(self) -> str:
+        if self.ok:
+            return f"ToolResult(ok=True, tool={self.tool!r}, data={self.data!r})"
+        return f"ToolResult(ok=False, tool={self.tool!r}, error={self.error!r})"
+
+
+def _escape(value: Any) -> str:
+    return html.escape(str(value))

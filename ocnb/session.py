@@ -1,0 +1,237 @@
+"""Session: one browser (local or remote), its tabs, its registry view and its pipeline.
+
+``s = ocnb.Session()``; ``s.call("navigate", url=...)`` or ``s.navigate(url=...)`` — every registered
+tool is also a method, generated from the registry. The browser starts on first use.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import contextlib
+import itertools
+import os
+import secrets as _secrets
+import threading
+import time
+import types
+import weakref
+from pathlib import Path
+from typing import Any
+
+from .browser import BrowserState
+from .config import Config
+from .dispatch import Pipeline, dispatch
+from .errors import SessionClosed, TargetClosed
+from .registry import Registry, ToolDef
+from .results import ToolResult
+from .runtime import Runtime
+from .storage import ocnb_home
+
+__all__ = ["Session", "session"]
+
+_LIVE: weakref.WeakSet[Session] = weakref.WeakSet()
+_DEFAULT: Session | None = None
+_DEFAULT_LOCK = threading.Lock()
+
+
+def new_session_id() -> str:
+    return time.strftime("s%Y%m%d-%H%M%S-", time.gmtime()) + _secrets.token_hex(3)
+
+
+class Session:
+    """A browser session that every face (API, magics, widgets, MCP, plans, replay) shares.
+
+    Args:
+        headless: run Chromium without a window (default).
+        executable_path: a Chromium/Chrome executable; else ``OCNB_CHROMIUM``, Playwright's, PATH.
+        connect: a Playwright server WebSocket URL (``playwright run-server``) instead of launching.
+        cdp: a Chrome DevTools Protocol endpoint (``http://host:9222``) instead of launching.
+        pilot: also register the pilot tier (default: ``OCNB_PILOT=1``).
+        home: storage root (default ``OCNB_HOME`` or ``~/.ocnb``).
+        secrets: a dotenv file of secrets usable as ``${SECRET:NAME}``.
+        config: a :class:`~ocnb.config.Config`; keyword overrides of its fields are accepted too.
+    """
+
+    def __init__(
+        self,
+        *,
+        headless: bool = True,
+        executable_path: str | os.PathLike[str] | None = None,
+        connect: str | None = None,
+        cdp: str | None = None,
+        pilot: bool | None = None,
+        home: str | os.PathLike[str] | None = None,
+        secrets: str | os.PathLike[str] | None = None,
+        config: Config | None = None,
+        session_id: str | None = None,
+        **overrides: Any,
+    ) -> None:
+        self.config = config or Config()
+        self.config.headless = headless if config is None else self.config.headless
+        for key, value in overrides.items():
+            if not hasattr(self.config, key):
+                raise TypeError(f"Session() got an unknown setting {key!r}")
+            setattr(self.config, key, value)
+        self.id = session_id or new_session_id()
+        self.home: Path = ocnb_home(home)
+        self.executable_path = str(executable_path) if executable_path else None
+        self.connect_url = connect
+        self.cdp_url = cdp
+        self.registry = Registry(pilot=pilot)
+        self.pipeline = Pipeline()
+        self.runtime = Runtime(name=f"ocnb-browser-{self.id}")
+        self._seq = itertools.count(1)
+        self._state: BrowserState | None = None
+        self._start_lock: asyncio.Lock | None = None
+        self._lock: asyncio.Lock | None = None
+        self._closed = False
+        self._close_lock = threading.Lock()
+        self.secrets: Any = None
+        self._install_methods()
+        self._install_features(secrets)
+        _LIVE.add(self)
+
+    # -- features plugged into the pipeline ---------------------------------------------------
+    def _install_features(self, secrets: str | os.PathLike[str] | None) -> None:
+        """Attach the pipeline hooks of the optional layers (audit, guards …) that are present."""
+        from . import features
+
+        features.install(self, secrets=secrets)
+
+    # -- tools as methods ---------------------------------------------------------------------
+    def _install_methods(self) -> None:
+        for tooldef in self.registry:
+            if hasattr(type(self), tooldef.name):
+                continue
+            setattr(self, tooldef.name, types.MethodType(_make_method(tooldef), self))
+
+    def call(self, tool: str, arguments: dict[str, Any] | None = None, /, **kwargs: Any) -> ToolResult:
+        """Run ``tool`` with ``arguments`` (a dict) and/or keyword arguments; returns a ToolResult."""
+        args = dict(arguments or {})
+        args.update(kwargs)
+        return dispatch(self, tool, args, source="api")
+
+    def tools(self) -> list[ToolDef]:
+        """The tools this session offers (core tier, plus pilot when enabled)."""
+        return list(self.registry)
+
+    # -- browser ------------------------------------------------------------------------------
+    def _browser_state(self) -> BrowserState:
+        if self._state is None:
+            raise TargetClosed("the browser has not started")
+        return self._state
+
+    def _call_lock(self) -> asyncio.Lock:
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        return self._lock
+
+    async def _ensure_browser(self) -> BrowserState:
+        if self._closed:
+            raise SessionClosed("the session is closed; create a new Session")
+        if self._start_lock is None:
+            self._start_lock = asyncio.Lock()
+        async with self._start_lock:
+            if self._state is None:
+                state = BrowserState(self.config)
+                await state.start(executable_path=self.executable_path, connect=self.connect_url, cdp=self.cdp_url)
+                self._state = state
+        return self._state
+
+    def start(self) -> Session:
+        """Start the browser now rather than on the first call (raises BROWSER_UNAVAILABLE)."""
+        self.runtime.run(self._ensure_browser(), timeout=self.config.default_timeout_ms / 1000 + 30)
+        return self
+
+    def reconnect(self) -> Session:
+        """Drop the browser (e.g. after a remote connection died) and start or connect again."""
+
+        async def _restart() -> None:
+            if self._state is not None:
+                await self._state.close()
+                self._state = None
+            await self._ensure_browser()
+
+        self.runtime.run(_restart(), timeout=self.config.default_timeout_ms / 1000 + 30)
+        return self
+
+    @property
+    def started(self) -> bool:
+        return self._state is not None
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def run(self, coro: Any, timeout: float | None = None) -> Any:
+        """Run a coroutine on this session's browser thread (for advanced use and tests)."""
+        return self.runtime.run(coro, timeout)
+
+    def close(self) -> None:
+        """Close the browser and stop the browser thread. Idempotent; later calls get SESSION_CLOSED."""
+        with self._close_lock:
+            if self._closed:
+                return
+            self._closed = True
+        global _DEFAULT
+        if _DEFAULT is self:
+            _DEFAULT = None
+        for hook in list(getattr(self, "_on_close", [])):
+            with contextlib.suppress(Exception):
+                hook(self)
+        if not self.runtime.stopped and self.runtime._thread is not None:
+            state = self._state
+
+            async def _shutdown() -> None:
+                if state is not None:
+                    await state.close()
+
+            with contextlib.suppress(Exception):
+                fut = self.runtime.submit(_shutdown())
+                fut.result(30)
+        self._state = None
+        self.runtime.stop()
+        _LIVE.discard(self)
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else ("running" if self._state else "not started")
+        return f"<ocnb.Session {self.id} {state}, {len(self.registry)} tools>"
+
+    def __dir__(self) -> list[str]:
+        return sorted(set(super().__dir__()) | set(self.registry.names()))
+
+
+def _make_method(tooldef: ToolDef) -> Any:
+    def method(self: Session, arguments: dict[str, Any] | None = None, /, **kwargs: Any) -> ToolResult:
+        return self.call(tooldef.name, arguments, **kwargs)
+
+    method.__name__ = tooldef.name
+    method.__qualname__ = f"Session.{tooldef.name}"
+    props = tooldef.input_schema.get("properties", {})
+    required = set(tooldef.required)
+    params = ", ".join(f"{k}{'' if k in required else '?'}" for k in props)
+    method.__doc__ = f"{tooldef.description}\n\nArguments: {params or 'none'}."
+    return method
+
+
+def session(**kwargs: Any) -> Session:
+    """The shared default session for notebooks: created on first use, re-created after close()."""
+    global _DEFAULT
+    with _DEFAULT_LOCK:
+        if _DEFAULT is None or _DEFAULT.closed:
+            _DEFAULT = Session(**kwargs)
+        return _DEFAULT
+
+
+@atexit.register
+def _close_all() -> None:
+    for s in list(_LIVE):
+        with contextlib.suppress(Exception):
+            s.close()

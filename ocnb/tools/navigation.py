@@ -1,0 +1,148 @@
+"""Navigation tools: navigate (also back/forward), page_reload, wait_for."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any
+
+from ..errors import InvalidArgument, NavigationFailed, OcnbError, Timeout, from_playwright
+from ..registry import tool
+from ..urls import check_url
+
+__all__ = ["navigate", "page_reload", "wait_for"]
+
+WAIT_UNTIL = {"type": "string", "enum": ["load", "domcontentloaded", "networkidle", "commit"]}
+
+
+async def page_info(page: Any) -> dict[str, Any]:
+    """url and title of a page (title empty when the page is mid-navigation)."""
+    try:
+        title = await page.title()
+    except Exception:  # noqa: BLE001
+        title = ""
+    return {"url": page.url, "title": title}
+
+
+async def settle(page: Any) -> None:
+    """After a failed navigation let Chromium's error page finish loading, so the next one is clean."""
+    with contextlib.suppress(Exception):
+        await page.wait_for_load_state("load", timeout=3000)
+
+
+def _nav_error(exc: BaseException, url: str) -> OcnbError:
+    err = from_playwright(exc)
+    if err.code in ("INTERNAL", "NAVIGATION_FAILED"):
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        return NavigationFailed(f"could not load {url}: {reason}", details={"url": url, "reason": reason})
+    return err
+
+
+def check_url_arg(config: Any, args: dict[str, Any]) -> None:
+    """Refuse a blocked URL before the browser is touched."""
+    url = args.get("url")
+    if isinstance(url, str) and url.strip() not in ("back", "forward"):
+        check_url(url, config.allowed_schemes)
+
+
+@tool(
+    name="navigate",
+    check=check_url_arg,
+    category="navigation",
+    side_effects=True,
+    description="Open a URL in the tab, or go back/forward in its history. "
+    'url is http(s), about:blank or data:, or "back"/"forward". Returns the final url, title and HTTP status.',
+    properties={
+        "url": {"type": "string", "description": 'URL, or "back" / "forward".'},
+        "wait_until": WAIT_UNTIL,
+    },
+    required=["url"],
+)
+async def navigate(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+    url = args["url"].strip()
+    wait_until = args.get("wait_until", "load")
+    page = await ctx.page(args.get("tab_id"))
+    timeout = ctx.config.default_timeout_ms
+    try:
+        if url == "back":
+            response = await page.go_back(wait_until=wait_until, timeout=timeout)
+        elif url == "forward":
+            response = await page.go_forward(wait_until=wait_until, timeout=timeout)
+        else:
+            response = await page.goto(url, wait_until=wait_until, timeout=timeout)
+    except Exception as exc:  # noqa: BLE001
+        await settle(page)
+        raise _nav_error(exc, url) from None
+    info = await page_info(page)
+    info["status"] = response.status if response is not None else None
+    info["tab_id"] = ctx.browser.tab_of(page).id if ctx.browser.tab_of(page) else None
+    if url in ("back", "forward") and response is None and info["url"] == "about:blank":
+        info["note"] = f"no history entry to go {url} to"
+    return info
+
+
+@tool(
+    name="page_reload",
+    category="navigation",
+    side_effects=True,
+    description="Reload the tab's page. Refs of the old page become stale.",
+    properties={"wait_until": WAIT_UNTIL},
+)
+async def page_reload(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+    page = await ctx.page(args.get("tab_id"))
+    try:
+        response = await page.reload(wait_until=args.get("wait_until", "load"), timeout=ctx.config.default_timeout_ms)
+    except Exception as exc:  # noqa: BLE001
+        raise _nav_error(exc, page.url) from None
+    info = await page_info(page)
+    info["status"] = response.status if response is not None else None
+    return info
+
+
+_WAIT_KINDS = ("selector", "text", "url", "load_state", "time_ms")
+
+
+@tool(
+    name="wait_for",
+    category="navigation",
+    description="Wait until a CSS selector is visible, a text appears, the URL matches a glob, "
+    "a load state is reached, or a time passes. Give exactly one condition.",
+    properties={
+        "selector": {"type": "string"},
+        "text": {"type": "string"},
+        "url": {"type": "string", "description": "glob, e.g. **/done*"},
+        "load_state": {"type": "string", "enum": ["load", "domcontentloaded", "networkidle"]},
+        "time_ms": {"type": "integer", "minimum": 0, "maximum": 60000},
+        "timeout_ms": {"type": "integer", "minimum": 0, "maximum": 120000, "description": "default 10000"},
+    },
+)
+async def wait_for(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+    given = [k for k in _WAIT_KINDS if k in args]
+    if len(given) != 1:
+        raise InvalidArgument(f"give exactly one of {', '.join(_WAIT_KINDS)} (got {', '.join(given) or 'none'})")
+    kind = given[0]
+    timeout = args.get("timeout_ms", 10_000)
+    page = await ctx.page(args.get("tab_id"))
+    started = asyncio.get_running_loop().time()
+    try:
+        if kind == "selector":
+            await page.wait_for_selector(args["selector"], state="visible", timeout=timeout)
+        elif kind == "text":
+            await page.get_by_text(args["text"]).first.wait_for(state="visible", timeout=timeout)
+        elif kind == "url":
+            await page.wait_for_url(args["url"], timeout=timeout)
+        elif kind == "load_state":
+            await page.wait_for_load_state(args["load_state"], timeout=timeout)
+        else:
+            await asyncio.sleep(args["time_ms"] / 1000)
+    except Exception as exc:  # noqa: BLE001
+        err = from_playwright(exc)
+        if err.code == "TIMEOUT" or "Timeout" in str(exc):
+            raise Timeout(
+                f"{kind} {args[kind]!r} not reached within {timeout} ms", details={kind: args[kind]}
+            ) from None
+        if "is not a valid selector" in str(exc) or "Unexpected token" in str(exc):
+            raise InvalidArgument(f"invalid selector {args[kind]!r}") from None
+        raise err from None
+    waited = round((asyncio.get_running_loop().time() - started) * 1000)
+    return {"condition": kind, "value": args[kind], "waited_ms": waited, **(await page_info(page))}

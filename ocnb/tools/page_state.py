@@ -1,0 +1,86 @@
+"""Cookies and Web Storage of the page: cookies, storage."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import InvalidArgument
+from ..registry import tool
+
+__all__ = ["cookies", "storage"]
+
+
+@tool(
+    name="cookies",
+    category="storage",
+    side_effects=True,
+    description="Get, set or clear the browser's cookies (set needs name and value; url defaults to the page).",
+    properties={
+        "action": {"type": "string", "enum": ["get", "set", "clear"]},
+        "name": {"type": "string", "minLength": 1},
+        "value": {"type": "string"},
+        "url": {"type": "string"},
+    },
+    required=["action"],
+)
+async def cookies(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+    context = ctx.browser.context
+    page = await ctx.page(args.get("tab_id"))
+    action = args["action"]
+    if action == "set":
+        if "name" not in args or "value" not in args:
+            raise InvalidArgument("cookies set needs name and value")
+        url = args.get("url") or page.url
+        if not url.startswith(("http://", "https://")):
+            raise InvalidArgument(f"cookies need an http(s) url; the page is at {url}")
+        await context.add_cookies([{"name": args["name"], "value": args["value"], "url": url}])
+    elif action == "clear":
+        await context.clear_cookies(**({"name": args["name"]} if "name" in args else {}))
+    urls = [args["url"]] if args.get("url") else ([page.url] if page.url.startswith("http") else [])
+    jar = await context.cookies(urls) if urls else await context.cookies()
+    if "name" in args and action == "get":
+        jar = [c for c in jar if c["name"] == args["name"]]
+    keep = ("name", "value", "domain", "path", "expires", "httpOnly", "secure", "sameSite")
+    return {"action": action, "cookies": [{k: c.get(k) for k in keep} for c in jar]}
+
+
+_JS = """([kind, action, key, value]) => {
+  const s = kind === 'session' ? window.sessionStorage : window.localStorage;
+  if (action === 'set') s.setItem(key, value);
+  if (action === 'clear') { if (key === null) s.clear(); else s.removeItem(key); }
+  const items = {};
+  for (let i = 0; i < s.length; i++) { const k = s.key(i); items[k] = s.getItem(k); }
+  return items;
+}"""
+
+
+@tool(
+    name="storage",
+    category="storage",
+    side_effects=True,
+    description="Get, set or clear the page origin's localStorage or sessionStorage.",
+    properties={
+        "action": {"type": "string", "enum": ["get", "set", "clear"]},
+        "storage_type": {"type": "string", "enum": ["local", "session"], "default": "local"},
+        "key": {"type": "string", "minLength": 1},
+        "value": {"type": "string"},
+    },
+    required=["action"],
+)
+async def storage(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+    action = args["action"]
+    if action == "set" and ("key" not in args or "value" not in args):
+        raise InvalidArgument("storage set needs key and value")
+    page = await ctx.page(args.get("tab_id"))
+    if not page.url.startswith(("http://", "https://")):
+        raise InvalidArgument(f"Web Storage needs an http(s) page; the page is at {page.url}")
+    kind = args.get("storage_type", "local")
+    items = await page.evaluate(_JS, [kind, action, args.get("key"), args.get("value")])
+    if action == "get" and "key" in args:
+        items = {args["key"]: items.get(args["key"])} if args["key"] in items else {}
+    return {
+        "action": action,
+        "storage_type": kind,
+        "origin": page.url.split("/", 3)[:3] and "/".join(page.url.split("/", 3)[:3]),
+        "items": items,
+    }

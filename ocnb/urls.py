@@ -1,0 +1,32 @@
+"""URL policy for navigation (DESIGN §6): http(s), about:blank and data: by default."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from .errors import BlockedUrl, InvalidArgument
+
+__all__ = ["check_url"]
+
+ALWAYS_ALLOWED = ("http", "https", "data")
+
+
+def check_url(url: str, allowed_extra: tuple[str, ...] = ()) -> str:
+    """Return ``url`` if navigation to it is allowed, else raise ``BLOCKED_URL`` (or ``INVALID_ARGUMENT``)."""
+    text = url.strip()
+    if not text:
+        raise InvalidArgument("url is empty")
+    if text == "about:blank":
+        return text
+    scheme = urlsplit(text).scheme.lower()
+    if not scheme:
+        raise InvalidArgument(f"url {text!r} has no scheme; write it in full, e.g. https://{text}")
+    if scheme in ALWAYS_ALLOWED or scheme in allowed_extra:
+        if scheme in ("http", "https") and not urlsplit(text).netloc:
+            raise InvalidArgument(f"url {text!r} has no host")
+        return text
+    raise BlockedUrl(
+        f"{scheme}: URLs are blocked; allowed are http(s), about:blank and data:"
+        + (" (allow file: with Config(allowed_schemes=('file',)))" if scheme == "file" else ""),
+        details={"url": text, "scheme": scheme},
+    )

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# One-time set-up, run by `make demo` and `make test`: a virtual environment with ocnb and its
+# dependencies, and a Chromium to drive. Safe to run again: it only does what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PY=${PYTHON:-python3}
+VENV=${OCNB_VENV:-.venv}
+
+if ! command -v "$PY" >/dev/null 2>&1; then
+  echo "ocnb set-up: $PY not found; install Python 3.10 or newer (or set PYTHON=/path/to/python3)" >&2
+  exit 1
+fi
+"$PY" - <<'PYCHECK' || { echo "ocnb set-up: Python 3.10 or newer is required" >&2; exit 1; }
+import sys
+sys.exit(0 if sys.version_info >= (3, 10) else 1)
+PYCHECK
+
+if [ ! -x "$VENV/bin/python" ]; then
+  echo "ocnb set-up: creating virtual environment $VENV"
+  "$PY" -m venv "$VENV"
+fi
+
+stamp="$VENV/.ocnb-installed"
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+  echo "ocnb set-up: installing ocnb and its dependencies into $VENV"
+  "$VENV/bin/python" -m pip install --quiet --upgrade pip
+  "$VENV/bin/python" -m pip install --quiet -e ".[dev]"
+  touch "$stamp"
+fi
+
+# Chromium: one already there (OCNB_CHROMIUM, Playwright's, or on PATH) → done.
+if "$VENV/bin/python" -m ocnb.browser_setup --check; then
+  exit 0
+fi
+echo "ocnb set-up: no Chromium found; trying 'python -m playwright install chromium'"
+if timeout 300 "$VENV/bin/python" -m playwright install chromium; then
+  "$VENV/bin/python" -m ocnb.browser_setup --check && exit 0
+fi
+if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+  echo "ocnb set-up: Playwright's download failed; installing Debian's chromium with apt-get"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  "$VENV/bin/python" -m ocnb.browser_setup --check && exit 0
+fi
+cat >&2 <<'MSG'
+ocnb set-up: no Chromium could be found or installed. Do one of:
+  - python -m playwright install chromium          (needs access to Playwright's download host)
+  - sudo apt-get install -y chromium               (Debian/Ubuntu)
+  - export OCNB_CHROMIUM=/path/to/chromium-or-chrome
+then run this command again.
+MSG
+exit 1

@@ -1,0 +1,89 @@
+"""Shared fixtures: an isolated OCNB_HOME, the demo site on loopback, and real-Chromium sessions."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import ocnb
+from ocnb.demosite import DemoSite, serve
+
+
+@pytest.fixture(autouse=True)
+def ocnb_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test writes under its own OCNB_HOME, never under ~/.ocnb."""
+    home = tmp_path_factory.mktemp("ocnb-home")
+    monkeypatch.setenv("OCNB_HOME", str(home))
+    return home
+
+
+@pytest.fixture(scope="session")
+def site() -> Iterator[DemoSite]:
+    """The bundled demo site served on 127.0.0.1 (two origins) for the whole run."""
+    with serve() as s:
+        yield s
+
+
+@pytest.fixture(scope="module")
+def module_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("ocnb-module-home")
+
+
+@pytest.fixture(scope="module")
+def shared_session(module_home: Path) -> Iterator[ocnb.Session]:
+    """One Chromium per test module (launching costs about a second)."""
+    s = ocnb.Session(headless=True, home=module_home)
+    s.start()
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def session(shared_session: ocnb.Session) -> Iterator[ocnb.Session]:
+    """The module's session, reset to one blank tab before each test."""
+    s = shared_session
+    tabs = s.call("tabs_context").data["tabs"]
+    for t in tabs[1:]:
+        s.call("tabs_close", tab_id=t["tab_id"])
+    s.call("navigate", url="about:blank")
+    yield s
+
+
+@pytest.fixture
+def fresh_session(ocnb_home: Path) -> Iterator[ocnb.Session]:
+    """A session of its own (for tests that change configuration or close it)."""
+    s = ocnb.Session(headless=True, home=ocnb_home)
+    yield s
+    s.close()
+
+
+def chromium_children(marker: str | None = None) -> list[int]:
+    """PIDs of Chromium processes that descend from this process (Linux /proc)."""
+    me = os.getpid()
+    parents: dict[int, int] = {}
+    names: dict[int, str] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+            cmd = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        parents[int(entry)] = ppid
+        names[int(entry)] = cmd
+    out = []
+    for pid, cmd in names.items():
+        if "chrom" not in cmd.lower() or (marker and marker not in cmd):
+            continue
+        p = pid
+        while p in parents and p != 1:
+            p = parents[p]
+            if p == me:
+                out.append(pid)
+                break
+    return out
