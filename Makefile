@@ -11,6 +11,7 @@ demo: setup
 	$(PY) -m ocnb.demo --out reports
 
 test: setup lint
+	$(PY) -m ocnb.capmap --check
 	$(PY) -m pytest -q -p no:cacheprovider
 
 lint:

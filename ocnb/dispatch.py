@@ -21,8 +21,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from jsonschema import Draft202012Validator
-
 from .errors import InvalidArgument, InvalidIntent, OcnbError, SessionClosed, Timeout, UnknownTool, from_playwright
 from .registry import ToolDef
 from .results import ToolError, ToolResult
@@ -38,7 +36,7 @@ SOURCES = ("api", "magic", "widget", "mcp", "plan", "replay")
 INTENT_MAX = 120
 
 _nested: contextvars.ContextVar[bool] = contextvars.ContextVar("ocnb_nested_call", default=False)
-_validators: dict[int, Draft202012Validator] = {}
+_validators: dict[int, Any] = {}
 
 
 @dataclass
@@ -105,10 +103,12 @@ class ToolContext:
         return await dispatch_async(self.session, tool, args or {}, source=source or self.call.source)
 
 
-def _validator(tooldef: ToolDef) -> Draft202012Validator:
+def _validator(tooldef: ToolDef) -> Any:
     key = id(tooldef.input_schema)
     v = _validators.get(key)
     if v is None:
+        from jsonschema import Draft202012Validator  # imported on first use: it is slow to import
+
         v = _validators[key] = Draft202012Validator(tooldef.input_schema)
     return v
 

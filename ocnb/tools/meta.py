@@ -13,7 +13,8 @@ __all__ = ["expand_tools", "oc_connection_health"]
     name="oc_connection_health",
     category="observability",
     uses_page=False,
-    description="Report whether the browser is connected, its version, executable or remote endpoint, and the open pages.",
+    description="Report the browser's connection, version and open pages. "
+    "Also names the executable or the remote endpoint.",
     properties={},
 )
 async def oc_connection_health(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:

@@ -105,8 +105,8 @@ _WAIT_KINDS = ("selector", "text", "url", "load_state", "time_ms")
 @tool(
     name="wait_for",
     category="navigation",
-    description="Wait until a CSS selector is visible, a text appears, the URL matches a glob, "
-    "a load state is reached, or a time passes. Give exactly one condition.",
+    description="Wait for a visible selector, a text, a URL glob, a load state or a time. "
+    "Give exactly one condition; timeout_ms defaults to 10000.",
     properties={
         "selector": {"type": "string"},
         "text": {"type": "string"},

@@ -14,7 +14,7 @@ __all__ = ["cookies", "storage"]
     name="cookies",
     category="storage",
     side_effects=True,
-    description="Get, set or clear the browser's cookies (set needs name and value; url defaults to the page).",
+    description="Get, set or clear the browser's cookies. set needs name and value; url defaults to the page.",
     properties={
         "action": {"type": "string", "enum": ["get", "set", "clear"]},
         "name": {"type": "string", "minLength": 1},

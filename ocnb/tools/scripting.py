@@ -16,7 +16,7 @@ __all__ = ["javascript_tool", "page_screenshot"]
     name="javascript_tool",
     category="js",
     side_effects=True,
-    description="Evaluate a JavaScript expression in the page and return its JSON-able result. "
+    description="Evaluate JavaScript in the page and return its JSON-able result. "
     "A function expression is called. Disabled when the configuration turns it off.",
     properties={"expression": {"type": "string", "minLength": 1}},
     required=["expression"],
@@ -49,7 +49,7 @@ def png_size(data: bytes) -> tuple[int, int]:
 @tool(
     name="page_screenshot",
     category="evidence",
-    description="Take a PNG screenshot of the tab (viewport, or full_page). Returns the file path and size.",
+    description="Take a PNG screenshot of the tab. Returns the file path and size; full_page captures the whole page.",
     properties={"full_page": {"type": "boolean", "default": False}},
 )
 async def page_screenshot(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:

@@ -55,7 +55,7 @@ async def tabs_context(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     category="tabs",
     side_effects=True,
     uses_page=False,
-    description="Make a tab the active one (the default target of page tools).",
+    description="Make a tab the active one. Page tools act on the active tab by default.",
     properties={"tab_id": {"type": "string"}},
     required=["tab_id"],
 )
@@ -71,7 +71,7 @@ async def tabs_activate(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     category="tabs",
     side_effects=True,
     uses_page=False,
-    description="Close a tab (default: the active one); the most recent remaining tab becomes active.",
+    description="Close a tab (default: the active one). The most recent remaining tab becomes active.",
     properties={"tab_id": {"type": "string"}},
 )
 async def tabs_close(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:

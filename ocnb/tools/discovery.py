@@ -1,0 +1,56 @@
+"""The ``discover_capabilities`` meta-tool: per-turn discovery over the session's tools,
+recorded skills and capability manifests (see :mod:`ocnb.discovery`)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import weakref
+from typing import Any
+
+from ..discovery import DiscoveryEngine, from_tooldefs, manifest_roots
+from ..registry import tool
+
+__all__ = ["META_TOOLS", "discover_capabilities", "engine_for"]
+
+#: Tools that exist to find other tools; they are not indexed themselves.
+META_TOOLS = frozenset({"discover_capabilities", "expand_tools"})
+
+_ENGINES: weakref.WeakKeyDictionary[Any, DiscoveryEngine] = weakref.WeakKeyDictionary()
+_LOCK = threading.Lock()
+
+
+def engine_for(session: Any) -> DiscoveryEngine:
+    """The session's discovery engine (created on first use), in step with its registry."""
+    with _LOCK:
+        engine = _ENGINES.get(session)
+        if engine is None:
+            engine = DiscoveryEngine(manifest_roots=manifest_roots(session.home))
+            _ENGINES[session] = engine
+        tools = from_tooldefs(t for t in session.registry if t.name not in META_TOOLS)
+        current = {d.id for d in tools}
+        stale = [i for i, d in engine.descriptors.items() if d.source_ref.startswith("registry:") and i not in current]
+        engine.remove(stale)
+        engine.add(tools)
+        return engine
+
+
+@tool(
+    name="discover_capabilities",
+    category="discovery",
+    uses_page=False,
+    description=(
+        "Find the tools, recorded skills and capability manifests relevant to a task, "
+        "best first with a relevance score. Use it before acting when you do not know which tool fits."
+    ),
+    properties={
+        "query": {"type": "string", "description": "What you want to do, in plain words."},
+        "kind": {"type": "string", "enum": ["tool", "skill", "any"], "default": "any"},
+        "category": {"type": "string", "description": "Only this category (optional)."},
+    },
+    required=["query"],
+)
+async def discover_capabilities(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+    engine = engine_for(ctx.session)
+    result = await asyncio.to_thread(engine.discover, args["query"], args.get("kind", "any"), args.get("category"))
+    return result.to_dict()
