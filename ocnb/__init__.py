@@ -1,13 +1,12 @@
 """ocnb — drive a real Chromium from Jupyter notebooks, for people and LLM agents alike."""
 
+from ._version import __version__
 from .config import Config
 from .dispatch import dispatch
 from .errors import OcnbError
 from .registry import Registry, ToolDef, build_registry
 from .results import ToolError, ToolResult
 from .session import Session, session
-
-__version__ = "0.1.0"
 
 __all__ = [
     "Config",

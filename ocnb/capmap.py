@@ -60,7 +60,7 @@ def _params(td: ToolDef) -> str:
     required = set(td.required)
     parts = []
     for name, schema in props.items():
-        if (name == "tab_id" and td.uses_page) or (name == "intent" and td.accepts_intent):
+        if (name == "tab_id" and td.uses_page) or name in ("intent", "capture_artifact"):
             continue  # stated once in the header
         parts.append(f"{name}{'' if name in required else '?'}:{_type(schema)}")
     return ", ".join(parts)
@@ -104,7 +104,8 @@ def generate(core: Iterable[ToolDef] | None = None, full: Iterable[ToolDef] | No
         "Do not edit: CI fails on drift. -->",
         "# ocnb tools",
         "One line per tool: name(args) — what it does. `?` marks optional args. "
-        "Page tools also take tab_id?:string; acting tools take intent?:string (audit label). "
+        "Page tools also take tab_id?:string; acting tools take intent?:string (audit label) "
+        "and capture_artifact?:boolean (record for a skill). "
         "`pilot:` tools exist only with OCNB_PILOT=1.",
     ]
     category = None

@@ -18,3 +18,6 @@ __all__ = ["install"]
 def install(session: Session, *, secrets: str | os.PathLike[str] | None = None) -> None:
     """Attach every available layer's hooks to ``session.pipeline``."""
     session._on_close = []  # type: ignore[attr-defined]
+    from .skills.capture import capture_hook
+
+    session.pipeline.after.append(capture_hook)

@@ -12,6 +12,7 @@ from ..urls import check_url
 
 __all__ = ["navigate", "page_reload", "wait_for"]
 
+CAPTURE_SCHEMA = {"type": "boolean", "description": "record this step into the tab's skill capture buffer"}
 WAIT_UNTIL = {"type": "string", "enum": ["load", "domcontentloaded", "networkidle", "commit"]}
 
 
@@ -55,6 +56,7 @@ def check_url_arg(config: Any, args: dict[str, Any]) -> None:
     properties={
         "url": {"type": "string", "description": 'URL, or "back" / "forward".'},
         "wait_until": WAIT_UNTIL,
+        "capture_artifact": CAPTURE_SCHEMA,
     },
     required=["url"],
 )

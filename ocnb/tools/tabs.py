@@ -6,7 +6,7 @@ from typing import Any
 
 from ..errors import InvalidArgument
 from ..registry import tool
-from .navigation import _nav_error, check_url_arg, page_info
+from .navigation import CAPTURE_SCHEMA, _nav_error, check_url_arg, page_info
 
 __all__ = ["tabs_activate", "tabs_close", "tabs_context", "tabs_create"]
 
@@ -26,7 +26,7 @@ async def _describe(ctx: Any) -> list[dict[str, Any]]:
     side_effects=True,
     uses_page=False,
     description="Open a new tab (optionally at a URL) and make it the active tab.",
-    properties={"url": {"type": "string"}},
+    properties={"url": {"type": "string"}, "capture_artifact": CAPTURE_SCHEMA},
 )
 async def tabs_create(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     url = args.get("url")

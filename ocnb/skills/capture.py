@@ -1,0 +1,171 @@
+"""The capture buffer: steps recorded by ``capture_artifact: true``, per tab, at most 100.
+
+A pipeline after-hook (:func:`capture_hook`) turns each successful capturing call into one replay
+step with its selector chain and appends it to the tab's buffer. ``oc_skill_record`` takes the
+buffer (and clears it); closing the tab drops it.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+from .._version import __version__
+from ..results import ToolResult
+
+__all__ = ["CAPTURING_TOOLS", "artifact_for", "capture_hook", "is_risky", "normalize_chain"]
+
+#: Tools that accept ``capture_artifact``.
+CAPTURING_TOOLS = ("interact", "form_input", "fill_form", "navigate", "tabs_create")
+
+_ACTION_KIND = {
+    "click": "click",
+    "double_click": "click",
+    "check": "click",
+    "uncheck": "click",
+    "hover": "click",
+    "fill": "fill",
+    "type": "fill",
+    "press": "press",
+    "select": "select",
+    "scroll_into_view": "scroll",
+}
+_RISKY = re.compile(
+    r"\b(pay|payment|purchase|buy|checkout|place order|order now|delete|remove|destroy|send|transfer|wire|submit payment)\b",
+    re.I,
+)
+
+
+def is_risky(name: str | None, kind: str) -> bool:
+    """A step that submits a payment, deletes or sends (judged from the element's name)."""
+    return kind in ("click", "submit", "press") and bool(name) and bool(_RISKY.search(str(name)))
+
+
+def normalize_chain(chain: Any) -> list[dict[str, Any]]:
+    """Selector chain entries as stored in artifacts: ``{"type": …, "value"|"role"+"name": …}``."""
+    out: list[dict[str, Any]] = []
+    for entry in chain or []:
+        if not isinstance(entry, dict):
+            continue
+        kind = entry.get("type") or entry.get("kind") or entry.get("strategy")
+        if kind in ("role", "role+name", "rolename"):
+            kind = "role_name"
+        if kind in ("ref", "node"):
+            kind = "node_ref"
+        if kind in ("label", "name", "aria"):
+            kind = "accessible_name"
+        item: dict[str, Any] = {"type": kind}
+        if kind == "role_name":
+            item["role"] = entry.get("role")
+            item["name"] = entry.get("name", "")
+        else:
+            item["value"] = entry.get("value", entry.get("selector", entry.get("name", entry.get("text"))))
+        if item.get("value") is None and kind != "role_name":
+            continue
+        out.append(item)
+    return out
+
+
+def artifact_for(tool: str, args: dict[str, Any], data: dict[str, Any]) -> list[dict[str, Any]]:
+    """Low-level replay steps for one successful capturing call (several for fill_form)."""
+    if tool in ("navigate", "tabs_create"):
+        url = data.get("url") or args.get("url")
+        return [
+            {
+                "kind": "navigate",
+                "selectors": [],
+                "frame_ordinal": 0,
+                "args": {"url": args.get("url", url)},
+                "risky": False,
+            }
+        ]
+    if tool == "fill_form":
+        steps = []
+        fields = data.get("fields") or []
+        for f in fields:
+            chain = normalize_chain(f.get("selector_chain"))
+            value = f.get("value")
+            key = f.get("field") or f.get("key")
+            if key is not None and isinstance(args.get("fields"), dict) and key in args["fields"]:
+                value = args["fields"][key]  # keep ${SECRET:…} / ${var} placeholders as given
+            steps.append(
+                {
+                    "kind": "select" if f.get("role") in ("combobox", "listbox") else "fill",
+                    "selectors": chain,
+                    "frame_ordinal": int(f.get("frame_ordinal", 0) or 0),
+                    "args": {"action": "form_input", "value": value},
+                    "risky": False,
+                    "target": {"role": f.get("role"), "name": f.get("name")},
+                }
+            )
+        return steps
+    target = data.get("element") or data.get("target") or {}
+    chain = normalize_chain(data.get("selector_chain"))
+    if tool == "form_input":
+        action = "form_input"
+        kind = "select" if target.get("role") in ("combobox", "listbox") else "fill"
+    else:
+        action = args.get("action", "click")
+        kind = _ACTION_KIND.get(action, "click")
+    step_args: dict[str, Any] = {"action": action}
+    for key in ("value", "key"):
+        if key in args:
+            step_args[key] = args[key]
+    name = target.get("name")
+    return [
+        {
+            "kind": kind,
+            "selectors": chain,
+            "frame_ordinal": int(data.get("frame_ordinal", 0) or 0),
+            "args": step_args,
+            "risky": is_risky(name, kind),
+            "target": {"role": target.get("role"), "name": name},
+        }
+    ]
+
+
+def capture_hook(call: Any, result: ToolResult) -> None:
+    """After-hook: append a successful capturing call to its tab's buffer."""
+    if not result.ok or call.name not in CAPTURING_TOOLS or not call.args.get("capture_artifact"):
+        return
+    state = call.session._state
+    if state is None:
+        return
+    data = result.data if isinstance(result.data, dict) else {}
+    tab_id = data.get("tab_id") or call.tab_id or state.active_id
+    tab = state.tabs.get(tab_id)
+    if tab is None:
+        return
+    args = {k: v for k, v in call.args.items() if k not in ("capture_artifact", "tab_id", "intent")}
+    tab.capture.append(
+        {
+            "tool": call.name,
+            "args": args,
+            "intent": call.intent,
+            "url": tab.page.url,
+            "recorded_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "steps": artifact_for(call.name, args, data),
+        }
+    )
+
+
+def to_skill_steps(buffer: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Captured entries as skill steps, each with its replay artifact."""
+    out = []
+    for entry in buffer:
+        out.append(
+            {
+                "tool": entry["tool"],
+                "args": entry["args"],
+                "description": entry.get("intent") or f"{entry['tool']} {entry['args'].get('action', '')}".strip(),
+                "replay_artifact": {
+                    "schema_version": 1,
+                    "recorded_at": entry["recorded_at"],
+                    "recorder": {"ocnb_version": __version__},
+                    "url": entry["url"],
+                    "steps": entry["steps"],
+                },
+            }
+        )
+    return out

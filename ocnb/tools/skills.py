@@ -1,0 +1,158 @@
+"""Skill memory tools: oc_skill_record, oc_skill_recall, oc_skill_replay, oc_skill_export."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import Disabled, FileNotAllowed, InvalidArgument, OcnbError
+from ..registry import tool
+from ..skills.capture import to_skill_steps
+from ..skills.export import export_script
+from ..skills.replay import replay_skill
+from ..skills.store import SkillStore, domain_of
+
+__all__ = ["oc_skill_export", "oc_skill_recall", "oc_skill_record", "oc_skill_replay"]
+
+
+@tool(
+    name="oc_skill_record",
+    category="skills",
+    side_effects=True,
+    description="Save the steps captured with capture_artifact as a named skill for a domain. "
+    "Re-recording the same name keeps the skill id and replaces its steps; the capture buffer is cleared.",
+    properties={
+        "domain": {"type": "string", "minLength": 1, "description": "default: the active tab's host"},
+        "name": {"type": "string", "minLength": 1, "maxLength": 120},
+        "description": {"type": "string"},
+        "steps": {
+            "type": "array",
+            "items": {"type": "object"},
+            "description": "explicit steps instead of the capture buffer",
+        },
+        "contract_id": {"type": "string"},
+    },
+    required=["name"],
+)
+async def oc_skill_record(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+    tab = ctx.tab(args.get("tab_id"))
+    captured = list(tab.capture)
+    steps = args.get("steps") or to_skill_steps(captured)
+    if not steps:
+        raise InvalidArgument(
+            "nothing to record: call interact/form_input/fill_form/navigate with capture_artifact: true first"
+        )
+    start_url = next((e["url"] for e in captured), None) if not args.get("steps") else None
+    if captured and captured[0]["tool"] in ("navigate", "tabs_create"):
+        start_url = captured[0]["args"].get("url")
+    domain = args.get("domain") or domain_of(start_url or tab.page.url)
+    if args.get("contract_id"):
+        from ..contracts import ContractStore
+
+        ContractStore(ctx.home).get(args["contract_id"])  # an unknown contract is refused now, not at replay
+    skill = SkillStore(ctx.home).record(
+        domain,
+        args["name"],
+        steps,
+        description=args.get("description"),
+        contract_id=args.get("contract_id"),
+        start_url=start_url,
+    )
+    if not args.get("steps"):
+        tab.capture.clear()
+    return {
+        "skill_id": skill["id"],
+        "domain": domain,
+        "name": skill["name"],
+        "steps": len(steps),
+        "with_artifacts": all(s.get("replay_artifact") for s in steps),
+    }
+
+
+@tool(
+    name="oc_skill_recall",
+    category="skills",
+    uses_page=False,
+    description="List recorded skills, most recent first, by domain, exact name or query words.",
+    properties={
+        "domain": {"type": "string"},
+        "name": {"type": "string"},
+        "query": {"type": "string"},
+        "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 10},
+    },
+)
+async def oc_skill_recall(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+    skills = SkillStore(ctx.home).recall(args.get("domain"), args.get("name"), args.get("query"), args.get("limit", 10))
+    return {"skills": skills, "count": len(skills)}
+
+
+@tool(
+    name="oc_skill_replay",
+    category="skills",
+    side_effects=True,
+    description="Replay a recorded skill deterministically from its selector chains, without reading the page. "
+    "Fails with a precise code when the page has changed; risky steps need allow_risky.",
+    properties={
+        "skill_id": {"type": "string", "minLength": 1},
+        "step_range": {
+            "type": "object",
+            "properties": {"from": {"type": "integer", "minimum": 0}, "to": {"type": "integer", "minimum": 0}},
+            "additionalProperties": False,
+        },
+        "params": {"type": "object", "description": "values for ${var} placeholders"},
+        "stop_on_contract_failure": {"type": "boolean", "default": True},
+        "step_timeout_ms": {"type": "integer", "minimum": 100, "maximum": 120000, "default": 5000},
+        "allow_risky": {"type": "boolean", "default": False},
+    },
+    required=["skill_id"],
+)
+async def oc_skill_replay(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+    if not ctx.config.skill_replay:
+        raise Disabled("skill replay is switched off (OCNB_SKILL_REPLAY=0)")
+    skill = SkillStore(ctx.home).get(args["skill_id"])
+    if args.get("tab_id"):
+        ctx.browser.active_id = ctx.tab(args["tab_id"]).id
+    report = await replay_skill(
+        ctx,
+        skill,
+        params=args.get("params"),
+        step_range=args.get("step_range"),
+        stop_on_contract_failure=args.get("stop_on_contract_failure", True),
+        step_timeout_ms=args.get("step_timeout_ms", 5000),
+        allow_risky=args.get("allow_risky", False),
+    )
+    if not report["ok"]:
+        f = report["failure"]
+        raise OcnbError(f"step {f['step_index']}: {f['detail']}", code=f["code"], details=report)
+    return report
+
+
+@tool(
+    name="oc_skill_export",
+    category="skills",
+    uses_page=False,
+    description="Export a skill as a standalone Playwright Python script that runs without ocnb.",
+    properties={
+        "skill_id": {"type": "string", "minLength": 1},
+        "path": {"type": "string", "description": "where to write the .py file"},
+    },
+    required=["skill_id"],
+)
+async def oc_skill_export(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+    skill = SkillStore(ctx.home).get(args["skill_id"])
+    from pathlib import Path
+
+    target = Path(args.get("path") or (ctx.home / "exports" / f"{skill['id']}.py")).expanduser().resolve()
+    roots = [Path(ctx.home).resolve(), Path(ctx.config.upload_root).resolve()]
+    if not any(target.is_relative_to(r) for r in roots):
+        raise FileNotAllowed(f"{target} is outside OCNB_HOME and the working folder; choose a path under one of them")
+    if target.suffix != ".py":
+        raise InvalidArgument("path must end in .py")
+    text = export_script(skill, filename=target.name)
+    from ..storage import atomic_write_text
+
+    atomic_write_text(target, text)
+    return {
+        "path": str(target),
+        "bytes": len(text.encode()),
+        "steps": sum(len((s.get("replay_artifact") or {}).get("steps", [])) for s in skill["steps"]),
+    }
