@@ -1,0 +1,36 @@
+"""Capability discovery: per-turn, token-budgeted context from tools, skills and manifests."""
+
+from ocnb.discovery.assembler import Budgets, DiscoveryResult, Tier1Entry
+from ocnb.discovery.descriptors import (
+    CapabilityDescriptor,
+    ManifestError,
+    from_manifest,
+    from_skills,
+    from_tooldefs,
+)
+from ocnb.discovery.engine import DiscoveryEngine
+from ocnb.discovery.manifests import ManifestWarning, manifest_roots
+from ocnb.discovery.retrievers import (
+    BM25Retriever,
+    HybridRetriever,
+    Retriever,
+    StaticEmbeddingRetriever,
+)
+
+__all__ = [
+    "BM25Retriever",
+    "Budgets",
+    "CapabilityDescriptor",
+    "DiscoveryEngine",
+    "DiscoveryResult",
+    "HybridRetriever",
+    "ManifestError",
+    "ManifestWarning",
+    "Retriever",
+    "StaticEmbeddingRetriever",
+    "Tier1Entry",
+    "from_manifest",
+    "from_skills",
+    "from_tooldefs",
+    "manifest_roots",
+]
