@@ -19,5 +19,9 @@ def install(session: Session, *, secrets: str | os.PathLike[str] | None = None) 
     """Attach every available layer's hooks to ``session.pipeline``."""
     session._on_close = []  # type: ignore[attr-defined]
     from .skills.capture import capture_hook
+    from .workflow import guard_after_hook, guard_before_hook
 
+    session.task = None  # type: ignore[attr-defined]  # a bound task signature (oc_task_start)
+    session.pipeline.before.append(guard_before_hook)
+    session.pipeline.after.append(guard_after_hook)
     session.pipeline.after.append(capture_hook)

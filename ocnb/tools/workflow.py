@@ -1,0 +1,239 @@
+"""Workflow tools: execute_plan, and the live task guards oc_task_start / workflow_status / oc_task_finish."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from typing import Any
+
+from ..contracts import (
+    CallInfo,
+    PageObservations,
+    SignatureStore,
+    check_inputs,
+    evaluate_signature_on_page,
+    parse_signature,
+    preflight,
+    redact_inputs,
+    secret_values,
+)
+from ..errors import InvalidArgument
+from ..registry import tool
+from ..workflow import TaskBinding, page_url
+
+__all__ = ["execute_plan", "oc_task_finish", "oc_task_start", "workflow_status"]
+
+_PARAM = re.compile(r"\$\{(?!SECRET:)([A-Za-z_][A-Za-z0-9_]*)\}")
+SIGNATURE_SCHEMA = {"type": ["string", "object"], "description": "a stored signature id, or an inline signature object"}
+
+
+def _load_signature(ctx: Any, value: Any) -> Any:
+    if isinstance(value, str):
+        return SignatureStore(ctx.home).get(value)
+    return parse_signature(value, known_tools=ctx.session.registry.names())
+
+
+def _fill(value: Any, params: dict[str, Any]) -> Any:
+    if isinstance(value, str):
+        whole = _PARAM.fullmatch(value)
+        if whole:
+            return params[whole.group(1)]  # keep the param's JSON type for a whole-value placeholder
+        return _PARAM.sub(lambda m: str(params[m.group(1)]), value)
+    if isinstance(value, dict):
+        return {k: _fill(v, params) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_fill(v, params) for v in value]
+    return value
+
+
+def _mask_secret_inputs(ctx: Any, sig: Any, inputs: dict[str, Any]) -> None:
+    """Make the session's masker scrub the literal values of secret inputs from every output."""
+    secrets = getattr(ctx.session, "secrets", None)
+    values = secret_values(sig, inputs)
+    if secrets is not None and values:
+        secrets.update(
+            {
+                f"INPUT_{name.upper()}": str(inputs[name])
+                for name in sig.secret_inputs
+                if name in inputs and str(inputs[name]) in values
+            }
+        )
+
+
+@tool(
+    name="execute_plan",
+    category="workflow",
+    side_effects=True,
+    uses_page=False,
+    description="Run a list of tool calls in order, with ${param} placeholders filled from params. "
+    "With a task signature, disallowed tools fail before any step runs and the signature is evaluated after each step.",
+    properties={
+        "steps": {
+            "type": "array",
+            "minItems": 1,
+            "maxItems": 200,
+            "items": {
+                "type": "object",
+                "properties": {
+                    "tool": {"type": "string"},
+                    "args": {"type": "object"},
+                    "timeout_ms": {"type": "integer", "minimum": 1, "maximum": 300000},
+                    "retries": {"type": "integer", "minimum": 0, "maximum": 5},
+                },
+                "required": ["tool"],
+                "additionalProperties": False,
+            },
+        },
+        "params": {"type": "object"},
+        "signature": SIGNATURE_SCHEMA,
+    },
+    required=["steps"],
+)
+async def execute_plan(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+    steps = args["steps"]
+    params = args.get("params") or {}
+    missing = sorted({m for st in steps for m in _PARAM.findall(str(st.get("args", {})))} - set(params))
+    if missing:
+        raise InvalidArgument(f"missing params: {', '.join(missing)}", details={"missing": missing})
+    unknown = [f"step {i}: {st['tool']!r}" for i, st in enumerate(steps) if st["tool"] not in ctx.session.registry]
+    if unknown:
+        raise InvalidArgument(f"unknown tool(s): {'; '.join(unknown)}")
+    sig = _load_signature(ctx, args["signature"]) if "signature" in args else None
+    out: dict[str, Any] = {"status": "completed", "steps_total": len(steps), "steps_executed": 0, "steps": []}
+    if sig is not None:
+        problems = check_inputs(sig, params) if sig.inputs else []
+        if problems:
+            raise InvalidArgument(
+                "params do not match the signature's inputs", details={"errors": [p.to_dict() for p in problems]}
+            )
+        _mask_secret_inputs(ctx, sig, params)
+        reasons = preflight(sig, [st["tool"] for st in steps])
+        if reasons:
+            out["status"] = "failure"
+            out["taskSignature"] = {"status": "failure", "reasons": reasons}
+            return out
+    started = time.monotonic()
+    calls: list[CallInfo] = []
+    for i, st in enumerate(steps):
+        step_args = _fill(st.get("args", {}), params)
+        before = page_url(ctx.session)
+        attempts = st.get("retries", 0) + 1
+        t0 = time.perf_counter()
+        for attempt in range(attempts):
+            try:
+                result = (
+                    await asyncio.wait_for(ctx.dispatch(st["tool"], step_args, source="plan"), st["timeout_ms"] / 1000)
+                    if "timeout_ms" in st
+                    else await ctx.dispatch(st["tool"], step_args, source="plan")
+                )
+            except asyncio.TimeoutError:
+                from ..results import ToolResult
+
+                result = ToolResult.failure(
+                    st["tool"], "TIMEOUT", f"step {i} did not finish within {st['timeout_ms']} ms"
+                )
+            if result.ok or attempt == attempts - 1:
+                break
+        record = {
+            "index": i,
+            "tool": st["tool"],
+            "ok": result.ok,
+            "attempts": attempt + 1,
+            "duration_ms": round((time.perf_counter() - t0) * 1000, 1),
+        }
+        if not result.ok:
+            record["error_code"] = result.error.code
+            record["error"] = result.error.message
+        out["steps"].append(record)
+        out["steps_executed"] += 1
+        calls.append(
+            CallInfo.from_result(st["tool"], result.ok, result.data, url_before=before, url_after=page_url(ctx.session))
+        )
+        if sig is not None:
+            page = await ctx.page()
+            tab = ctx.browser.tab_of(page)
+            evaluation = await evaluate_signature_on_page(
+                sig,
+                page,
+                PageObservations.from_tab(tab) if tab else None,
+                calls=calls,
+                elapsed_ms=(time.monotonic() - started) * 1000,
+            )
+            if evaluation.done:
+                out["status"] = evaluation.status
+                out["taskSignature"] = evaluation.to_dict()
+                return out
+        if not result.ok:
+            out["status"] = "failed"
+            break
+    if sig is not None:
+        out["taskSignature"] = {
+            "status": "continue" if out["status"] == "completed" else "failure",
+            "reasons": ["the plan ended before the success condition was met"],
+        }
+        if out["status"] == "completed":
+            out["status"] = "incomplete"
+    return out
+
+
+@tool(
+    name="oc_task_start",
+    category="workflow",
+    side_effects=True,
+    uses_page=False,
+    description="Bind a task signature to the session so every later call from any face is checked against it. "
+    "Calls outside allowedTools, past a budget or a loop guard are refused.",
+    properties={"signature": SIGNATURE_SCHEMA, "inputs": {"type": "object"}},
+    required=["signature"],
+)
+async def oc_task_start(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+    sig = _load_signature(ctx, args["signature"])
+    inputs = args.get("inputs") or {}
+    problems = check_inputs(sig, inputs)
+    if problems:
+        raise InvalidArgument("inputs do not match the signature", details={"errors": [p.to_dict() for p in problems]})
+    _mask_secret_inputs(ctx, sig, inputs)
+    ctx.session.task = TaskBinding(sig, redact_inputs(sig, inputs))
+    return {"bound": sig.id, "allowedTools": list(sig.allowed_tools), "budgets": sig.budgets.to_dict()}
+
+
+@tool(
+    name="workflow_status",
+    category="workflow",
+    uses_page=False,
+    description="Report the bound task signature's progress: status, calls used, guards and last evaluation.",
+    properties={},
+)
+async def workflow_status(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+    binding: TaskBinding | None = getattr(ctx.session, "task", None)
+    if binding is None:
+        return {"bound": False}
+    if ctx.session._state is not None and ctx.browser.tabs:
+        page = await ctx.page()
+        tab = ctx.browser.tab_of(page)
+        binding.last_evaluation = await evaluate_signature_on_page(
+            binding.signature,
+            page,
+            PageObservations.from_tab(tab) if tab else None,
+            calls=binding.calls,
+            elapsed_ms=binding.elapsed_ms,
+        )
+    return {"bound": True, **binding.status()}
+
+
+@tool(
+    name="oc_task_finish",
+    category="workflow",
+    side_effects=True,
+    uses_page=False,
+    description="Unbind the task signature from the session and return its final status.",
+    properties={},
+)
+async def oc_task_finish(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+    binding: TaskBinding | None = getattr(ctx.session, "task", None)
+    if binding is None:
+        return {"bound": False}
+    final = binding.status()
+    ctx.session.task = None
+    return {"bound": False, "finished": final}

@@ -1,0 +1,90 @@
+"""Live task guards: a task signature bound to a session fences every call from every face.
+
+``oc_task_start`` binds a :class:`~ocnb.contracts.BrowserTaskSignature`; from then on a pipeline
+before-hook refuses calls outside ``allowedTools`` (``DISALLOWED_TOOL``), past a budget or a tripped
+loop guard (``BUDGET_EXHAUSTED`` naming the guard), and an after-hook records each call for the
+evaluator. ``oc_task_finish`` unbinds it. Secret inputs are added to the session's masker so their
+values never reach a result, the journal or the trace.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from .contracts import BrowserTaskSignature, CallInfo, Evaluation, guard_call, guard_status
+from .results import ToolResult
+
+__all__ = ["TaskBinding", "guard_after_hook", "guard_before_hook", "page_url"]
+
+
+@dataclass
+class TaskBinding:
+    """A signature bound to a session: its inputs (redacted), the calls so far, the last evaluation."""
+
+    signature: BrowserTaskSignature
+    inputs: dict[str, Any]
+    started: float = field(default_factory=time.monotonic)
+    calls: list[CallInfo] = field(default_factory=list)
+    refused: int = 0
+    last_evaluation: Evaluation | None = None
+
+    @property
+    def elapsed_ms(self) -> float:
+        return (time.monotonic() - self.started) * 1000
+
+    def status(self) -> dict[str, Any]:
+        sig = self.signature
+        counted = [c for c in self.calls if c.tool not in ("oc_task_start", "oc_task_finish", "workflow_status")]
+        return {
+            "signature_id": sig.id,
+            "description": sig.description,
+            "status": self.last_evaluation.status if self.last_evaluation else "continue",
+            "calls_used": len(counted),
+            "max_tool_calls": sig.budgets.max_tool_calls,
+            "elapsed_ms": round(self.elapsed_ms, 1),
+            "max_wall_ms": sig.budgets.max_wall_ms,
+            "refused": self.refused,
+            "guards": guard_status(sig, self.calls),
+            "inputs": self.inputs,
+            "last_evaluation": self.last_evaluation.to_dict() if self.last_evaluation else None,
+        }
+
+
+def page_url(session: Any) -> str | None:
+    """The active tab's URL, if the browser runs (read on the browser thread)."""
+    state = getattr(session, "_state", None)
+    if state is None or state.active_id not in state.tabs:
+        return None
+    try:
+        return str(state.tabs[state.active_id].page.url)
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def guard_before_hook(call: Any) -> None:
+    """Refuse a call the bound signature does not allow (raises the refusal's OcnbError)."""
+    binding: TaskBinding | None = getattr(call.session, "task", None)
+    if binding is None:
+        return
+    call.extra["url_before"] = page_url(call.session)
+    refusal = guard_call(binding.signature, call.name, binding.calls, binding.elapsed_ms)
+    if refusal is not None:
+        binding.refused += 1
+        call.extra["refused"] = True
+        raise refusal.to_error()
+
+
+def guard_after_hook(call: Any, result: ToolResult) -> None:
+    """Record a finished call (not a refused one) for the bound signature's evaluator."""
+    binding: TaskBinding | None = getattr(call.session, "task", None)
+    if binding is None or call.extra.get("refused") or call.tooldef is None:
+        return
+    if call.name == "oc_task_start":
+        return
+    binding.calls.append(
+        CallInfo.from_result(
+            call.name, result.ok, result.data, url_before=call.extra.get("url_before"), url_after=page_url(call.session)
+        )
+    )
