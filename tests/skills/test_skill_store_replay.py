@@ -11,60 +11,9 @@ import pytest
 
 import ocnb
 from ocnb.skills.store import SkillStore, skill_id_for
+from tests.skills.helpers import art, click, fill, form_skill
 
 pytestmark = pytest.mark.browser
-
-
-def art(url: str, *steps: dict) -> dict:
-    return {
-        "schema_version": 1,
-        "recorded_at": "2026-11-22T00:00:00Z",
-        "recorder": {"ocnb_version": "0.1.0"},
-        "url": url,
-        "steps": list(steps),
-    }
-
-
-def fill(label: str, css: str, value: str) -> dict:
-    return {
-        "kind": "fill",
-        "selectors": [
-            {"type": "role_name", "role": "textbox", "name": label},
-            {"type": "accessible_name", "value": label},
-            {"type": "css", "value": css},
-        ],
-        "frame_ordinal": 0,
-        "args": {"action": "fill", "value": value},
-        "risky": False,
-    }
-
-
-def click(role: str, name: str, *, risky: bool = False) -> dict:
-    return {
-        "kind": "click",
-        "selectors": [{"type": "role_name", "role": role, "name": name}, {"type": "text", "value": name}],
-        "frame_ordinal": 0,
-        "args": {"action": "click"},
-        "risky": risky,
-    }
-
-
-def form_skill(site, home: Path, name: str = "signup") -> str:
-    url = site.page("form.html")
-    steps = [
-        {
-            "tool": "navigate",
-            "args": {"url": url},
-            "replay_artifact": art(
-                url, {"kind": "navigate", "selectors": [], "frame_ordinal": 0, "args": {"url": url}, "risky": False}
-            ),
-        },
-        {"tool": "interact", "args": {}, "replay_artifact": art(url, fill("Full name", "#full-name", "${who}"))},
-        {"tool": "interact", "args": {}, "replay_artifact": art(url, fill("Email", "#email", "${who}@example.com"))},
-        {"tool": "interact", "args": {}, "replay_artifact": art(url, click("button", "Sign up"))},
-    ]
-    domain = url.split("/")[2]
-    return SkillStore(home).record(domain, name, steps)["id"]
 
 
 def result_text(s: ocnb.Session) -> str:

@@ -1,0 +1,60 @@
+"""Throughput of ``Pool.replay`` over 40 rows at pool sizes 1, 2 and 4 (rows/s, speedup over size 1).
+
+Target: ≥ 1.6× at size 2 on a 2-core machine.   python -m bench.bench_pool [--rows 40]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import time
+
+from ocnb.demosite import serve
+from ocnb.pool import Pool
+from ocnb.skills.store import SkillStore
+
+from .common import save
+
+
+def _skill(site, home) -> str:
+    from tests.skills.helpers import form_skill
+
+    return form_skill(site, home, "bench-signup")
+
+
+def main(argv: list[str] | None = None) -> dict[str, float]:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--rows", type=int, default=40)
+    parser.add_argument("--sizes", default="1,2,4")
+    ns = parser.parse_args(argv)
+    home = tempfile.mkdtemp(prefix="ocnb-bench-pool-")
+    os.environ["OCNB_HOME"] = home
+    figures: dict[str, float] = {}
+    rows = [{"who": f"user{i}"} for i in range(ns.rows)]
+    with serve() as site:
+        sid = _skill(site, home)
+        assert SkillStore(home).get(sid)
+        for size in [int(x) for x in ns.sizes.split(",")]:
+            with Pool(size=size, home=home) as pool:
+                for s in pool.sessions:
+                    s.start()
+                pool.replay(sid, rows[: size * 2], progress=False)  # warm-up
+                t0 = time.perf_counter()
+                df = pool.replay(sid, rows, progress=False)
+                dt = time.perf_counter() - t0
+            assert df["ok"].all(), df[~df["ok"]]
+            figures[f"size{size}_rows_per_s"] = ns.rows / dt
+            print(f"pool size {size}: {ns.rows} rows in {dt:.2f} s → {ns.rows / dt:.2f} rows/s")
+    base = figures["size1_rows_per_s"]
+    for key in list(figures):
+        if key.endswith("_rows_per_s") and key != "size1_rows_per_s":
+            figures[key.replace("_rows_per_s", "_speedup")] = figures[key] / base
+            print(f"{key.split('_')[0]} speedup over size 1: {figures[key] / base:.2f}×")
+    print("target: ≥ 1.6× at size 2")
+    save("pool", {"rows": ns.rows, **figures})
+    return figures
+
+
+if __name__ == "__main__":
+    main()

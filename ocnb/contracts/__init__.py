@@ -1,0 +1,80 @@
+"""Deterministic checks: outcome assertions and contracts, evidence bundles, task signatures.
+
+Everything here decides without an LLM: an assertion passes or fails on the page, a signature's
+evaluator turns a list of calls and assertion outcomes into a status.
+"""
+
+from .assertions import (
+    ASSERTION_KINDS,
+    AssertionOutcome,
+    PageObservations,
+    describe_assertion,
+    evaluate,
+    evaluate_until,
+    match_pattern,
+    validate_assertion,
+)
+from .evaluator import (
+    CONTROL_TOOLS,
+    OBSERVATION_TOOLS,
+    CallInfo,
+    Evaluation,
+    PageState,
+    Refusal,
+    evaluate_signature,
+    evaluate_signature_on_page,
+    guard_call,
+    guard_status,
+    is_progress,
+    observe_page_state,
+    preflight,
+)
+from .evidence import create_bundle, read_bundle
+from .signatures import (
+    BrowserTaskSignature,
+    SignatureStore,
+    check_inputs,
+    parse_signature,
+    redact_inputs,
+    secret_values,
+    validate_signature,
+)
+from .store import Contract, ContractStore, RecordNotFound
+from .validation import ValidationError
+
+__all__ = [
+    "ASSERTION_KINDS",
+    "CONTROL_TOOLS",
+    "OBSERVATION_TOOLS",
+    "AssertionOutcome",
+    "BrowserTaskSignature",
+    "CallInfo",
+    "Contract",
+    "ContractStore",
+    "Evaluation",
+    "PageObservations",
+    "PageState",
+    "RecordNotFound",
+    "Refusal",
+    "SignatureStore",
+    "ValidationError",
+    "check_inputs",
+    "create_bundle",
+    "describe_assertion",
+    "evaluate",
+    "evaluate_signature",
+    "evaluate_until",
+    "evaluate_signature_on_page",
+    "guard_call",
+    "guard_status",
+    "is_progress",
+    "match_pattern",
+    "observe_page_state",
+    "parse_signature",
+    "preflight",
+    "read_bundle",
+    "redact_inputs",
+    "secret_values",
+    "validate_assertion",
+    "validate_signature",
+]

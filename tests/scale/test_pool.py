@@ -1,0 +1,81 @@
+"""Pool.replay over a table of inputs, a crashed browser replaced, and the same on a Dask cluster."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from ocnb.contracts import ContractStore
+from ocnb.pool import RESULT_COLUMNS, Pool
+from tests.skills.helpers import form_skill
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+NAMES = [
+    "Ada",
+    "Grace",
+    "",
+    "Linus",
+    "Guido",
+    "Barbara",
+    "",
+    "Ken",
+    "Dennis",
+    "Margaret",
+    "Alan",
+    "Edsger",
+    "",
+    "Donald",
+    "John",
+    "Frances",
+    "Radia",
+    "Tim",
+    "Brian",
+    "Bjarne",
+]
+
+
+@pytest.fixture
+def signup(site, ocnb_home) -> str:
+    ContractStore(ocnb_home).define("signup-ok", {"kind": "dom_text", "selector": "#result", "contains": "Thanks"})
+    return form_skill(site, ocnb_home, "pool-signup", contract_id="signup-ok")
+
+
+def test_pool_replay_twenty_rows_with_failures(signup, ocnb_home) -> None:
+    rows = pd.DataFrame({"who": NAMES})
+    with Pool(size=2, home=ocnb_home) as pool:
+        df = pool.replay(signup, rows, step_timeout_ms=2000, progress=False)
+    assert list(df.columns) == RESULT_COLUMNS and len(df) == 20
+    failed = df[~df["ok"]]
+    assert sorted(failed["row"].tolist()) == [2, 6, 12]
+    assert set(failed["failure_code"]) == {"CONTRACT_FAILED"}
+    assert all(p and str(p) for p in failed["evidence_path"])
+    assert df[df["ok"]]["step_reached"].eq(4).all()
+    assert str(df["ok"].dtype) == "boolean" and str(df["failure_code"].dtype) == "string"
+
+
+def test_crashed_browser_is_replaced_and_row_retried(signup, ocnb_home) -> None:
+    with Pool(size=1, home=ocnb_home) as pool:
+        victim = pool.sessions[0]
+        victim.start()
+        victim.run(victim._state.browser.close())
+        df = pool.replay(signup, [{"who": "Ada"}, {"who": "Grace"}], progress=False)
+        assert df["ok"].all()
+        assert df.loc[0, "retried"]
+        assert pool.sessions[0] is not victim
+
+
+def test_dask_cluster_gives_the_same_frame_as_the_local_pool(signup, ocnb_home) -> None:
+    distributed = pytest.importorskip("distributed")
+    rows = [{"who": n} for n in NAMES[:6]]
+    with Pool(size=2, home=ocnb_home) as pool:
+        local = pool.replay(signup, rows, progress=False)
+        with (
+            distributed.LocalCluster(
+                n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+            ) as cluster,
+            distributed.Client(cluster) as client,
+        ):
+            remote = pool.replay(signup, rows, client=client, progress=False)
+    cols = ["row", "ok", "failure_code", "step_reached", "steps_total"]
+    pd.testing.assert_frame_equal(local[cols], remote[cols])
