@@ -1,17 +1,22 @@
 """ocnb — drive a real Chromium from Jupyter notebooks, for people and LLM agents alike."""
 
 from ._version import __version__
+from .audit.secrets import SecretStore
 from .config import Config
 from .dispatch import dispatch
 from .errors import OcnbError
+from .pool import Pool
 from .registry import Registry, ToolDef, build_registry
 from .results import ToolError, ToolResult
 from .session import Session, session
+from .telemetry import journal_df, replay_df, trace_df
 
 __all__ = [
     "Config",
     "OcnbError",
     "Registry",
+    "Pool",
+    "SecretStore",
     "Session",
     "ToolDef",
     "ToolError",
@@ -19,5 +24,8 @@ __all__ = [
     "__version__",
     "build_registry",
     "dispatch",
+    "journal_df",
+    "replay_df",
     "session",
+    "trace_df",
 ]

@@ -13,6 +13,7 @@ import os
 import shutil
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -92,8 +93,10 @@ class Tab:
 class BrowserState:
     """The browser, its one context and its tabs. Create with :meth:`start` on the browser thread."""
 
-    def __init__(self, config: Config) -> None:
+    def __init__(self, config: Config, on_event: Callable[[str, dict[str, Any]], None] | None = None) -> None:
         self.config = config
+        #: Receives page events for the trace: navigation, console, dialog, download, popup.
+        self.on_event = on_event or (lambda kind, body: None)
         self._pw: Any = None
         self.browser: Any = None
         self.context: Any = None
@@ -188,9 +191,13 @@ class BrowserState:
         tab = Tab(id=f"t{next(self._ids)}", page=page, opener=opener)
         self.tabs[tab.id] = tab
         self._by_page[id(page)] = tab
+        page.on("console", lambda msg, t=tab: self._on_console(t, msg))
+        page.on("framenavigated", lambda frame, t=tab: self._on_navigated(t, frame))
         page.on(
-            "console",
-            lambda msg, t=tab: t.console.append({"ts": time.time(), "type": msg.type, "text": msg.text[:2000]}),
+            "download",
+            lambda d, t=tab: self.on_event(
+                "download", {"tab_id": t.id, "url": d.url, "filename": d.suggested_filename}
+            ),
         )
         page.on(
             "response",
@@ -202,11 +209,21 @@ class BrowserState:
         page.on("close", lambda p, t=tab: self._on_close(t))
         return tab
 
+    def _on_console(self, tab: Tab, msg: Any) -> None:
+        entry = {"ts": time.time(), "type": msg.type, "text": msg.text[:2000]}
+        tab.console.append(entry)
+        self.on_event("console", {"tab_id": tab.id, "type": entry["type"], "text": entry["text"]})
+
+    def _on_navigated(self, tab: Tab, frame: Any) -> None:
+        if frame.parent_frame is None:
+            self.on_event("navigation", {"tab_id": tab.id, "url": frame.url})
+
     def _on_page(self, page: Any) -> None:
         opener = self.active_id
         tab = self._register(page, opener=opener)
         if opener is not None and tab.id != opener:
             self.active_id = tab.id  # a popup the page opened comes to the front, as in a browser
+            self.on_event("popup", {"tab_id": tab.id, "opener": opener})
 
     def _on_request(self, request: Any) -> None:
         self.requests.append({"ts": time.time(), "url": request.url, "method": request.method})
@@ -228,6 +245,10 @@ class BrowserState:
             "action": "accepted" if accept else "dismissed",
         }
         tab.dialogs.append(record)
+        self.on_event(
+            "dialog",
+            {"tab_id": tab.id, "type": record["type"], "message": record["message"], "action": record["action"]},
+        )
         coro = (
             dialog.accept(dialog.default_value)
             if (accept and dialog.type == "prompt")

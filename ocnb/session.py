@@ -112,6 +112,28 @@ class Session:
         args.update(kwargs)
         return dispatch(self, tool, args, source="api")
 
+    def trace_event(self, kind: str, body: dict[str, Any]) -> None:
+        """Write one non-call event (navigation, console, dialog, replay_step …) to this session's trace."""
+        from .features import trace_event
+
+        trace_event(self, kind, body)
+
+    def journal_df(self, since: Any = None) -> Any:
+        """This session's journal as a DataFrame (see :func:`ocnb.journal_df` for the columns)."""
+        from .telemetry import journal_df
+
+        return journal_df(session_id=self.id, since=since, home=self.home)
+
+    def trace_df(self) -> Any:
+        """This session's trace as a DataFrame (see :func:`ocnb.trace_df` for the columns)."""
+        from .telemetry import trace_df
+
+        return trace_df(self.id, home=self.home)
+
+    def load_secrets(self, path: str | os.PathLike[str]) -> list[str]:
+        """Load a dotenv file of secrets (usable as ``${SECRET:NAME}``); returns the names loaded."""
+        return list(self.secrets.load_dotenv(path))
+
     def tools(self) -> list[ToolDef]:
         """The tools this session offers (core tier, plus pilot when enabled)."""
         return list(self.registry)
@@ -134,7 +156,7 @@ class Session:
             self._start_lock = asyncio.Lock()
         async with self._start_lock:
             if self._state is None:
-                state = BrowserState(self.config)
+                state = BrowserState(self.config, on_event=self.trace_event)
                 await state.start(executable_path=self.executable_path, connect=self.connect_url, cdp=self.cdp_url)
                 self._state = state
         return self._state

@@ -21,7 +21,12 @@ __all__ = ["oc_journal"]
     ),
     properties={
         "kind": {"type": "string", "enum": ["recent", "summary"], "default": "recent"},
-        "limit": {"type": "integer", "minimum": 1, "maximum": 500, "default": 20},
+        "limit": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 2000,
+            "description": "recent: how many calls (default 20); summary: summarize only the last N calls.",
+        },
         "tool": {"type": "string", "description": "Only calls of this tool."},
         "since": {
             "type": ["string", "integer"],
@@ -41,8 +46,8 @@ async def oc_journal(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
         session_id = None  # this session: served from memory
     try:
         if kind == "summary":
-            out = journal.summary(limit=None, tool=args.get("tool"), since=args.get("since"), session_id=session_id)
-            out["repeated_failures"] = out["repeated_failures"][-limit:]
+            window = int(args["limit"]) if "limit" in args else None  # default: every call kept
+            out = journal.summary(limit=window, tool=args.get("tool"), since=args.get("since"), session_id=session_id)
         else:
             entries = journal.recent(limit, tool=args.get("tool"), since=args.get("since"), session_id=session_id)
             out = {"entries": entries, "count": len(entries)}

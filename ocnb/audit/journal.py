@@ -1,0 +1,368 @@
+"""The journal: one JSON line per dispatched call, from every face, kept on disk and in memory.
+
+Files are ``OCNB_HOME/journal/journal-YYYYMMDD.jsonl``, one per UTC day, pruned by age when a
+:class:`Journal` starts and when the day changes. Each entry is one ``write()`` of a whole line
+to a file opened with ``O_APPEND``, under an inter-process lock (a blocking ``flock`` on POSIX,
+:func:`ocnb.storage.file_lock` elsewhere), so threads of one kernel,
+an MCP server and a second process may all append at once without losing or interleaving lines.
+
+An entry holds exactly these keys, in this order (``intent`` only when the caller gave one —
+absent, never null or empty)::
+
+    ts  seq  session_id  tab_id  tool  args  ok  error_code  duration_ms  summary  source  [intent]
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+from collections import Counter, deque
+from collections.abc import Iterable, Mapping
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
+
+from ocnb.audit.jsonl import Clock, dumps_line, iso_ms, iter_jsonl, parse_ts, utc_now
+from ocnb.audit.sanitize import clip, sanitize_args
+from ocnb.audit.secrets import SecretStore
+from ocnb.storage import file_lock
+
+__all__ = [
+    "ENTRY_FIELDS",
+    "SOURCES",
+    "Journal",
+    "journal_files",
+    "read_journal",
+    "summarize",
+]
+
+#: Where a call came from.
+from ocnb.dispatch import SOURCES  # noqa: E402 - one definition of the faces
+
+#: The keys of every entry, in file order; ``intent`` follows only when given.
+ENTRY_FIELDS = (
+    "ts",
+    "seq",
+    "session_id",
+    "tab_id",
+    "tool",
+    "args",
+    "ok",
+    "error_code",
+    "duration_ms",
+    "summary",
+    "source",
+)
+SUMMARY_MAX = 200
+_FILE_RE = re.compile(r"^journal-(\d{8})\.jsonl$")
+
+
+def journal_files(home: str | Path) -> list[Path]:
+    """The day files under ``home/journal``, oldest first."""
+    folder = Path(home) / "journal"
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.iterdir() if _FILE_RE.match(p.name))
+
+
+def _since_filter(since: str | int | None) -> tuple[int | None, str | None]:
+    """Split ``since`` into (seq, ts): an int (or digits) is a seq, anything else an ISO timestamp."""
+    if since is None or since == "":
+        return None, None
+    if isinstance(since, bool):
+        raise ValueError("since must be an ISO timestamp or a seq number")
+    if isinstance(since, int):
+        return since, None
+    text = str(since).strip()
+    if text.isdigit():
+        return int(text), None
+    try:
+        return None, iso_ms(parse_ts(text))
+    except ValueError:
+        raise ValueError(f"since must be an ISO timestamp or a seq number, not {since!r}") from None
+
+
+def _filter(
+    entries: Iterable[dict[str, Any]],
+    *,
+    tool: str | None = None,
+    since: str | int | None = None,
+    session_id: str | None = None,
+) -> list[dict[str, Any]]:
+    """Entries matching every given filter: seq ``> since`` for a number, ts ``>= since`` for a time."""
+    since_seq, since_ts = _since_filter(since)
+    out = []
+    for e in entries:
+        if tool is not None and e.get("tool") != tool:
+            continue
+        if session_id is not None and e.get("session_id") != session_id:
+            continue
+        if since_seq is not None and not (isinstance(e.get("seq"), int) and e["seq"] > since_seq):
+            continue
+        if since_ts is not None and not (isinstance(e.get("ts"), str) and e["ts"] >= since_ts):
+            continue
+        out.append(e)
+    return out
+
+
+def read_journal(
+    home: str | Path,
+    *,
+    session_id: str | None = None,
+    since: str | int | None = None,
+    tool: str | None = None,
+) -> list[dict[str, Any]]:
+    """Every entry on disk (all days kept, all processes), in file order, filtered."""
+    entries = (e for path in journal_files(home) for e in iter_jsonl(path) if isinstance(e, dict))
+    return _filter(entries, tool=tool, since=since, session_id=session_id)
+
+
+def _brief(e: Mapping[str, Any]) -> dict[str, Any]:
+    out = {k: e.get(k) for k in ("seq", "ts", "session_id", "tool", "summary")}
+    if "intent" in e:
+        out["intent"] = e["intent"]
+    return out
+
+
+def summarize(entries: list[dict[str, Any]]) -> dict[str, Any]:
+    """Calls per tool, failures by code, the last successful step and repeated identical failures.
+
+    A repeated failure is a run of ≥ 2 consecutive entries that failed with the same tool, the
+    same arguments and the same error code — the sign of an agent stuck in a loop.
+    """
+    per_tool = Counter(e.get("tool") for e in entries)
+    failures = Counter(e.get("error_code") or "UNKNOWN" for e in entries if not e.get("ok"))
+    last_ok = next((e for e in reversed(entries) if e.get("ok")), None)
+    repeated: list[dict[str, Any]] = []
+    run_key: tuple[Any, ...] | None = None
+    run: list[dict[str, Any]] = []
+
+    def close_run() -> None:
+        if len(run) >= 2:
+            first = run[0]
+            repeated.append(
+                {
+                    "tool": first.get("tool"),
+                    "args": first.get("args"),
+                    "error_code": first.get("error_code"),
+                    "count": len(run),
+                    "first_seq": first.get("seq"),
+                    "last_seq": run[-1].get("seq"),
+                }
+            )
+
+    for e in entries:
+        key = None
+        if not e.get("ok"):
+            args = json.dumps(e.get("args"), sort_keys=True, default=str)
+            key = (e.get("session_id"), e.get("tool"), args, e.get("error_code"))
+        if key is not None and key == run_key:
+            run.append(e)
+            continue
+        close_run()
+        run_key, run = key, ([e] if key is not None else [])
+    close_run()
+    return {
+        "calls": len(entries),
+        "ok": sum(1 for e in entries if e.get("ok")),
+        "failed": sum(failures.values()),
+        "first_ts": entries[0].get("ts") if entries else None,
+        "last_ts": entries[-1].get("ts") if entries else None,
+        "calls_per_tool": dict(sorted(per_tool.items(), key=lambda kv: (-kv[1], str(kv[0])))),
+        "failures_by_code": dict(sorted(failures.items(), key=lambda kv: (-kv[1], kv[0]))),
+        "last_success": _brief(last_ok) if last_ok is not None else None,
+        "repeated_failures": repeated,
+    }
+
+
+def _write_all(fd: int, line: bytes) -> None:
+    """One ``write()`` of the whole line (the loop only covers a short write)."""
+    view = memoryview(line)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+class Journal:
+    """Appends entries to today's JSONL file and to a bounded in-memory deque.
+
+    ``secrets`` (a :class:`SecretStore`, may be filled later) masks secret values in ``args``,
+    ``summary`` and ``intent``; ``clock`` is injectable for tests. ``session_id`` is the default
+    for entries that do not name one. Sequence numbers are assigned per session, from 1.
+    """
+
+    def __init__(
+        self,
+        home: str | Path,
+        *,
+        max_memory: int = 2000,
+        max_age_days: int = 14,
+        secrets: SecretStore | None = None,
+        session_id: str | None = None,
+        clock: Clock | None = None,
+    ) -> None:
+        self.home = Path(home)
+        self.dir = self.home / "journal"
+        self.max_age_days = max_age_days
+        self.secrets = secrets
+        self.session_id = session_id
+        self._clock = clock or utc_now
+        self._memory: deque[dict[str, Any]] = deque(maxlen=max_memory)
+        self._last_seq: dict[str, int] = {}
+        self._lock = threading.Lock()
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self._day: str | None = None
+        self._fd: int | None = None
+        self.prune()
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def prune(self) -> list[Path]:
+        """Delete day files older than ``max_age_days``; return what was deleted."""
+        cutoff = (self._clock() - timedelta(days=self.max_age_days)).strftime("%Y%m%d")
+        removed = []
+        for path in journal_files(self.home):
+            day = _FILE_RE.match(path.name).group(1)  # type: ignore[union-attr]
+            if day < cutoff:
+                path.unlink(missing_ok=True)
+                removed.append(path)
+        return removed
+
+    def path_for(self, ts: str) -> Path:
+        """The day file an entry with timestamp ``ts`` goes to."""
+        return self.dir / f"journal-{ts[:10].replace('-', '')}.jsonl"
+
+    def _normalize(self, entry: Mapping[str, Any]) -> dict[str, Any]:
+        tool = entry.get("tool")
+        if not isinstance(tool, str) or not tool:
+            raise ValueError("a journal entry needs a tool name")
+        source = entry.get("source", "api")
+        if source not in SOURCES:
+            raise ValueError(f"source must be one of {', '.join(SOURCES)}, not {source!r}")
+        session_id = entry.get("session_id") or self.session_id
+        if not isinstance(session_id, str) or not session_id:
+            raise ValueError("a journal entry needs a session_id")
+        secrets = self.secrets
+        summary = " ".join(str(entry.get("summary") or "").split())
+        if secrets is not None:
+            summary = secrets.mask_text(summary)
+        duration = entry.get("duration_ms")
+        out: dict[str, Any] = {
+            "ts": entry.get("ts"),
+            "seq": entry.get("seq"),
+            "session_id": session_id,
+            "tab_id": entry.get("tab_id"),
+            "tool": tool,
+            "args": sanitize_args(dict(entry.get("args") or {}), secrets),
+            "ok": bool(entry.get("ok")),
+            "error_code": entry.get("error_code") or None,
+            "duration_ms": round(float(duration), 3) if duration is not None else 0.0,
+            "summary": clip(summary, SUMMARY_MAX),
+            "source": source,
+        }
+        intent = entry.get("intent")
+        if isinstance(intent, str) and intent:
+            out["intent"] = secrets.mask_text(intent) if secrets is not None else intent
+        return out
+
+    def append(self, entry: Mapping[str, Any]) -> dict[str, Any]:
+        """Sanitize, number, timestamp and write one entry; return it exactly as stored.
+
+        ``entry`` needs ``tool`` and ``ok``; ``ts`` and ``seq`` are filled in when absent (``seq``
+        = the session's last + 1; dispatch may pass its own), ``source`` defaults to ``"api"``,
+        ``session_id`` to the journal's own. Raises ``ValueError`` for a malformed entry and
+        ``OSError`` when the disk refuses the line (then nothing is kept in memory either).
+        """
+        out = self._normalize(entry)
+        with self._lock:
+            if out["ts"] is None:
+                out["ts"] = iso_ms(self._clock())
+            last = self._last_seq.get(out["session_id"], 0)
+            if not isinstance(out["seq"], int):
+                out["seq"] = last + 1
+            self._last_seq[out["session_id"]] = max(last, out["seq"])
+            self._write(out["ts"], dumps_line(out))
+            self._memory.append(out)
+        return out
+
+    def _write(self, ts: str, line: bytes) -> None:
+        day = ts[:10]
+        if day != self._day:
+            self._close_fd()
+            if self._day is not None:
+                self.prune()
+            self._day = day
+        if self._fd is not None and os.fstat(self._fd).st_nlink == 0:
+            self._close_fd()  # the day file was deleted under us: start it again
+        if self._fd is None:
+            flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_BINARY", 0)
+            self._fd = os.open(self.path_for(ts), flags, 0o644)
+        if fcntl is not None:
+            # A blocking flock on the day file itself: waiters wake at once (no polling).
+            fcntl.flock(self._fd, fcntl.LOCK_EX)
+            try:
+                _write_all(self._fd, line)
+            finally:
+                fcntl.flock(self._fd, fcntl.LOCK_UN)
+        else:  # pragma: no cover - Windows
+            with file_lock(self.dir / "journal"):
+                _write_all(self._fd, line)
+
+    def _close_fd(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    def close(self) -> None:
+        """Close the open day file (appending again reopens it)."""
+        with self._lock:
+            self._close_fd()
+            self._day = None
+
+    # -- reading ---------------------------------------------------------------------------
+
+    @property
+    def entries(self) -> list[dict[str, Any]]:
+        """The entries kept in memory (the most recent ``max_memory`` of this journal), oldest first."""
+        with self._lock:
+            return list(self._memory)
+
+    def _select(self, tool: str | None, since: str | int | None, session_id: str | None) -> list[dict[str, Any]]:
+        if session_id is None:
+            return _filter(self.entries, tool=tool, since=since)
+        return read_journal(self.home, session_id=session_id, since=since, tool=tool)
+
+    def recent(
+        self,
+        limit: int = 20,
+        tool: str | None = None,
+        since: str | int | None = None,
+        session_id: str | None = None,
+    ) -> list[dict[str, Any]]:
+        """The last ``limit`` matching entries, oldest first.
+
+        Without ``session_id`` this reads memory (this journal's recent calls); with one it reads
+        every day file on disk, so earlier sessions and other processes are included. ``since``
+        is a seq number (entries after it) or an ISO timestamp (entries at or after it).
+        """
+        entries = self._select(tool, since, session_id)
+        return entries[-limit:] if limit > 0 else []
+
+    def summary(
+        self,
+        limit: int | None = None,
+        tool: str | None = None,
+        since: str | int | None = None,
+        session_id: str | None = None,
+    ) -> dict[str, Any]:
+        """:func:`summarize` over the matching entries (the last ``limit`` of them when given)."""
+        entries = self._select(tool, since, session_id)
+        if limit is not None:
+            entries = entries[-limit:] if limit > 0 else []
+        return summarize(entries)

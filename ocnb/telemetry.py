@@ -1,0 +1,254 @@
+"""Telemetry as pandas DataFrames: the journal and a session's trace, with fixed columns and dtypes.
+
+A notebook user never parses JSONL by hand. Empty or missing data gives an empty frame with the
+same columns and dtypes, so code written against a full frame works on an empty one too.
+pandas is imported only here, and only when a frame is built.
+
+Speed (a million trace events in a few seconds): each event file is decoded in one call
+(msgspec ``decode_lines`` into slotted structs when msgspec is installed), turned into typed
+columns while it is still in the CPU cache, and the per-file columns are concatenated at the end;
+the cyclic garbage collector is paused meanwhile, since it would rescan millions of new objects.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+from collections.abc import Callable, Iterator, Sequence
+from operator import attrgetter
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ocnb.audit.journal import read_journal
+from ocnb.audit.jsonl import decode_lines
+from ocnb.audit.trace import event_files, trace_dir
+from ocnb.storage import ocnb_home
+
+try:
+    import msgspec
+except ImportError:  # pragma: no cover - exercised only without msgspec
+    msgspec = None  # type: ignore[assignment]
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["JOURNAL_COLUMNS", "REPLAY_COLUMNS", "TRACE_COLUMNS", "journal_df", "replay_df", "trace_df"]
+
+#: Column → dtype of :func:`journal_df`.
+JOURNAL_COLUMNS: dict[str, str] = {
+    "ts": "datetime64[ns, UTC]",
+    "seq": "Int64",
+    "session_id": "string",
+    "tab_id": "string",
+    "tool": "string",
+    "ok": "boolean",
+    "error_code": "string",
+    "duration_ms": "Float64",
+    "summary": "string",
+    "source": "string",
+    "intent": "string",
+    "args": "object",
+}
+
+#: Column → dtype of :func:`trace_df`.
+TRACE_COLUMNS: dict[str, str] = {
+    "ts": "datetime64[ns, UTC]",
+    "seq": "Int64",
+    "kind": "string",
+    "tool": "string",
+    "intent": "string",
+    "body": "object",
+}
+
+
+@contextlib.contextmanager
+def _no_gc() -> Iterator[None]:
+    """Pause the cyclic GC while millions of acyclic dicts are built (it would rescan them often)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def _column(name: str, dtype: str, values: Any) -> Any:
+    """One column (from an object array) with its exact dtype; values of the wrong type become missing."""
+    import pandas as pd
+
+    if name == "ts":
+        return pd.to_datetime(values, format="ISO8601", utc=True, errors="coerce", cache=False).as_unit("ns")
+    if dtype == "object":
+        return values
+    try:  # fast path: the writer's own types
+        return pd.array(values, dtype=dtype)
+    except (TypeError, ValueError):
+        pass
+    if dtype in ("Int64", "Float64"):
+        values = [v if isinstance(v, int | float) and not isinstance(v, bool) else None for v in values]
+    elif dtype == "boolean":
+        values = [v if isinstance(v, bool) else None for v in values]
+    else:
+        values = [v if isinstance(v, str) else None for v in values]
+    return pd.array(values, dtype=dtype)
+
+
+def _frame(parts: dict[str, list[Any]], dtypes: dict[str, str]) -> pd.DataFrame:
+    """A frame with exactly ``dtypes``' columns, in order, from per-chunk typed arrays."""
+    import pandas as pd
+
+    data: dict[str, Any] = {}
+    for name in dtypes:
+        chunks = parts[name]
+        if len(chunks) == 1:
+            data[name] = chunks[0]
+        elif chunks:
+            data[name] = pd.concat([pd.Series(c, copy=False) for c in chunks], ignore_index=True)
+    frame = pd.DataFrame(data, columns=list(dtypes), copy=False)
+    if frame.empty:
+        frame = frame.astype(dtypes)
+    return frame
+
+
+def _add_chunk(
+    records: Sequence[Any], dtypes: dict[str, str], parts: dict[str, list[Any]], get: Callable[[str], Any]
+) -> None:
+    """Convert one chunk of records into one typed array per column (while it is cache-warm)."""
+    if not records:
+        return
+    import numpy as np
+
+    for name, dtype in dtypes.items():
+        getter = get(name)
+        try:  # straight into an object array: no intermediate list
+            values = np.fromiter(map(getter, records), dtype=object, count=len(records))
+        except KeyError:  # an optional key (intent) missing from a dict record
+            values = np.fromiter((r.get(name) for r in records), dtype=object, count=len(records))
+        parts[name].append(_column(name, dtype, values))
+
+
+if msgspec is not None:
+
+    class _TraceRow(msgspec.Struct, gc=False):
+        """One trace line as decoded for :func:`trace_df` (unknown keys ignored, all optional)."""
+
+        ts: Any = None
+        seq: Any = None
+        kind: Any = None
+        tool: Any = None
+        body: Any = None
+        intent: Any = None
+
+    _ROW_TYPE: Any = _TraceRow
+    _row_getter: Callable[[str], Any] = attrgetter
+else:  # pragma: no cover - exercised only without msgspec
+    _ROW_TYPE = None
+
+    def _row_getter(name: str) -> Any:
+        return lambda r: r.get(name)
+
+
+def journal_df(
+    session_id: str | None = None,
+    since: str | int | None = None,
+    home: str | Path | None = None,
+) -> pd.DataFrame:
+    """The journal on disk (every day kept, every process) as a DataFrame, one row per call.
+
+    Filters: ``session_id``; ``since`` = an ISO timestamp (rows at or after it) or a seq number
+    (rows after it). ``home`` defaults to ``OCNB_HOME``.
+
+    Columns (dtype):
+
+    - ``ts`` (datetime64[ns, UTC]) — when the call ended
+    - ``seq`` (Int64) — call number within its session
+    - ``session_id`` (string)
+    - ``tab_id`` (string, may be <NA>)
+    - ``tool`` (string)
+    - ``ok`` (boolean)
+    - ``error_code`` (string, <NA> on success)
+    - ``duration_ms`` (Float64)
+    - ``summary`` (string) — one line of what happened
+    - ``source`` (string) — api, magic, widget, mcp, plan or replay
+    - ``intent`` (string, <NA> when the caller gave none)
+    - ``args`` (object: dict) — the arguments, sanitized
+    """
+    parts: dict[str, list[Any]] = {name: [] for name in JOURNAL_COLUMNS}
+    with _no_gc():
+        records = read_journal(ocnb_home(home), session_id=session_id, since=since)
+        _add_chunk(records, JOURNAL_COLUMNS, parts, lambda name: lambda r: r.get(name))
+        del records
+        return _frame(parts, JOURNAL_COLUMNS)
+
+
+def trace_df(session_id: str, home: str | Path | None = None) -> pd.DataFrame:
+    """One session's trace as a DataFrame, one row per event, in order.
+
+    A trailing partial line (a writer killed mid-write) and corrupt lines are skipped. A missing
+    trace gives an empty frame. ``home`` defaults to ``OCNB_HOME``.
+
+    Columns (dtype):
+
+    - ``ts`` (datetime64[ns, UTC])
+    - ``seq`` (Int64) — event number within the session
+    - ``kind`` (string) — tool_call, tool_result, navigation, console, dialog, download, …
+    - ``tool`` (string, <NA> for events not tied to a tool)
+    - ``intent`` (string, <NA> when none was given)
+    - ``body`` (object: dict) — the event's payload
+    """
+    parts: dict[str, list[Any]] = {name: [] for name in TRACE_COLUMNS}
+    with _no_gc():
+        # File by file: only one file's rows are alive at a time (their bodies are kept).
+        for path in event_files(trace_dir(ocnb_home(home), session_id)):
+            try:
+                data = path.read_bytes()
+            except FileNotFoundError:  # dropped by rotation while we read
+                continue
+            rows = decode_lines(data, _ROW_TYPE)
+            del data
+            if _ROW_TYPE is None:  # pragma: no cover - plain dicts without msgspec
+                rows = [r for r in rows if isinstance(r, dict)]
+            _add_chunk(rows, TRACE_COLUMNS, parts, _row_getter)
+            del rows
+        return _frame(parts, TRACE_COLUMNS)
+
+
+#: Columns of :func:`replay_df`.
+REPLAY_COLUMNS: dict[str, str] = {
+    "ts": "datetime64[ns, UTC]",
+    "session_id": "string",
+    "skill_id": "string",
+    "step_index": "Int64",
+    "resolved_via": "string",
+    "selector_attempts": "Int64",
+    "elapsed_ms": "Float64",
+    "ok": "boolean",
+}
+
+
+def replay_df(skill_id: str | None = None, home: str | Path | None = None) -> pd.DataFrame:
+    """One row per replayed skill step, from every session's trace (``replay_step`` events).
+
+    Columns (dtype): ``ts`` (datetime64[ns, UTC]), ``session_id`` (string), ``skill_id`` (string),
+    ``step_index`` (Int64), ``resolved_via`` (string: role_name, css, … or <NA> for navigate steps),
+    ``selector_attempts`` (Int64), ``elapsed_ms`` (Float64), ``ok`` (boolean).
+    """
+    import pandas as pd
+
+    root = ocnb_home(home) / "traces"
+    rows: list[dict[str, Any]] = []
+    folders = sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
+    for folder in folders:
+        frame = trace_df(folder.name, home=home)
+        if frame.empty:
+            continue
+        steps = frame[frame["kind"] == "replay_step"]
+        for ts, body in zip(steps["ts"], steps["body"], strict=True):
+            if skill_id is not None and body.get("skill_id") != skill_id:
+                continue
+            rows.append({"ts": ts, "session_id": folder.name, **{k: body.get(k) for k in list(REPLAY_COLUMNS)[2:]}})
+    df = pd.DataFrame(rows, columns=list(REPLAY_COLUMNS))
+    if df.empty:
+        df["ts"] = pd.to_datetime(df["ts"], utc=True)
+    return df.astype(REPLAY_COLUMNS).sort_values(["ts"]).reset_index(drop=True)

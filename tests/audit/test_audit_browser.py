@@ -1,0 +1,126 @@
+"""The audit trail end to end with real Chromium: secrets never on disk, intents, journal per face."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import threading
+from pathlib import Path
+
+import pytest
+
+import ocnb
+from ocnb.dispatch import dispatch
+
+pytestmark = pytest.mark.browser
+
+SECRET = "correct-horse-battery-staple-42"
+
+
+def _all_text_under(root: Path) -> str:
+    chunks = []
+    for p in root.rglob("*"):
+        if p.is_file():
+            chunks.append(p.read_bytes().decode("utf-8", errors="replace"))
+    return "\n".join(chunks)
+
+
+def test_secret_fills_the_form_but_never_reaches_disk_or_results(site, ocnb_home, tmp_path) -> None:
+    env = tmp_path / "secrets.env"
+    env.write_text(f"# demo secrets\nDEMO_PASSWORD={SECRET}\n")
+    results = []
+    with ocnb.Session(home=ocnb_home, secrets=env) as s:
+        results.append(s.navigate(url=site.page("login.html")))
+        results.append(
+            s.javascript_tool(
+                expression="document.querySelector('input[type=password]').value = '${SECRET:DEMO_PASSWORD}'"
+            )
+        )
+        results.append(s.javascript_tool(expression="document.querySelector('input[type=password]').value"))
+        results.append(s.page_screenshot())
+        results.append(s.oc_evidence_bundle(reason="secret check"))
+        results.append(s.oc_journal(kind="recent"))
+        assert results[2].data["result"] == "${SECRET:DEMO_PASSWORD}"  # the page had it; the result masks it
+        assert s.call("javascript_tool", expression="'${SECRET:NOPE}'").error.code == "MISSING_SECRET"
+        frames = [s.journal_df().to_json(date_format="iso"), s.trace_df().to_json(date_format="iso")]
+    assert all(r.ok for r in results), [r for r in results if not r.ok]
+    for r in results:
+        assert SECRET not in r.to_json()
+    assert SECRET not in "".join(frames)
+    assert SECRET not in _all_text_under(ocnb_home)
+
+
+def test_journal_entries_have_exact_fields_and_source(site, ocnb_home) -> None:
+    with ocnb.Session(home=ocnb_home) as s:
+        s.navigate(url=site.page("index.html"))
+        dispatch(s, "tabs_context", {}, source="mcp")
+        s.call("navigate", url="file:///etc/passwd")
+        df = s.journal_df()
+    assert list(df["tool"]) == ["navigate", "tabs_context", "navigate"]
+    assert list(df["source"]) == ["api", "mcp", "api"]
+    assert df["error_code"].isna().tolist() == [True, True, False]
+    assert df.loc[2, "error_code"] == "BLOCKED_URL"
+    assert str(df["ts"].dtype) == "datetime64[ns, UTC]" and str(df["intent"].dtype) == "string"
+    files = list((ocnb_home / "journal").glob("*.jsonl"))
+    entry = json.loads(files[0].read_text().splitlines()[0])
+    assert set(entry) == {
+        "ts",
+        "seq",
+        "session_id",
+        "tab_id",
+        "tool",
+        "args",
+        "ok",
+        "error_code",
+        "duration_ms",
+        "summary",
+        "source",
+    }
+
+
+def _child_writes(home: str, n: int) -> None:
+    s = ocnb.Session(home=home)
+    try:
+        for _ in range(n):
+            dispatch(s, "expand_tools", {"category": "tabs"}, source="api")
+    finally:
+        s.close()
+
+
+def test_two_threads_and_a_second_process_lose_no_entry(ocnb_home) -> None:
+    n = 60
+    with ocnb.Session(home=ocnb_home) as s:
+        ctx = multiprocessing.get_context("spawn")
+        proc = ctx.Process(target=_child_writes, args=(str(ocnb_home), n))
+        proc.start()
+        threads = [
+            threading.Thread(target=lambda: [s.call("expand_tools", category="tabs") for _ in range(n)])
+            for _ in range(2)
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(120)
+        proc.join(120)
+        assert proc.exitcode == 0
+    df = ocnb.journal_df(home=ocnb_home)
+    assert len(df) == 3 * n
+    assert df.groupby("session_id").size().sort_values().tolist() == [n, 2 * n]
+
+
+def test_invalid_intent_leaves_no_trace_in_page_or_journal(session, site, module_home) -> None:
+    session.navigate(url=site.page("form.html"))
+    before = len(session.journal_df())
+    for bad in ["", "x" * 121]:
+        r = session.interact(query="Full name", action="fill", value="typed", intent=bad)
+        assert r.error.code == "INVALID_INTENT"
+    assert session.javascript_tool(expression="document.querySelector('#full-name').value").data["result"] == ""
+    df = session.journal_df()
+    assert len(df) == before + 1  # only the javascript_tool check above
+    assert "interact" not in set(df["tool"])
+    ok = session.interact(query="Full name", action="fill", value="Ada", intent="type the user's name")
+    assert ok.ok
+    last = session.journal_df().iloc[-1]
+    assert last["intent"] == "type the user's name"
+    events = session.trace_df()
+    assert (events["intent"] == "type the user's name").sum() == 2  # tool_call and tool_result
