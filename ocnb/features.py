@@ -3,7 +3,7 @@
 Each layer is installed here, in one place, so the order of hooks is explicit:
 
     before: trace tool_call → secrets in → task-signature guards → (handler)
-    after:  secrets out → journal + trace → guard bookkeeping → skill capture → recent results
+    after:  human hand-off → secrets out → journal + trace → guard bookkeeping → skill capture → results
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ RECENT_RESULTS = 200
 
 def install(session: Session, *, secrets: str | os.PathLike[str] | None = None) -> None:
     """Attach every layer's hooks to ``session.pipeline``."""
+    from .audit.handoff import handoff_hook
     from .audit.hooks import install as install_audit
     from .skills.capture import capture_hook
     from .workflow import guard_after_hook, guard_before_hook
@@ -34,6 +35,7 @@ def install(session: Session, *, secrets: str | os.PathLike[str] | None = None) 
     session.task = None  # type: ignore[attr-defined]  # a bound task signature (oc_task_start)
     session.recent_results = deque(maxlen=RECENT_RESULTS)  # type: ignore[attr-defined]
     install_audit(session, secrets=secrets)  # puts trace/secrets/journal hooks first
+    session.pipeline.after.insert(0, handoff_hook)  # before masking and journaling: they see NEEDS_HUMAN
     session.pipeline.before.append(guard_before_hook)
     session.pipeline.after.append(guard_after_hook)
     session.pipeline.after.append(capture_hook)

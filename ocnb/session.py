@@ -134,6 +134,12 @@ class Session:
         """Load a dotenv file of secrets (usable as ``${SECRET:NAME}``); returns the names loaded."""
         return list(self.secrets.load_dotenv(path))
 
+    def resume_handoff(self, handoff_id: str, ref: str) -> ToolResult:
+        """Finish a ``NEEDS_HUMAN`` call on the element (ref) a person chose; journaled as usual."""
+        from .audit.handoff import resume
+
+        return resume(self, handoff_id, ref, source="api")
+
     def tools(self) -> list[ToolDef]:
         """The tools this session offers (core tier, plus pilot when enabled)."""
         return list(self.registry)

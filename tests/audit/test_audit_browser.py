@@ -124,3 +124,21 @@ def test_invalid_intent_leaves_no_trace_in_page_or_journal(session, site, module
     assert last["intent"] == "type the user's name"
     events = session.trace_df()
     assert (events["intent"] == "type the user's name").sum() == 2  # tool_call and tool_result
+
+
+def test_human_handoff_payload_and_resume(site, ocnb_home) -> None:
+    with ocnb.Session(home=ocnb_home, handoff=True) as s:
+        s.navigate(url=site.page("ambiguous.html"))
+        r = s.interact(query="Delete", action="click", intent="remove the second invoice")
+        assert r.error.code == "NEEDS_HUMAN"
+        payload = r.error.details
+        assert payload["tool"] == "interact" and payload["target"] == {"query": "Delete"}
+        assert payload["intent"] == "remove the second invoice"
+        assert len(payload["candidates"]) >= 2 and Path(payload["screenshot"]).is_file()
+        log = "document.body.innerText"
+        assert "Deleted" not in s.javascript_tool(expression=log).data["result"]
+        chosen = payload["candidates"][1]["ref"]
+        done = s.resume_handoff(payload["handoff_id"], chosen)
+        assert done.ok, done
+        assert "Deleted Invoice 1002" in s.javascript_tool(expression=log).data["result"]
+        assert list(s.journal_df()["tool"]).count("interact") == 2

@@ -1,0 +1,82 @@
+"""Human hand-off: when a target cannot be resolved, a person picks the element and the action resumes.
+
+With ``Config.handoff`` on, an acting tool whose target is not found or ambiguous returns
+``NEEDS_HUMAN`` with a payload (``handoff_id``, ``tool``, ``target``, ``candidates``, ``screenshot``
+path, and ``intent`` when given). :func:`resume` re-runs the same call with the element the person
+chose (a ref from the candidates), through dispatch — so the resumed action is journaled too.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import TYPE_CHECKING, Any
+
+from ..errors import InvalidArgument
+from ..results import ToolError, ToolResult
+
+if TYPE_CHECKING:
+    from ..dispatch import CallContext
+    from ..session import Session
+
+__all__ = ["HANDOFF_CODES", "handoff_hook", "pending", "resume"]
+
+#: Failures a person can settle by pointing at the element.
+HANDOFF_CODES = ("ELEMENT_NOT_FOUND", "AMBIGUOUS_TARGET")
+_ids = itertools.count(1)
+
+
+def pending(session: Session) -> dict[str, dict[str, Any]]:
+    """The session's open hand-offs, by id."""
+    store = getattr(session, "_handoffs", None)
+    if store is None:
+        store = session._handoffs = {}  # type: ignore[attr-defined]
+    return store
+
+
+async def handoff_hook(call: CallContext, result: ToolResult) -> ToolResult | None:
+    """After-hook: turn an unresolved target into ``NEEDS_HUMAN`` when hand-off is enabled."""
+    session = call.session
+    if result.ok or result.error is None or result.error.code not in HANDOFF_CODES or not session.config.handoff:
+        return None
+    if call.tooldef is None or not call.tooldef.side_effects or call.source == "replay":
+        return None
+    details = result.error.details or {}
+    handoff_id = f"h{next(_ids)}"
+    payload: dict[str, Any] = {
+        "handoff_id": handoff_id,
+        "tool": call.name,
+        "target": {k: call.args[k] for k in ("ref", "query", "source", "target") if k in call.args},
+        "reason": result.error.code,
+        "message": result.error.message,
+        "candidates": details.get("candidates", []),
+        "screenshot": None,
+    }
+    if call.intent:
+        payload["intent"] = call.intent
+    try:
+        page = await session._browser_state().page(call.tab_id)
+        folder = session.home / "screenshots" / session.id
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"handoff-{handoff_id}.png"
+        path.write_bytes(await page.screenshot(type="png"))
+        payload["screenshot"] = str(path)
+    except Exception:  # noqa: BLE001 - the payload is useful without a picture
+        pass
+    pending(session)[handoff_id] = {"tool": call.name, "args": dict(call.args), "tab_id": call.tab_id}
+    return ToolResult(
+        ok=False,
+        tool=call.name,
+        error=ToolError("NEEDS_HUMAN", f"a person has to pick the element ({result.error.message})", payload),
+    )
+
+
+def resume(session: Session, handoff_id: str, ref: str, *, source: str = "widget") -> ToolResult:
+    """Re-run the handed-off call on the element ``ref`` a person chose."""
+    from ..dispatch import dispatch
+
+    entry = pending(session).pop(handoff_id, None)
+    if entry is None:
+        raise InvalidArgument(f"no open hand-off {handoff_id!r}")
+    args = {k: v for k, v in entry["args"].items() if k not in ("query",)}
+    args["ref"] = ref
+    return dispatch(session, entry["tool"], args, source=source)
