@@ -31,3 +31,63 @@ def test_connect_to_playwright_server_and_reconnect(site, ocnb_home) -> None:
         s.reconnect()
         assert s.navigate(url=site.page("index.html")).ok
         s.close()
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _start_cdp_chrome(port: int, profile) -> object:
+    import json
+    import subprocess
+    import time
+    import urllib.request
+
+    from ocnb.browser import launch_args
+
+    exe = shutil.which("chromium") or shutil.which("google-chrome")
+    proc = subprocess.Popen(
+        [
+            exe,
+            "--headless",
+            f"--remote-debugging-port={port}",
+            "--remote-debugging-address=127.0.0.1",
+            f"--user-data-dir={profile}",
+            *launch_args(),
+            "about:blank",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        try:
+            json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/json/version", timeout=1))
+            return proc
+        except OSError:
+            time.sleep(0.2)
+    proc.kill()
+    raise RuntimeError("Chrome did not open its DevTools port")
+
+
+def test_cdp_endpoint_tools_journal_and_reconnect(site, ocnb_home, tmp_path) -> None:
+    port = _free_port()
+    chrome = _start_cdp_chrome(port, tmp_path / "profile")
+    s = ocnb.Session(cdp=f"http://127.0.0.1:{port}", home=ocnb_home)
+    try:
+        assert s.navigate(url=site.page("form.html")).data["title"] == "Sign up"
+        assert s.oc_connection_health().data["remote"] == f"http://127.0.0.1:{port}"
+        chrome.kill()
+        chrome.wait(10)
+        assert s.navigate(url=site.page("index.html")).error.code == "TARGET_CLOSED"
+        chrome = _start_cdp_chrome(port, tmp_path / "profile2")
+        s.reconnect()
+        assert s.navigate(url=site.page("index.html")).ok
+        assert list(s.journal_df()["ok"]) == [True, True, False, True]
+    finally:
+        s.close()
+        chrome.kill()
