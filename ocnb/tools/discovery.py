@@ -8,8 +8,9 @@ import threading
 import weakref
 from typing import Any
 
-from ..discovery import DiscoveryEngine, from_tooldefs, manifest_roots
+from ..discovery import DiscoveryEngine, from_skills, from_tooldefs, manifest_roots
 from ..registry import tool
+from ..skills.store import SkillStore
 
 __all__ = ["META_TOOLS", "discover_capabilities", "engine_for"]
 
@@ -28,10 +29,18 @@ def engine_for(session: Any) -> DiscoveryEngine:
             engine = DiscoveryEngine(manifest_roots=manifest_roots(session.home))
             _ENGINES[session] = engine
         tools = from_tooldefs(t for t in session.registry if t.name not in META_TOOLS)
-        current = {d.id for d in tools}
-        stale = [i for i, d in engine.descriptors.items() if d.source_ref.startswith("registry:") and i not in current]
+        try:
+            skills = from_skills(SkillStore(session.home).all())
+        except Exception:  # noqa: BLE001 - a corrupt skill file must not break discovery of tools
+            skills = []
+        current = {d.id for d in [*tools, *skills]}
+        stale = [
+            i
+            for i, d in engine.descriptors.items()
+            if d.source_ref.startswith(("registry:", "skill:")) and i not in current
+        ]
         engine.remove(stale)
-        engine.add(tools)
+        engine.add([*tools, *skills])
         return engine
 
 
