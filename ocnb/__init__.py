@@ -29,3 +29,12 @@ __all__ = [
     "session",
     "trace_df",
 ]
+
+
+def __getattr__(name: str):  # noqa: ANN202 - module-level lazy import
+    """``ocnb.mcp`` is imported on first use: it pulls in uvicorn, starlette and the MCP SDK."""
+    if name == "mcp":
+        import importlib
+
+        return importlib.import_module("ocnb.mcp")
+    raise AttributeError(f"module 'ocnb' has no attribute {name!r}")

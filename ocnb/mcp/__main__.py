@@ -1,0 +1,9 @@
+"""``python -m ocnb.mcp``: the same as ``ocnb mcp``."""
+
+from __future__ import annotations
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

@@ -1,0 +1,353 @@
+"""The MCP server over streamable HTTP, on uvicorn in a daemon thread (for a notebook kernel).
+
+``handle = ocnb.mcp.serve(session)`` starts it on ``127.0.0.1`` (a free port by default) and prints the
+URL, the bearer token generated at start and ready-to-paste client configuration. Agent calls run on
+the session's browser thread, so they proceed while a notebook cell is busy and are serialized with
+the cell's own calls. ``handle.status()`` reports, ``handle.stop()`` shuts down and frees the port.
+
+Security: every request needs ``Authorization: Bearer <token>`` (401 otherwise); ``Host`` must name
+this server and a browser ``Origin`` must be this server's own (DNS-rebinding protection: 421/403);
+bodies over ``max_body_bytes`` get 413. Binding to a non-loopback address, or ``auth=False``, is an
+explicit choice that emits :class:`McpSecurityWarning`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as _dt
+import ipaddress
+import json
+import secrets
+import socket
+import sys
+import threading
+import time
+import warnings
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import uvicorn
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.datastructures import Headers
+from starlette.responses import PlainTextResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from .server import McpBridge
+
+if TYPE_CHECKING:
+    from ..session import Session
+
+__all__ = ["DEFAULT_MAX_BODY_BYTES", "MCP_PATH", "McpHandle", "McpSecurityWarning", "serve"]
+
+MCP_PATH = "/mcp"
+DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
+_LOOPBACK_NAMES = {"localhost"}
+
+
+class McpSecurityWarning(UserWarning):
+    """A deliberate weakening of the MCP server's defaults (no auth, non-loopback bind)."""
+
+
+def is_loopback(host: str) -> bool:
+    """True for ``localhost`` and loopback IP addresses (127.0.0.0/8, ::1)."""
+    if host.lower() in _LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _host_for_url(host: str) -> str:
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
+
+
+class _Guard:
+    """ASGI middleware in front of the MCP app: Host, then Origin, then the bearer token."""
+
+    def __init__(
+        self, app: ASGIApp, *, token: str | None, hosts: set[str], origins: set[str], stats: dict[str, int]
+    ) -> None:
+        self.app = app
+        self.token = token
+        self.hosts = {h.lower() for h in hosts}
+        self.origins = {o.lower() for o in origins}
+        self.stats = stats
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        self.stats["requests"] += 1
+        headers = Headers(scope=scope)
+        refusal = self._refusal(headers)
+        if refusal is not None:
+            self.stats["refused"] += 1
+            await refusal(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+    def _refusal(self, headers: Headers) -> PlainTextResponse | None:
+        if headers.get("host", "").lower() not in self.hosts:
+            return PlainTextResponse("Invalid Host header", status_code=421)
+        origin = headers.get("origin")
+        if origin is not None and origin.lower() not in self.origins:
+            return PlainTextResponse("Origin not allowed", status_code=403)
+        if self.token is not None:
+            scheme, _, given = headers.get("authorization", "").partition(" ")
+            if scheme.lower() != "bearer" or not secrets.compare_digest(given.strip().encode(), self.token.encode()):
+                return PlainTextResponse(
+                    "Missing or wrong bearer token",
+                    status_code=401,
+                    headers={"WWW-Authenticate": 'Bearer realm="ocnb"'},
+                )
+        return None
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
+    # proto=IPPROTO_TCP matters: asyncio sets TCP_NODELAY only on sockets that say so, and without it
+    # every keep-alive response waits ~40 ms for a delayed ACK (Nagle).
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host.strip("[]"), port))
+    except OSError:
+        sock.close()
+        raise
+    sock.listen(128)
+    sock.setblocking(False)
+    return sock
+
+
+def _host_names(host: str) -> set[str]:
+    """Names a client may put in ``Host`` for a server bound to ``host``."""
+    names = {host, "127.0.0.1", "localhost", "[::1]"} if is_loopback(host) else {host}
+    if host in ("0.0.0.0", "::", ""):
+        names.add(socket.gethostname())
+        names.add(socket.getfqdn())
+        with_addresses = set()
+        for name in list(names):
+            try:
+                with_addresses.update(socket.gethostbyname_ex(name)[2])
+            except OSError:
+                pass
+        names |= with_addresses
+        names |= {"127.0.0.1", "localhost", "[::1]"}
+    return {_host_for_url(n) for n in names if n}
+
+
+@dataclass
+class McpHandle:
+    """A running MCP HTTP server: ``url``, ``token``, :meth:`status`, :meth:`stop` (idempotent)."""
+
+    url: str
+    token: str | None
+    host: str
+    port: int
+    bridge: McpBridge
+    _server: uvicorn.Server = field(repr=False)
+    _thread: threading.Thread = field(repr=False)
+    _sock: socket.socket = field(repr=False)
+    _stats: dict[str, int] = field(repr=False)
+    started_at: float = field(default_factory=time.time)
+    _stopped: bool = field(default=False, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _on_close: Any = field(default=None, repr=False)
+
+    @property
+    def session(self) -> Session:
+        return self.bridge.session
+
+    @property
+    def running(self) -> bool:
+        return not self._stopped and self._thread.is_alive()
+
+    @property
+    def headers(self) -> dict[str, str]:
+        """HTTP headers a client must send (the bearer token), empty without auth."""
+        return {"Authorization": f"Bearer {self.token}"} if self.token else {}
+
+    def claude_code_command(self) -> str:
+        """The ``claude mcp add`` line that registers this server with Claude Code."""
+        header = f' --header "Authorization: Bearer {self.token}"' if self.token else ""
+        return f"claude mcp add --transport http ocnb {self.url}{header}"
+
+    def client_config(self) -> dict[str, Any]:
+        """``mcpServers`` JSON for clients that speak streamable HTTP (Cursor, VS Code, .mcp.json)."""
+        entry: dict[str, Any] = {"type": "http", "url": self.url}
+        if self.token:
+            entry["headers"] = self.headers
+        return {"mcpServers": {"ocnb": entry}}
+
+    def desktop_config(self) -> dict[str, Any]:
+        """``mcpServers`` JSON for Claude Desktop, which reaches HTTP servers through ``mcp-remote``."""
+        args = ["-y", "mcp-remote", self.url]
+        entry: dict[str, Any] = {"command": "npx", "args": args}
+        if self.token:
+            args += ["--header", "Authorization:${OCNB_MCP_AUTH}"]
+            entry["env"] = {"OCNB_MCP_AUTH": f"Bearer {self.token}"}
+        return {"mcpServers": {"ocnb": entry}}
+
+    def banner(self) -> str:
+        """What :func:`serve` prints: URL, token and client configuration."""
+        lines = [f"ocnb MCP server: {self.url}  (session {self.session.id}, {len(self.session.registry)} tools)"]
+        lines.append(f"Bearer token: {self.token}" if self.token else "Auth: OFF (anyone who can reach the port)")
+        lines += ["", "Claude Code:", f"  {self.claude_code_command()}", ""]
+        lines += ["Cursor / VS Code / .mcp.json:", json.dumps(self.client_config(), indent=2), ""]
+        lines += ["Claude Desktop (claude_desktop_config.json, via mcp-remote):"]
+        lines.append(json.dumps(self.desktop_config(), indent=2))
+        return "\n".join(lines)
+
+    def status(self) -> dict[str, Any]:
+        """A JSON-able snapshot: running, url, port, auth, session, tools, traffic, uptime."""
+        return {
+            "running": self.running,
+            "url": self.url,
+            "host": self.host,
+            "port": self.port,
+            "auth": self.token is not None,
+            "session_id": self.session.id,
+            "tools": len(self.session.registry),
+            "pilot": self.session.registry.pilot,
+            "connections": self.bridge.connections,
+            "tool_calls": self.bridge.calls,
+            "requests": self._stats["requests"],
+            "refused": self._stats["refused"],
+            "started_at": _dt.datetime.fromtimestamp(self.started_at, _dt.timezone.utc).isoformat(),
+            "uptime_s": round(time.time() - self.started_at, 1) if self.running else 0.0,
+        }
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Shut the server down, close client streams and release the port. Idempotent."""
+        with self._lock:
+            if self._stopped:
+                return
+            self._stopped = True
+        loop = self.bridge.loop
+        if loop is not None and self._thread.is_alive() and threading.current_thread() is not self._thread:
+            try:
+                asyncio.run_coroutine_threadsafe(self.bridge.close_streams(), loop).result(timeout / 4)
+            except Exception:  # noqa: BLE001 - the loop is gone or slow; shut down regardless
+                pass
+        self._server.should_exit = True
+        if threading.current_thread() is not self._thread:
+            self._thread.join(timeout / 2)
+            if self._thread.is_alive():
+                self._server.force_exit = True
+                self._thread.join(timeout / 2)
+        self._sock.close()
+        hooks = getattr(self.session, "_on_close", None)
+        if isinstance(hooks, list) and self._on_close in hooks:
+            hooks.remove(self._on_close)
+
+    def __enter__(self) -> McpHandle:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def __repr__(self) -> str:
+        state = "running" if self.running else "stopped"
+        return f"<ocnb.mcp server {self.url} {state}, auth {'on' if self.token else 'OFF'}>"
+
+
+def serve(
+    session: Session | None = None,
+    port: int = 0,
+    *,
+    auth: bool = True,
+    host: str = "127.0.0.1",
+    allowed_hosts: Iterable[str] = (),
+    allowed_origins: Iterable[str] = (),
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    quiet: bool = False,
+    startup_timeout: float = 15.0,
+) -> McpHandle:
+    """Serve ``session``'s tools over streamable HTTP at ``http://host:port/mcp`` from a daemon thread.
+
+    Args:
+        session: the session to drive (default: the notebook's shared :func:`ocnb.session`).
+        port: TCP port; 0 picks a free one.
+        auth: require the bearer token generated now. ``False`` warns (anyone on the host may drive
+            the browser).
+        host: bind address; loopback by default. Anything else warns and is reachable from the network.
+        allowed_hosts / allowed_origins: extra ``Host`` values / browser origins to accept.
+        max_body_bytes: larger request bodies are refused with 413.
+        quiet: do not print the banner (URL, token, client configuration).
+    """
+    if session is None:
+        from ..session import session as default_session
+
+        session = default_session()
+    if not is_loopback(host):
+        warnings.warn(
+            f"the MCP server binds to {host!r}, not loopback: other machines can reach it"
+            + ("" if auth else " and, with auth off, drive the browser"),
+            McpSecurityWarning,
+            stacklevel=2,
+        )
+    if not auth:
+        warnings.warn(
+            "MCP auth is OFF: any local process (or web page, via a permitted origin) can drive the browser",
+            McpSecurityWarning,
+            stacklevel=2,
+        )
+    token = secrets.token_urlsafe(32) if auth else None
+    sock = _bind(host, port)
+    bound_port = int(sock.getsockname()[1])
+    url_host = _host_for_url(host if host not in ("0.0.0.0", "::") else "127.0.0.1")
+    url = f"http://{url_host}:{bound_port}{MCP_PATH}"
+
+    names = _host_names(host) | set(allowed_hosts)
+    hosts = {f"{n}:{bound_port}" for n in names}
+    origins = {f"http://{n}:{bound_port}" for n in names} | set(allowed_origins)
+    bridge = McpBridge(session)
+    app = bridge.server.streamable_http_app(
+        streamable_http_path=MCP_PATH,
+        host=host,
+        max_request_body_size=max_body_bytes,
+        transport_security=TransportSecuritySettings(
+            enable_dns_rebinding_protection=True, allowed_hosts=sorted(hosts), allowed_origins=sorted(origins)
+        ),
+    )
+    stats = {"requests": 0, "refused": 0}
+    guarded = _Guard(app, token=token, hosts=hosts, origins=origins, stats=stats)
+    config = uvicorn.Config(
+        guarded,
+        log_level="warning",
+        access_log=False,
+        lifespan="on",
+        loop="asyncio",
+        http="auto",  # httptools when installed (faster), else h11
+        ws="none",
+        timeout_graceful_shutdown=2,
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name=f"ocnb-mcp-{bound_port}", daemon=True)
+    handle = McpHandle(
+        url=url,
+        token=token,
+        host=host,
+        port=bound_port,
+        bridge=bridge,
+        _server=server,
+        _thread=thread,
+        _sock=sock,
+        _stats=stats,
+    )
+    thread.start()
+    deadline = time.monotonic() + startup_timeout
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            handle.stop()
+            raise RuntimeError(f"the MCP server on {url} did not start")
+        time.sleep(0.01)
+    hooks = getattr(session, "_on_close", None)
+    if isinstance(hooks, list):  # the server stops when its session closes
+        handle._on_close = lambda _s: handle.stop()
+        hooks.append(handle._on_close)
+    if not quiet:
+        print(handle.banner(), file=sys.stdout, flush=True)
+    return handle

@@ -1,0 +1,232 @@
+"""The MCP server: a thin adapter from the official ``mcp`` SDK (v2, low-level ``Server``) to dispatch.
+
+``tools/list`` is the session's :class:`~ocnb.registry.Registry`, ``tools/call`` runs
+:func:`~ocnb.dispatch.dispatch_async` with ``source="mcp"`` on the session's browser thread. There is
+no tool-specific code here: a tool added to the registry is served as it is.
+
+- Results: the :class:`~ocnb.results.ToolResult` as JSON text content; a result whose ``data`` names a
+  PNG/JPEG file (``path``) also carries that image as image content (screenshots).
+- Failures: ``isError: true``, the JSON text holding the stable error code.
+- Annotations: ``readOnlyHint``/``destructiveHint`` from the tool's ``side_effects`` flag.
+- Live tool list: when the registry changes, handshake-era clients (2025 protocol versions) get
+  ``notifications/tools/list_changed`` on their connection; 2026-era clients get the same event on
+  their ``subscriptions/listen`` stream.
+
+The server's own event loop never waits on the browser: a call is submitted to the browser thread and
+awaited through :func:`asyncio.wrap_future`, so a busy notebook cell delays an agent's call (the
+session serializes calls) without blocking the server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import mcp_types as types
+from mcp.server.lowlevel import NotificationOptions, Server
+from mcp.server.models import InitializationOptions
+from mcp.server.stdio import stdio_server
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from ..dispatch import dispatch_async
+from ..errors import OcnbError
+from ..registry import ToolDef
+from ..results import ToolError, ToolResult
+
+if TYPE_CHECKING:
+    from ..session import Session
+
+__all__ = ["MAX_IMAGE_BYTES", "McpBridge", "run_stdio", "to_call_result", "tool_to_mcp"]
+
+log = logging.getLogger("ocnb.mcp")
+
+#: Images larger than this are not inlined (the JSON text still gives their path).
+MAX_IMAGE_BYTES = 8 * 1024 * 1024
+_IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg"}
+
+INSTRUCTIONS = (
+    "ocnb drives one real Chromium that a person also sees from a Jupyter notebook. "
+    "Every tool result is JSON: {ok, tool, data} or {ok: false, error: {code, message}}. "
+    "Every call is recorded in the session's journal."
+)
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("ocnb")
+    except Exception:  # noqa: BLE001 - a source checkout without metadata
+        return "0"
+
+
+def tool_to_mcp(tooldef: ToolDef) -> types.Tool:
+    """A registry tool as MCP ``tools/list`` shows it, with hints from its side-effect flag."""
+    spec = tooldef.to_mcp()
+    return types.Tool(
+        name=spec["name"],
+        description=spec["description"],
+        input_schema=spec["inputSchema"],
+        annotations=types.ToolAnnotations(
+            read_only_hint=not tooldef.side_effects,
+            destructive_hint=tooldef.side_effects,
+        ),
+    )
+
+
+def _images(data: Any) -> list[types.ImageContent]:
+    """Image content for a result whose data names an image file (``{"path": "...png"}``)."""
+    if not isinstance(data, dict) or not isinstance(data.get("path"), str):
+        return []
+    path = Path(data["path"])
+    mime = _IMAGE_TYPES.get(path.suffix.lower())
+    if mime is None:
+        return []
+    try:
+        if not path.is_file() or path.stat().st_size > MAX_IMAGE_BYTES:
+            return []
+        raw = path.read_bytes()
+    except OSError:
+        return []
+    return [types.ImageContent(data=base64.b64encode(raw).decode("ascii"), mime_type=mime)]
+
+
+def to_call_result(result: ToolResult) -> types.CallToolResult:
+    """A ToolResult as an MCP ``CallToolResult``: JSON text (+ image), ``isError`` on failure."""
+    content: list[Any] = [types.TextContent(text=result.to_json())]
+    if result.ok:
+        content.extend(_images(result.data))
+    return types.CallToolResult(content=content, is_error=not result.ok)
+
+
+class _OcnbServer(Server[Any]):
+    """The SDK's low-level server, advertising ``tools.listChanged`` to handshake-era clients."""
+
+    def create_initialization_options(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+    ) -> InitializationOptions:
+        return super().create_initialization_options(
+            notification_options or NotificationOptions(tools_changed=True), experimental_capabilities, extensions
+        )
+
+
+class McpBridge:
+    """One MCP server over one :class:`~ocnb.session.Session` (serve it over stdio or HTTP)."""
+
+    def __init__(self, session: Session, *, name: str = "ocnb") -> None:
+        self.session = session
+        self.bus = InMemorySubscriptionBus()
+        self.listen = ListenHandler(self.bus)
+        self.loop: asyncio.AbstractEventLoop | None = None
+        #: Handshake-era connections with a back-channel (they get list_changed directly).
+        self._connections: set[Any] = set()
+        self.calls = 0
+        self.server: Server[Any] = _OcnbServer(
+            name,
+            version=_version(),
+            instructions=INSTRUCTIONS,
+            lifespan=self._lifespan,
+            get_tool_input_schema=self._input_schema,
+            on_list_tools=self._list_tools,
+            on_call_tool=self._call_tool,
+            on_subscriptions_listen=self.listen,
+        )
+        self.server.middleware.append(self._track_connection)
+
+    # -- lifecycle ----------------------------------------------------------------------------
+    @contextlib.asynccontextmanager
+    async def _lifespan(self, _server: Server[Any]) -> AsyncIterator[dict[str, Any]]:
+        self.loop = asyncio.get_running_loop()
+        unsubscribe = self.session.registry.on_change(self._registry_changed)
+        try:
+            yield {}
+        finally:
+            unsubscribe()
+            self.listen.close()
+            self.loop = None
+
+    @property
+    def connections(self) -> int:
+        """Handshake-era client connections currently open."""
+        return len(self._connections)
+
+    async def close_streams(self) -> None:
+        """End every client stream now (listen streams gracefully, HTTP sessions terminated), so a
+        server shutdown does not wait for long-lived SSE streams to time out."""
+        self.listen.close()
+        manager = getattr(self.server, "_session_manager", None)
+        for transport in list(getattr(manager, "_server_instances", {}).values()):
+            try:
+                await transport.terminate()
+            except Exception:  # noqa: BLE001 - best effort; uvicorn's graceful timeout is the fallback
+                log.debug("could not terminate an MCP session", exc_info=True)
+
+    # -- tools --------------------------------------------------------------------------------
+    def _input_schema(self, name: str) -> dict[str, Any] | None:
+        tooldef = self.session.registry.get(name)
+        return tooldef.input_schema if tooldef else None
+
+    async def _list_tools(self, ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[tool_to_mcp(t) for t in self.session.registry])
+
+    async def _call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        self.calls += 1
+        return to_call_result(await self.call(params.name, dict(params.arguments or {})))
+
+    async def call(self, name: str, arguments: dict[str, Any]) -> ToolResult:
+        """Run one call through dispatch on the browser thread, awaited without blocking this loop."""
+        session = self.session
+        if session.closed:
+            return ToolResult.failure(name, "SESSION_CLOSED", "the session is closed; create a new Session")
+        try:
+            future = session.runtime.submit(dispatch_async(session, name, arguments, source="mcp"))
+            return await asyncio.wrap_future(future)
+        except OcnbError as exc:  # the session closed between the check and the submit
+            return ToolResult(ok=False, tool=name, error=ToolError.from_exception(exc))
+
+    # -- live tool list -----------------------------------------------------------------------
+    async def _track_connection(self, ctx: Any, call_next: Any) -> Any:
+        """Remember handshake-era connections that can receive server notifications."""
+        connection = getattr(ctx.session, "_connection", None)
+        if (
+            connection is not None
+            and connection not in self._connections
+            and ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS
+            and connection.has_standalone_channel
+        ):
+            self._connections.add(connection)
+            connection.exit_stack.callback(self._connections.discard, connection)
+        return await call_next(ctx)
+
+    def _registry_changed(self) -> None:
+        loop = self.loop
+        if loop is None or loop.is_closed():
+            return
+        with contextlib.suppress(RuntimeError):  # the loop is shutting down
+            loop.call_soon_threadsafe(lambda: loop.create_task(self._broadcast_tools_changed()))
+
+    async def _broadcast_tools_changed(self) -> None:
+        await self.bus.publish(ToolsListChanged())
+        for connection in list(self._connections):
+            try:
+                with anyio.move_on_after(5):
+                    await connection.send_tool_list_changed()
+            except Exception:  # noqa: BLE001 - one broken client must not stop the others
+                log.debug("could not notify a client of the tool list change", exc_info=True)
+
+
+async def run_stdio(session: Session, *, name: str = "ocnb") -> None:
+    """Serve ``session``'s tools over this process's stdin/stdout until the client closes the pipe."""
+    bridge = McpBridge(session, name=name)
+    async with stdio_server() as (read_stream, write_stream):
+        await bridge.server.run(read_stream, write_stream, bridge.server.create_initialization_options())
