@@ -28,6 +28,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1; others warn)")
     p.add_argument("--no-auth", action="store_true", help="HTTP without the bearer token (warns)")
     p.add_argument("--pilot", action="store_true", help="also serve the pilot tier of tools")
+    p.add_argument(
+        "--discovery", action="store_true", help="start tools/list with discover_capabilities only; it grows"
+    )
     p.add_argument("--headed", action="store_true", help="show the browser window")
     p.add_argument("--secrets", metavar="FILE", help="dotenv file of secrets usable as ${SECRET:NAME}")
     p.add_argument("--home", metavar="DIR", help="storage root (default OCNB_HOME or ~/.ocnb)")
@@ -55,7 +58,7 @@ def _serve_http(session: Any, opts: argparse.Namespace) -> int:
     with warnings.catch_warnings():
         warnings.simplefilter("always")
         warnings.showwarning = _print_warning  # type: ignore[assignment]
-        handle = serve(session, opts.http, auth=not opts.no_auth, host=opts.host)
+        handle = serve(session, opts.http, auth=not opts.no_auth, host=opts.host, discovery=opts.discovery)
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
@@ -84,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
         from .server import run_stdio
 
         print(f"ocnb MCP server on stdio (session {session.id}, {len(session.registry)} tools)", file=sys.stderr)
-        anyio.run(run_stdio, session)
+        anyio.run(lambda: run_stdio(session, discovery=opts.discovery))
         return 0
     except KeyboardInterrupt:
         return 130

@@ -264,6 +264,7 @@ def serve(
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     quiet: bool = False,
     startup_timeout: float = 15.0,
+    discovery: bool = False,
 ) -> McpHandle:
     """Serve ``session``'s tools over streamable HTTP at ``http://host:port/mcp`` from a daemon thread.
 
@@ -276,6 +277,8 @@ def serve(
         allowed_hosts / allowed_origins: extra ``Host`` values / browser origins to accept.
         max_body_bytes: larger request bodies are refused with 413.
         quiet: do not print the banner (URL, token, client configuration).
+        discovery: discovery mode — ``tools/list`` starts with ``discover_capabilities`` only and
+            grows with what discovery finds, so an agent starts with a few hundred tokens of tools.
     """
     if session is None:
         from ..session import session as default_session
@@ -303,7 +306,7 @@ def serve(
     names = _host_names(host) | set(allowed_hosts)
     hosts = {f"{n}:{bound_port}" for n in names}
     origins = {f"http://{n}:{bound_port}" for n in names} | set(allowed_origins)
-    bridge = McpBridge(session)
+    bridge = McpBridge(session, discovery=discovery)
     app = bridge.server.streamable_http_app(
         streamable_http_path=MCP_PATH,
         host=host,

@@ -120,11 +120,18 @@ class _OcnbServer(Server[Any]):
         )
 
 
+DISCOVERY_TOOL = "discover_capabilities"
+
+
 class McpBridge:
     """One MCP server over one :class:`~ocnb.session.Session` (serve it over stdio or HTTP)."""
 
-    def __init__(self, session: Session, *, name: str = "ocnb") -> None:
+    def __init__(self, session: Session, *, name: str = "ocnb", discovery: bool = False) -> None:
         self.session = session
+        #: Discovery mode: ``tools/list`` starts with ``discover_capabilities`` alone and grows with
+        #: the tools that discovery has found (announced with ``list_changed``).
+        self.discovery = discovery
+        self.discovered: set[str] = set()
         self.bus = InMemorySubscriptionBus()
         self.listen = ListenHandler(self.bus)
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -176,12 +183,35 @@ class McpBridge:
         tooldef = self.session.registry.get(name)
         return tooldef.input_schema if tooldef else None
 
+    def visible_tools(self) -> list[ToolDef]:
+        """The tools ``tools/list`` shows: all of the registry, or in discovery mode the meta-tool
+        plus what discovery has found so far."""
+        tools = list(self.session.registry)
+        if not self.discovery:
+            return tools
+        return [t for t in tools if t.name == DISCOVERY_TOOL or t.name in self.discovered]
+
     async def _list_tools(self, ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[tool_to_mcp(t) for t in self.session.registry])
+        return types.ListToolsResult(tools=[tool_to_mcp(t) for t in self.visible_tools()])
 
     async def _call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         self.calls += 1
-        return to_call_result(await self.call(params.name, dict(params.arguments or {})))
+        result = await self.call(params.name, dict(params.arguments or {}))
+        if self.discovery and params.name == DISCOVERY_TOOL and result.ok:
+            self._learn(result.data)
+        return to_call_result(result)
+
+    def _learn(self, data: Any) -> None:
+        """Add the tools a discovery result names to the visible list; announce a change."""
+        found = {
+            str(entry.get("id", ""))[len("tool:") :]
+            for entry in (data or {}).get("results", [])
+            if isinstance(entry, dict) and str(entry.get("id", "")).startswith("tool:")
+        }
+        new = {name for name in found if name in self.session.registry} - self.discovered
+        if new:
+            self.discovered |= new
+            self._registry_changed()
 
     async def call(self, name: str, arguments: dict[str, Any]) -> ToolResult:
         """Run one call through dispatch on the browser thread, awaited without blocking this loop."""
@@ -225,8 +255,8 @@ class McpBridge:
                 log.debug("could not notify a client of the tool list change", exc_info=True)
 
 
-async def run_stdio(session: Session, *, name: str = "ocnb") -> None:
+async def run_stdio(session: Session, *, name: str = "ocnb", discovery: bool = False) -> None:
     """Serve ``session``'s tools over this process's stdin/stdout until the client closes the pipe."""
-    bridge = McpBridge(session, name=name)
+    bridge = McpBridge(session, name=name, discovery=discovery)
     async with stdio_server() as (read_stream, write_stream):
         await bridge.server.run(read_stream, write_stream, bridge.server.create_initialization_options())

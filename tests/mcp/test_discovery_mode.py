@@ -1,0 +1,49 @@
+"""Discovery mode: tools/list starts with discover_capabilities alone and grows as discovery finds tools."""
+
+from __future__ import annotations
+
+import json
+
+import anyio
+import mcp_types as types
+import pytest
+from mcp_shim_helpers import http_client
+
+from ocnb.mcp import serve
+from ocnb.tokens import count_tools
+
+pytestmark = [pytest.mark.browser, pytest.mark.anyio]
+
+
+async def test_list_grows_with_discovery_and_notifies(shared_session) -> None:
+    handle = serve(shared_session, quiet=True, discovery=True)
+    received: list[object] = []
+
+    async def on_message(message: object) -> None:
+        received.append(message)
+
+    try:
+        async with http_client(handle, mode="legacy", message_handler=on_message) as client:
+            first = (await client.list_tools()).tools
+            assert [t.name for t in first] == ["discover_capabilities"]
+            small = count_tools([t.model_dump(by_alias=True, exclude_none=True) for t in first])
+            with anyio.fail_after(10):
+                while handle.bridge.connections == 0:
+                    await anyio.sleep(0.02)
+            found = await client.call_tool(
+                "discover_capabilities", {"query": "open a web page at a url", "kind": "tool"}
+            )
+            ids = [r["id"] for r in json.loads(found.content[0].text)["data"]["results"]]
+            assert "tool:navigate" in ids
+            with anyio.fail_after(10):
+                while not any(isinstance(m, types.ToolListChangedNotification) for m in received):
+                    await anyio.sleep(0.02)
+            grown = [t.name for t in (await client.list_tools()).tools]
+            assert "navigate" in grown and "discover_capabilities" in grown
+            assert set(grown) < set(shared_session.registry.names())
+            nav = await client.call_tool("navigate", {"url": "about:blank"})
+            assert nav.is_error is False
+        full = count_tools([t.to_mcp() for t in shared_session.registry])
+        assert small < 300 < full
+    finally:
+        handle.stop()
