@@ -98,11 +98,11 @@ def bench_journal(n: int) -> dict[str, float]:
         return {"median_us": statistics.median(costs), "p95_us": costs[int(len(costs) * 0.95)]}
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=1_000_000)
     parser.add_argument("--appends", type=int, default=5_000)
-    opts = parser.parse_args()
+    opts = parser.parse_args(argv)
     try:
         import msgspec
 
@@ -127,6 +127,20 @@ def main() -> None:
     print(f"  (target median ≤ 1000 µs: {j['median_us'] / 1000:.3f} of budget)")
     if load > (os.cpu_count() or 1):
         print(f"note: the machine was busy (load {load:.1f} on {os.cpu_count()} CPUs); wall times are inflated")
+    from bench.common import save
+
+    save(
+        "trace_df",
+        {
+            "events": t["rows"],
+            "seconds": round(t["seconds"], 3),
+            "cpu_seconds": round(t["cpu"], 3),
+            "peak_mib": round(peak_mib, 1),
+            "journal_append_median_us": round(j["median_us"], 2),
+            "journal_append_p95_us": round(j["p95_us"], 2),
+            "load_average": round(load, 2),
+        },
+    )
 
 
 if __name__ == "__main__":
