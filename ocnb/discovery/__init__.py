@@ -13,8 +13,10 @@ from ocnb.discovery.manifests import ManifestWarning, manifest_roots
 from ocnb.discovery.retrievers import (
     BM25Retriever,
     HybridRetriever,
+    MiniLMRetriever,
     Retriever,
     StaticEmbeddingRetriever,
+    default_retriever,
 )
 
 __all__ = [
@@ -26,9 +28,11 @@ __all__ = [
     "HybridRetriever",
     "ManifestError",
     "ManifestWarning",
+    "MiniLMRetriever",
     "Retriever",
     "StaticEmbeddingRetriever",
     "Tier1Entry",
+    "default_retriever",
     "from_manifest",
     "from_skills",
     "from_tooldefs",

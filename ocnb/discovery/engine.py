@@ -31,7 +31,8 @@ KINDS = ("tool", "skill", "any")
 class DiscoveryEngine:
     """Per-turn capability discovery within token budgets.
 
-    ``retriever`` defaults to the measured hybrid (WordLlama + BM25). ``manifest_roots``:
+    ``retriever`` defaults to the measured hybrid (MiniLM + WordLlama + BM25, by what is
+    installed: see :func:`~ocnb.discovery.retrievers.default_retriever`). ``manifest_roots``:
     ``None`` for the standard roots, ``()`` for none. Call ``refresh()`` to re-read sources,
     ``watch()``/``stop()`` for hot reload of manifests.
     """

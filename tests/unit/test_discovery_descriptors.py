@@ -75,7 +75,7 @@ def test_tool_descriptor_fields_and_index_text() -> None:
 def test_skill_required_tools_come_from_step_kinds() -> None:
     (skill,) = from_skills(SKILLS)
     assert skill.id == "skill:ex-login" and skill.kind == "skill"
-    assert skill.required_tools == ("tool:click", "tool:navigate")
+    assert skill.required_tools == ("tool:click", "tool:navigate", "tool:oc_skill_replay")
     assert "example.com" in skill.description
     assert '"kind":"navigate"' in (skill.full_content or "")
 
