@@ -107,10 +107,10 @@ def rank_metrics(engine: DiscoveryEngine, queries: list[dict], use_graph: bool) 
     return top1 / len(queries), rec5 / len(queries)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     tools = json.loads((args.corpus / "tools.json").read_text(encoding="utf-8"))
     queries = [json.loads(line) for line in (args.corpus / "queries-dev.jsonl").open(encoding="utf-8")]
     own = registry_tools()
@@ -148,9 +148,11 @@ def main() -> None:
             f"{len(queries)} dev queries"
         )
         print(f"\n{'retriever':24s} {'top-1':>6s} {'R@5':>6s} {'top-1+g':>8s} {'R@5+g':>6s}")
+        table: dict[str, dict[str, float]] = {}
         for name, retriever in candidates.items():
             eng = DiscoveryEngine(tools=own, manifest_roots=[root], retriever=retriever)
             (t1, r5), (g1, g5) = (rank_metrics(eng, queries, g) for g in (False, True))
+            table[name] = {"top1": t1, "recall5": r5, "top1_graph": g1, "recall5_graph": g5}
             print(f"{name:24s} {t1:6.3f} {r5:6.3f} {g1:8.3f} {g5:6.3f}")
 
         # The default engine, end to end (models already loaded; the disk cache starts empty).
@@ -230,6 +232,26 @@ def main() -> None:
         print(
             "  (cl100k counts; no offline tokenizer exists for current Claude models: "
             "Claude figures would be estimates)"
+        )
+        from bench.common import save
+
+        chosen = table["ml .6+wl .2+bm25 .2"]
+        save(
+            "discovery",
+            {
+                "capabilities": len(eng.descriptors),
+                "queries": len(queries),
+                "top1": round(chosen["top1_graph"], 4),
+                "recall5": round(chosen["recall5_graph"], 4),
+                "table": table,
+                "build_s": round(build, 3),
+                "build_cold_s": round(build_cold, 3),
+                "warm_ms": round(statistics.median(warm) * 1e3, 3),
+                "cold_ms": round(statistics.median(cold) * 1e3, 3),
+                "context_mean_tokens": round(avg, 1),
+                "context_max_tokens": mx,
+                "static_dump_tokens": static,
+            },
         )
     if os.environ.get("BENCH_SHOW"):
         print(eng.discover(queries[0]["query"]).render_for_prompt())
