@@ -37,7 +37,18 @@ INTENT_SCHEMA: dict[str, Any] = {
 TAB_ID_SCHEMA: dict[str, Any] = {"type": "string", "description": "Tab to act on (default: active tab)."}
 INTENT_LINE = 'Pass intent="..." (≤120 chars) to label this action in audit logs.'
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s")
+_SENTENCE_END = re.compile(r"[.!?]\s")
+_ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.")
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of ``text`` (not fooled by e.g., i.e., etc.)."""
+    text = " ".join(text.split())
+    for m in _SENTENCE_END.finditer(text):
+        head = text[: m.start() + 1]
+        if not head.endswith(_ABBREVIATIONS):
+            return head
+    return text
 
 
 @dataclass(frozen=True)
@@ -60,8 +71,7 @@ class ToolDef:
     @property
     def summary(self) -> str:
         """The description's first sentence: the one-line summary."""
-        text = " ".join(self.description.split())
-        return _SENTENCE_END.split(text, maxsplit=1)[0]
+        return first_sentence(self.description)
 
     @property
     def accepts_intent(self) -> bool:

@@ -36,8 +36,8 @@ _ID_ARG = {"type": "string", "pattern": "^[A-Za-z0-9_.-]{1,64}$"}
     category="contracts",
     side_effects=True,
     uses_page=False,
-    description="Store an outcome contract (a named assertion) under contract_id, replacing any earlier one. "
-    "Every structural error of the assertion is reported at once, with its JSON path.",
+    description="Store a named outcome contract (an assertion). "
+    "It replaces any earlier one with that contract_id. Every structural error of the assertion is reported at once, with its JSON path.",
     properties={"contract_id": _ID_ARG, "assertion": _ASSERTION_ARG, "description": {"type": "string"}},
     required=["contract_id", "assertion"],
 )
@@ -54,8 +54,8 @@ async def oc_contract_define(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
 @tool(
     name="oc_assert",
     category="contracts",
-    description="Check an outcome contract (contract_id) or an inline assertion on the tab, now or polling up to "
-    "timeout_ms. Returns verdict pass|fail, each failed check with expected and actual, and on fail an evidence "
+    description="Check a contract or inline assertion on the tab: verdict pass or fail. "
+    "Polls up to timeout_ms. Returns verdict pass|fail, each failed check with expected and actual, and on fail an evidence "
     "bundle. Dialogs and network responses count since the current page loaded, or within since_ms.",
     properties={
         "contract_id": _ID_ARG,
@@ -117,8 +117,8 @@ async def oc_assert(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
 @tool(
     name="oc_evidence_bundle",
     category="evidence",
-    description="Save evidence of the tab now: URL, title, compact DOM, screenshot, recent console messages, "
-    "network responses and dialogs, with secrets masked. Returns the bundle id and folder.",
+    description="Save an evidence bundle of the tab: URL, title, DOM, screenshot, console, network. "
+    "Dialogs are included and secrets masked. Returns the bundle id and folder.",
     properties={"reason": {"type": "string", "maxLength": 500}, "since_ms": {"type": "integer", "minimum": 0}},
 )
 async def oc_evidence_bundle(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:

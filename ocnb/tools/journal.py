@@ -15,8 +15,8 @@ __all__ = ["oc_journal"]
     category="observability",
     uses_page=False,
     description=(
-        "Read the audit journal: the recent tool calls (kind=recent) or a summary (kind=summary) of calls "
-        "per tool, failures by code, the last successful step and repeated identical failures. "
+        "Read the audit journal: recent calls, or a summary of calls and failures. "
+        "kind=summary gives calls per tool, failures by code, the last successful step and repeated identical failures. "
         "Filter by tool, since (ISO timestamp or seq number) and session_id (default: this session)."
     ),
     properties={

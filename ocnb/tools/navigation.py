@@ -107,7 +107,7 @@ _WAIT_KINDS = ("selector", "text", "url", "load_state", "time_ms")
 @tool(
     name="wait_for",
     category="navigation",
-    description="Wait for a visible selector, a text, a URL glob, a load state or a time. "
+    description="Wait for a selector, text, URL glob, load state or time. "
     "Give exactly one condition; timeout_ms defaults to 10000.",
     properties={
         "selector": {"type": "string"},
