@@ -1,0 +1,28 @@
+"""Notebook widgets: the live browser, the journal, the skill recorder and the human hand-off.
+
+Every action a widget takes goes through :func:`ocnb.dispatch` with ``source="widget"``, so it is
+journaled like a call from code; custom front-end code (the clickable screenshot) is an anywidget
+ES module shipped in the wheel (:func:`assets_dir`).
+"""
+
+from .assets import assets_dir
+from .browser_view import BrowserView
+from .calls import ScriptedCaller, SessionCaller
+from .handoff import HumanHandoff
+from .journal_view import JournalView
+from .screen import ScreenView
+from .skill_recorder import SkillRecorder
+from .watch import SessionWatcher, watcher_for
+
+__all__ = [
+    "BrowserView",
+    "HumanHandoff",
+    "JournalView",
+    "ScreenView",
+    "ScriptedCaller",
+    "SessionCaller",
+    "SessionWatcher",
+    "SkillRecorder",
+    "assets_dir",
+    "watcher_for",
+]

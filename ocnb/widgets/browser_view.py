@@ -1,0 +1,320 @@
+"""BrowserView: the live page in a notebook — screenshot, URL bar, back/forward/reload, tabs.
+
+Every button goes through a tool (``navigate``, ``page_reload``, ``tabs_activate``,
+``tabs_create``, ``interact``) so it lands in the journal with ``source="widget"``. The
+screenshot is refreshed after each tool call from any face (throttled, see
+:mod:`ocnb.widgets.watch`). Clicking on the screenshot finds the element under the pointer
+(``document.elementFromPoint`` through ``javascript_tool``), gets its ref (``query_dom`` with the
+element's XPath) and clicks it with ``interact``; the element hit is outlined and named.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import html
+import json
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import ipywidgets as w
+import traitlets
+
+from ..results import ToolResult
+from .calls import Caller, SessionCaller
+from .screen import ScreenView
+from .watch import watcher_for
+
+if TYPE_CHECKING:
+    from ..session import Session
+
+__all__ = ["HIT_TEST_JS", "BrowserView", "find_ref"]
+
+#: Finds the actionable element at a point given as fractions of the viewport (FX, FY).
+HIT_TEST_JS = r"""(() => {
+  const x = __FX__ * window.innerWidth, y = __FY__ * window.innerHeight;
+  let el = document.elementFromPoint(x, y);
+  if (!el) return null;
+  while (el.shadowRoot) {
+    const inner = el.shadowRoot.elementFromPoint(x, y);
+    if (!inner || inner === el) break;
+    el = inner;
+  }
+  const frame = el.tagName === "IFRAME" || el.tagName === "FRAME";
+  const sel = 'a[href],button,input,select,textarea,label,summary,option,[role],[onclick],[tabindex],[contenteditable=""],[contenteditable="true"]';
+  const target = (el.closest && el.closest(sel)) || el;
+  const xpath = (n) => {
+    const parts = [];
+    for (; n && n.nodeType === 1; n = n.parentNode) {
+      let i = 1;
+      for (let s = n.previousElementSibling; s; s = s.previousElementSibling) if (s.nodeName === n.nodeName) i++;
+      parts.unshift(n.nodeName.toLowerCase() + "[" + i + "]");
+    }
+    return "/" + parts.join("/");
+  };
+  const inShadow = target.getRootNode() !== document;
+  const r = target.getBoundingClientRect();
+  const tag = target.tagName.toLowerCase(), type = (target.getAttribute("type") || "").toLowerCase();
+  const implicit = tag === "a" ? "link" : tag === "button" || ["button", "submit", "reset"].includes(type) ? "button"
+    : tag === "select" ? "combobox" : tag === "textarea" ? "textbox"
+    : tag === "input" ? ({checkbox: "checkbox", radio: "radio", range: "slider"}[type] || "textbox") : null;
+  const labelled = target.labels && target.labels.length ? target.labels[0].innerText : "";
+  const text = (target.getAttribute("aria-label") || labelled || target.innerText || target.value ||
+    target.getAttribute("placeholder") || target.getAttribute("title") || "").trim().replace(/\s+/g, " ").slice(0, 80);
+  return {
+    tag, id: target.id || null, role: target.getAttribute("role") || implicit,
+    name: text, xpath: inShadow ? null : xpath(target), in_shadow: inShadow, frame,
+    rect: {x: r.left / innerWidth, y: r.top / innerHeight, w: r.width / innerWidth, h: r.height / innerHeight},
+  };
+})()"""
+
+
+def find_ref(data: Any) -> dict[str, Any] | None:
+    """The first element description carrying a ``ref`` in a tool's result data (any nesting)."""
+    if isinstance(data, dict):
+        if isinstance(data.get("ref"), str):
+            return data
+        for key in ("matches", "elements", "results", "candidates", "items"):
+            if key in data:
+                found = find_ref(data[key])
+                if found:
+                    return found
+        for value in data.values():
+            found = find_ref(value)
+            if found:
+                return found
+    elif isinstance(data, list):
+        for item in data:
+            found = find_ref(item)
+            if found:
+                return found
+    return None
+
+
+def _describe(hit: dict[str, Any], ref: str | None) -> str:
+    who = hit.get("role") or hit.get("tag") or "element"
+    name = hit.get("name") or ""
+    label = f"{who} “{name}”" if name else who
+    return f"{label} ({ref})" if ref else label
+
+
+class BrowserView(w.VBox):
+    """The session's active tab as a clickable screenshot with a URL bar, history buttons and tabs.
+
+    Args:
+        session: the :class:`~ocnb.Session` to show.
+        auto_refresh: refresh after every tool call from any face (throttled to ``interval`` s).
+        caller: the tool seam (default: dispatch with ``source="widget"``); tests pass a fake.
+        click_action: the ``interact`` action a click on the screenshot performs.
+    """
+
+    url = traitlets.Unicode("", help="URL of the active tab at the last refresh.")
+    title = traitlets.Unicode("", help="Title of the active tab at the last refresh.")
+    refreshes = traitlets.Int(0, help="How many refreshes have completed.")
+
+    def __init__(
+        self,
+        session: Session | None = None,
+        *,
+        auto_refresh: bool = True,
+        interval: float = 0.4,
+        caller: Caller | None = None,
+        click_action: str = "click",
+        refresh_now: bool = True,
+    ) -> None:
+        if session is None and caller is None:
+            raise TypeError("BrowserView needs a session (or a caller)")
+        self.session = session
+        self.call: Caller = caller or SessionCaller(session)  # type: ignore[arg-type]
+        self.click_action = click_action
+        self.auto_refresh = auto_refresh and session is not None
+        self.last_hit: dict[str, Any] | None = None
+        self.last_result: ToolResult | None = None
+        self._lock = threading.RLock()
+        self._syncing = False
+        self._tab_ids: list[str] = []
+
+        btn = w.Layout(width="auto")
+        self.back_button = w.Button(description="Back", icon="arrow-left", tooltip="navigate back", layout=btn)
+        self.forward_button = w.Button(
+            description="Forward", icon="arrow-right", tooltip="navigate forward", layout=btn
+        )
+        self.reload_button = w.Button(description="Reload", icon="refresh", tooltip="page_reload", layout=btn)
+        self.url_bar = w.Text(
+            placeholder="https://…", continuous_update=False, layout=w.Layout(flex="1 1 auto", width="auto")
+        )
+        self.go_button = w.Button(description="Go", button_style="primary", layout=btn)
+        self.tabs = w.Dropdown(options=[], description="Tab", layout=w.Layout(width="auto", flex="1 1 auto"))
+        self.new_tab_button = w.Button(description="New tab", icon="plus", layout=btn)
+        self.screen = ScreenView()
+        self.status = w.HTML("", layout=w.Layout(min_height="1.5em"))
+        self.add_class("ocnb-browser-view")
+
+        self.back_button.on_click(lambda _b: self.back())
+        self.forward_button.on_click(lambda _b: self.forward())
+        self.reload_button.on_click(lambda _b: self.reload())
+        self.go_button.on_click(lambda _b: self.go(self.url_bar.value))
+        self.new_tab_button.on_click(lambda _b: self.new_tab())
+        self.url_bar.observe(self._on_url_submit, names="value")
+        self.tabs.observe(self._on_tab_pick, names="value")
+        self.screen.on_click(lambda fx, fy: self.click_at(fx, fy))
+
+        toolbar = w.HBox([self.back_button, self.forward_button, self.reload_button, self.url_bar, self.go_button])
+        tabbar = w.HBox([self.tabs, self.new_tab_button])
+        super().__init__(children=[toolbar, tabbar, self.screen, self.status])
+
+        self._unsubscribe = None
+        if self.auto_refresh:
+            watcher = watcher_for(session, interval=interval)  # type: ignore[arg-type]
+            self._unsubscribe = watcher.subscribe(self.refresh)
+        if refresh_now:
+            self.refresh()
+
+    # -- actions (journaled) ---------------------------------------------------------------
+    def _act(self, tool: str, args: dict[str, Any]) -> ToolResult:
+        result = self.call(tool, args)
+        self.last_result = result
+        if not result.ok:
+            self._say_error(result)
+        if not self.auto_refresh:
+            self.refresh()
+        return result
+
+    def go(self, url: str) -> ToolResult:
+        """Open ``url`` in the active tab (``navigate``)."""
+        return self._act("navigate", {"url": url.strip()})
+
+    def back(self) -> ToolResult:
+        return self._act("navigate", {"url": "back"})
+
+    def forward(self) -> ToolResult:
+        return self._act("navigate", {"url": "forward"})
+
+    def reload(self) -> ToolResult:
+        return self._act("page_reload", {})
+
+    def new_tab(self, url: str | None = None) -> ToolResult:
+        return self._act("tabs_create", {"url": url} if url else {})
+
+    def select_tab(self, tab_id: str) -> ToolResult:
+        """Make ``tab_id`` the active tab (``tabs_activate``)."""
+        return self._act("tabs_activate", {"tab_id": tab_id})
+
+    def click_at(self, fx: float, fy: float, action: str | None = None) -> ToolResult | None:
+        """Act on the element at (``fx``, ``fy``), fractions of the screenshot; ``None`` if nothing is there.
+
+        The element is found with ``elementFromPoint`` (its nearest actionable ancestor), turned
+        into a ref with ``query_dom`` and acted on with ``interact``, which the journal records.
+        """
+        probe = HIT_TEST_JS.replace("__FX__", repr(float(fx))).replace("__FY__", repr(float(fy)))
+        found = self.call("javascript_tool", {"expression": probe}, quiet=True)
+        if not found.ok:
+            self._say_error(found)
+            return found
+        hit = (found.data or {}).get("result")
+        self.last_hit = hit if isinstance(hit, dict) else None
+        if not isinstance(hit, dict):
+            self.screen.highlight = {}
+            self.status.value = "<i>nothing under the pointer</i>"
+            return None
+        if hit.get("frame"):
+            self.status.value = "<i>that is inside a frame; act on it with interact and a ref from read_page</i>"
+            return None
+        ref, target = self._ref_for(hit)
+        label = _describe(hit, ref)
+        self.screen.highlight = {**hit.get("rect", {}), "label": label}
+        args: dict[str, Any] = {**target, "action": action or self.click_action}
+        result = self.call("interact", args)
+        self.last_result = result
+        hit["ref"] = ref
+        if result.ok:
+            self.status.value = f"{html.escape(args['action'])} → <b>{html.escape(label)}</b>"
+        else:
+            self._say_error(result, prefix=f"{label}: ")
+        if not self.auto_refresh:
+            self.refresh()
+        return result
+
+    def _ref_for(self, hit: dict[str, Any]) -> tuple[str | None, dict[str, Any]]:
+        """A ref for the element hit (``query_dom`` by XPath), else a query from its name."""
+        if hit.get("xpath") and self.call.has_tool("query_dom"):
+            res = self.call("query_dom", {"selector": hit["xpath"], "method": "xpath"}, quiet=True)
+            if res.ok:
+                el = find_ref(res.data)
+                if el is not None:
+                    for key in ("role", "name"):  # the accessibility tree's words, when query_dom gives them
+                        if el.get(key):
+                            hit[key] = el[key]
+                    return el["ref"], {"ref": el["ref"]}
+        return None, {"query": hit.get("name") or hit.get("id") or hit.get("tag") or ""}
+
+    # -- display -------------------------------------------------------------------------------
+    def refresh(self) -> None:
+        """Take a fresh screenshot and tab list (quiet calls: not journaled)."""
+        with self._lock:
+            shot = self.call("page_screenshot", {}, quiet=True)
+            if shot.ok and isinstance(shot.data, dict):
+                path = Path(str(shot.data.get("path", "")))
+                with contextlib.suppress(OSError):
+                    data = path.read_bytes()
+                    self.screen.show_png(data, int(shot.data.get("width") or 0), int(shot.data.get("height") or 0))
+                    path.unlink()
+            elif not shot.ok:
+                self._say_error(shot)
+            tabs = self.call("tabs_context", {}, quiet=True)
+            if tabs.ok and isinstance(tabs.data, dict):
+                self._show_tabs(tabs.data)
+            self.refreshes += 1
+
+    def _show_tabs(self, data: dict[str, Any]) -> None:
+        listed = [t for t in data.get("tabs", []) if isinstance(t, dict)]
+        active = next((t for t in listed if t.get("active")), listed[0] if listed else None)
+        options = []
+        for t in listed:
+            title = t.get("title") or t.get("url") or t.get("tab_id")
+            options.append((f"{t.get('tab_id')}: {str(title)[:60]}", t.get("tab_id")))
+        self._syncing = True
+        try:
+            self._tab_ids = [str(t.get("tab_id")) for t in listed]
+            if list(self.tabs.options) != options:
+                self.tabs.options = options
+            if active is not None:
+                self.tabs.value = active.get("tab_id")
+                self.url = str(active.get("url") or "")
+                self.title = str(active.get("title") or "")
+                self.url_bar.value = self.url
+        finally:
+            self._syncing = False
+
+    def _say_error(self, result: ToolResult, prefix: str = "") -> None:
+        err = result.error
+        if err is None:
+            return
+        self.status.value = (
+            f'<span style="color:#b71c1c">{html.escape(prefix)}<b>{html.escape(err.code)}</b> '
+            f"{html.escape(result.tool)}: {html.escape(err.message)}</span>"
+        )
+
+    def _on_url_submit(self, change: dict[str, Any]) -> None:
+        if self._syncing:
+            return
+        url = str(change["new"]).strip()
+        if url and url != self.url:
+            self.go(url)
+
+    def _on_tab_pick(self, change: dict[str, Any]) -> None:
+        if self._syncing or change["new"] is None:
+            return
+        self.select_tab(str(change["new"]))
+
+    def close(self) -> None:
+        """Stop refreshing and close the widget and its children."""
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+        for child in (self.screen, self.status, self.tabs, self.url_bar):
+            child.close()
+        super().close()
+
+    def __repr__(self) -> str:
+        return f"<ocnb.widgets.BrowserView {json.dumps(self.url)} refreshes={self.refreshes}>"

@@ -1,0 +1,186 @@
+"""HumanHandoff: show a ``NEEDS_HUMAN`` result (screenshot, candidates, intent), let a person pick, resume.
+
+A target that cannot be resolved (not found, ambiguous) comes back, when hand-off is enabled, as
+a failed result with code ``NEEDS_HUMAN`` whose details are the payload: ``tool``, ``target``,
+``candidates``, a screenshot path and the ``intent`` when one was given. The widget shows it; the
+person picks a candidate and presses *Resume*, which runs the action on that element — through
+the audit layer's resume call when present, else by re-running the tool with the chosen ``ref``
+(journaled, ``source="widget"``).
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import ipywidgets as w
+
+from ..results import ToolError, ToolResult
+from .calls import Caller, SessionCaller
+
+if TYPE_CHECKING:
+    from ..session import Session
+
+__all__ = ["HumanHandoff", "handoff_payload", "resume_with_ref"]
+
+Resume = Callable[[dict[str, Any], str], ToolResult]
+_TARGET_KEYS = ("ref", "query")
+
+
+def handoff_payload(result: ToolResult | dict[str, Any]) -> dict[str, Any]:
+    """The payload of a ``NEEDS_HUMAN`` result (or the payload itself); raises ``ValueError`` otherwise."""
+    if isinstance(result, dict):
+        return result
+    if not result.ok and result.error is not None and result.error.code == "NEEDS_HUMAN":
+        details = dict(result.error.details)
+        return dict(details.get("payload") or details)
+    code = result.error.code if result.error is not None else "ok"
+    raise ValueError(f"HumanHandoff needs a NEEDS_HUMAN result, not {result.tool}: {code}")
+
+
+def _screenshot(payload: dict[str, Any]) -> Path | None:
+    for key in ("screenshot", "screenshot_path"):
+        value = payload.get(key)
+        if isinstance(value, dict):
+            value = value.get("path")
+        if isinstance(value, str) and Path(value).is_file():
+            return Path(value)
+    return None
+
+
+def _label(c: dict[str, Any]) -> str:
+    role = c.get("role") or c.get("tag") or "element"
+    name = c.get("name") or c.get("text") or ""
+    extra = f" — {c['why']}" if c.get("why") else ""
+    return f"{role} “{name}” ({c.get('ref')}){extra}"
+
+
+def resume_with_ref(call: Caller, payload: dict[str, Any], ref: str) -> ToolResult:
+    """Re-run the payload's tool on ``ref`` with its other arguments (and its intent) unchanged."""
+    args = {k: v for k, v in dict(payload.get("args") or {}).items() if k not in _TARGET_KEYS}
+    args["ref"] = ref
+    if payload.get("intent") and "intent" not in args:
+        args["intent"] = payload["intent"]
+    return call(str(payload.get("tool") or "interact"), args)
+
+
+def _library_resume(session: Session, call: Caller) -> Resume:
+    """Resume through the audit layer (``ocnb.audit.handoff.resume``) when the payload has a
+    ``handoff_id`` it knows; otherwise re-run the tool on the chosen ref through ``call``."""
+    from ..audit import handoff
+    from ..errors import OcnbError
+
+    def resume(payload: dict[str, Any], ref: str) -> ToolResult:
+        handoff_id = payload.get("handoff_id")
+        if isinstance(handoff_id, str) and handoff_id in handoff.pending(session):
+            try:
+                return handoff.resume(session, handoff_id, ref, source="widget")
+            except OcnbError as exc:
+                return ToolResult(ok=False, tool=str(payload.get("tool")), error=ToolError.from_exception(exc))
+        return resume_with_ref(call, payload, ref)
+
+    return resume
+
+
+class HumanHandoff(w.VBox):
+    """A ``NEEDS_HUMAN`` payload with a candidate picker and a *Resume* button.
+
+    Args:
+        result: the ``NEEDS_HUMAN`` :class:`ToolResult` (or its payload as a dict).
+        session: the session to resume in.
+        resume: the seam ``resume(payload, ref) -> ToolResult`` (default: the audit layer's resume,
+            else re-running the tool with the chosen ref through dispatch).
+    """
+
+    def __init__(
+        self,
+        result: ToolResult | dict[str, Any],
+        session: Session | None = None,
+        *,
+        resume: Resume | None = None,
+        caller: Caller | None = None,
+    ) -> None:
+        self.payload = handoff_payload(result)
+        self.session = session
+        call: Caller | None = caller or (SessionCaller(session) if session is not None else None)
+        self._resume: Resume | None = resume
+        if self._resume is None and session is not None and call is not None:
+            self._resume = _library_resume(session, call)
+        elif self._resume is None and call is not None:
+            self._resume = lambda payload, ref: resume_with_ref(call, payload, ref)
+        if self._resume is None:
+            raise TypeError("HumanHandoff needs a session, a caller or a resume function")
+        self.result: ToolResult | None = None
+        p = self.payload
+        self.candidates = [c for c in p.get("candidates") or [] if isinstance(c, dict) and c.get("ref")]
+
+        target = p.get("target")
+        target_text = target if isinstance(target, str) else ", ".join(f"{k}={v}" for k, v in (target or {}).items())
+        lines = [f"<b>{html.escape(str(p.get('tool') or 'a tool'))}</b> needs a person to pick the element"]
+        if target_text:
+            lines.append(f"target: <code>{html.escape(str(target_text))}</code>")
+        if p.get("intent"):
+            lines.append(f"intent: <i>{html.escape(str(p['intent']))}</i>")
+        if p.get("reason") or p.get("code"):
+            lines.append(f"why: {html.escape(str(p.get('reason') or p.get('code')))}")
+        self.header = w.HTML("<br>".join(lines))
+        shot = _screenshot(p)
+        self.image = w.Image(value=shot.read_bytes() if shot else b"", format="png", layout=w.Layout(max_width="100%"))
+        if shot is None:
+            self.image.layout.display = "none"
+        self.picker = w.RadioButtons(
+            options=[(_label(c), c["ref"]) for c in self.candidates],
+            value=self.candidates[0]["ref"] if self.candidates else None,
+            layout=w.Layout(width="auto"),
+        )
+        self.resume_button = w.Button(
+            description="Resume", icon="play", button_style="success", disabled=not self.candidates
+        )
+        self.cancel_button = w.Button(description="Cancel", icon="times")
+        self.outcome = w.HTML("" if self.candidates else "<i>no candidates to pick from</i>")
+        self.resume_button.on_click(lambda _b: self.resume())
+        self.cancel_button.on_click(lambda _b: self.cancel())
+        self.add_class("ocnb-human-handoff")
+        super().__init__(
+            children=[
+                self.header,
+                self.image,
+                self.picker,
+                w.HBox([self.resume_button, self.cancel_button]),
+                self.outcome,
+            ]
+        )
+
+    def pick(self, ref: str) -> None:
+        """Choose a candidate by its ref (what clicking its radio button does)."""
+        self.picker.value = ref
+
+    def resume(self, ref: str | None = None) -> ToolResult:
+        """Run the action on the chosen element; the result is kept in :attr:`result`."""
+        ref = ref or self.picker.value
+        if not ref:
+            result = ToolResult.failure(
+                str(self.payload.get("tool") or "interact"), "INVALID_ARGUMENT", "pick an element"
+            )
+        else:
+            assert self._resume is not None
+            result = self._resume(self.payload, ref)
+        self.result = result
+        if result.ok:
+            self.outcome.value = f"resumed on <b>{html.escape(ref or '')}</b>: ok"
+            self.resume_button.disabled = self.cancel_button.disabled = True
+            self.picker.disabled = True
+        elif result.error is not None:
+            self.outcome.value = (
+                f'<span style="color:#b71c1c"><b>{html.escape(result.error.code)}</b> '
+                f"{html.escape(result.error.message)}</span>"
+            )
+        return result
+
+    def cancel(self) -> None:
+        """Give up on this hand-off (nothing runs)."""
+        self.outcome.value = "cancelled: nothing was done"
+        self.resume_button.disabled = self.cancel_button.disabled = True
+        self.picker.disabled = True

@@ -1,0 +1,161 @@
+"""Keeps widgets in step with a session: pipeline hooks plus one throttled refresher thread.
+
+The watcher adds one before-hook (first in line, so a quiet call is marked before the audit layer's
+trace hook sees it) and one after-hook to ``session.pipeline`` (the lead's dispatch
+hook points). The after-hook runs on the browser thread, so it only counts the call, hands it to
+quick ``on_call`` listeners (e.g. the skill recorder collecting steps) and wakes the refresher;
+the refresher thread then calls the ``subscribe`` listeners at most once per ``interval`` seconds,
+however many calls arrived meanwhile. Quiet widget calls (see :mod:`ocnb.widgets.calls`) are
+marked ``record=False`` and do not wake anyone, so a refresh never triggers another refresh.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from .calls import QUIET
+
+if TYPE_CHECKING:
+    from ..dispatch import CallContext
+    from ..results import ToolResult
+    from ..session import Session
+
+__all__ = ["SessionWatcher", "watcher_for"]
+
+log = logging.getLogger(__name__)
+_ATTR = "_ocnb_widget_watcher"
+_CREATE = threading.Lock()
+
+
+class SessionWatcher:
+    """Pipeline hooks and a throttled refresher for the widgets of one session."""
+
+    def __init__(self, session: Session, *, interval: float = 0.4) -> None:
+        self.session = session
+        self.interval = interval
+        #: Calls seen (not counting quiet ones).
+        self.calls = 0
+        self._listeners: list[Callable[[], None]] = []
+        self._call_listeners: list[Callable[[CallContext, ToolResult], None]] = []
+        self._before_listeners: list[Callable[[CallContext], None]] = []
+        self._wake = threading.Event()
+        self._idle = threading.Event()
+        self._idle.set()
+        self._stopped = False
+        self._state_lock = threading.Lock()
+        self._last = 0.0
+        self._thread: threading.Thread | None = None
+        session.pipeline.before.insert(0, self._before)
+        session.pipeline.after.append(self._after)
+        on_close = getattr(session, "_on_close", None)
+        if isinstance(on_close, list):
+            on_close.append(lambda _s: self.stop())
+
+    # -- hooks (browser thread) ------------------------------------------------------------
+    def _before(self, call: CallContext) -> None:
+        if QUIET.get():
+            call.record = False
+            call.extra["widget_quiet"] = True
+            return
+        for fn in list(self._before_listeners):
+            try:
+                fn(call)
+            except Exception:  # noqa: BLE001 - a widget bug must not break a tool call
+                log.exception("ocnb widget before-listener failed")
+
+    def _after(self, call: CallContext, result: ToolResult) -> None:
+        if call.extra.get("widget_quiet") or QUIET.get():
+            return
+        self.calls += 1
+        for fn in list(self._call_listeners):
+            try:
+                fn(call, result)
+            except Exception:  # noqa: BLE001
+                log.exception("ocnb widget call-listener failed")
+        if self._listeners:
+            self.request()
+
+    # -- listeners ---------------------------------------------------------------------------
+    def subscribe(self, fn: Callable[[], None]) -> Callable[[], None]:
+        """Call ``fn()`` on the refresher thread after tool calls (throttled); returns an unsubscribe."""
+        self._listeners.append(fn)
+        return lambda: self._listeners.remove(fn) if fn in self._listeners else None
+
+    def on_call(self, fn: Callable[[CallContext, ToolResult], None]) -> Callable[[], None]:
+        """Call ``fn(call, result)`` on the browser thread after each recorded call (keep it quick)."""
+        self._call_listeners.append(fn)
+        return lambda: self._call_listeners.remove(fn) if fn in self._call_listeners else None
+
+    def on_before(self, fn: Callable[[CallContext], None]) -> Callable[[], None]:
+        """Call ``fn(call)`` before each recorded call's handler runs (it may adjust ``exec_args``)."""
+        self._before_listeners.append(fn)
+        return lambda: self._before_listeners.remove(fn) if fn in self._before_listeners else None
+
+    # -- refresher thread ------------------------------------------------------------------
+    def request(self) -> None:
+        """Ask for a refresh of every subscriber soon (coalesced with other requests)."""
+        if self._stopped:
+            return
+        with self._state_lock:
+            self._idle.clear()
+            self._wake.set()
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="ocnb-widget-refresh", daemon=True)
+                self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stopped:
+            self._wake.wait()
+            if self._stopped:
+                break
+            delay = self._last + self.interval - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+            self._wake.clear()
+            self._last = time.monotonic()
+            for fn in list(self._listeners):
+                try:
+                    fn()
+                except Exception:  # noqa: BLE001
+                    log.exception("ocnb widget refresh failed")
+            with self._state_lock:
+                if not self._wake.is_set():
+                    self._idle.set()
+        self._idle.set()
+
+    def wait_idle(self, timeout: float = 10.0) -> bool:
+        """Block until no refresh is pending or running (for tests and scripts)."""
+        return self._idle.wait(timeout)
+
+    def stop(self) -> None:
+        """Stop the refresher and detach the hooks (the session closes, or no widget is left)."""
+        self._stopped = True
+        self._wake.set()
+        with contextlib.suppress(ValueError):
+            self.session.pipeline.before.remove(self._before)
+        with contextlib.suppress(ValueError):
+            self.session.pipeline.after.remove(self._after)
+        with contextlib.suppress(AttributeError):
+            if getattr(self.session, _ATTR) is self:
+                delattr(self.session, _ATTR)
+
+
+def watcher_for(session: Session, *, interval: float | None = None) -> SessionWatcher:
+    """The session's one watcher, created (and its hooks installed) on first use."""
+    with _CREATE:
+        w = getattr(session, _ATTR, None)
+        if w is None or w._stopped:
+            w = SessionWatcher(session)
+            setattr(session, _ATTR, w)
+        before = session.pipeline.before
+        if before and before[0] != w._before:  # quiet calls must be marked before the trace sees them
+            before.remove(w._before)
+            before.insert(0, w._before)
+        if interval is not None:
+            w.interval = interval
+        return w
