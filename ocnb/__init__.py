@@ -32,9 +32,9 @@ __all__ = [
 
 
 def __getattr__(name: str):  # noqa: ANN202 - module-level lazy import
-    """``ocnb.mcp`` is imported on first use: it pulls in uvicorn, starlette and the MCP SDK."""
-    if name == "mcp":
+    """``ocnb.mcp`` and ``ocnb.widgets`` are imported on first use (uvicorn and the MCP SDK; ipywidgets)."""
+    if name in ("mcp", "widgets"):
         import importlib
 
-        return importlib.import_module("ocnb.mcp")
+        return importlib.import_module(f"ocnb.{name}")
     raise AttributeError(f"module 'ocnb' has no attribute {name!r}")
