@@ -7,7 +7,7 @@ from typing import Any
 from ..errors import Disabled, InvalidArgument
 from ..registry import tool
 
-__all__ = ["oc_journal"]
+__all__ = ["oc_journal", "oc_secrets_load"]
 
 
 @tool(
@@ -55,3 +55,28 @@ async def oc_journal(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
         raise InvalidArgument(str(exc)) from None
     out["session_id"] = session_id or ctx.session.id
     return out
+
+
+@tool(
+    name="oc_secrets_load",
+    category="observability",
+    uses_page=False,
+    side_effects=True,
+    description="Load a dotenv file of secrets, usable as ${SECRET:NAME} in later calls. "
+    "Returns only the names; values never appear in results, logs or files.",
+    properties={"path": {"type": "string", "minLength": 1}},
+    required=["path"],
+)
+async def oc_secrets_load(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+    from pathlib import Path
+
+    from ..errors import FileNotAllowed
+
+    path = Path(args["path"]).expanduser().resolve()
+    roots = [Path(ctx.home).resolve(), Path(ctx.config.upload_root).resolve()]
+    if not any(path.is_relative_to(r) for r in roots):
+        raise FileNotAllowed(f"{path} is outside the working folder and OCNB_HOME")
+    if not path.is_file():
+        raise InvalidArgument(f"no file {path}")
+    names = ctx.session.secrets.load_dotenv(path)
+    return {"loaded": sorted(names), "count": len(ctx.session.secrets)}

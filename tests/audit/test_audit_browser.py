@@ -142,3 +142,14 @@ def test_human_handoff_payload_and_resume(site, ocnb_home) -> None:
         assert done.ok, done
         assert "Deleted Invoice 1002" in s.javascript_tool(expression=log).data["result"]
         assert list(s.journal_df()["tool"]).count("interact") == 2
+
+
+def test_secrets_load_tool_returns_names_only(tmp_path, ocnb_home, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    env = tmp_path / "agent.env"
+    env.write_text(f"API_TOKEN={SECRET}\n")
+    with ocnb.Session(home=ocnb_home, upload_root=tmp_path) as s:
+        r = s.oc_secrets_load(path=str(env))
+        assert r.ok and r.data["loaded"] == ["API_TOKEN"] and SECRET not in r.to_json()
+        assert s.oc_secrets_load(path="/etc/hostname").error.code == "FILE_NOT_ALLOWED"
+        assert s.javascript_tool(expression="'${SECRET:API_TOKEN}'.length").data["result"] == len(SECRET)
