@@ -46,7 +46,7 @@ def run_demo(out: Path) -> dict[str, Any]:
                     "ok": r.ok,
                     "error_code": r.error.code if r.error else None,
                     "ms": round((time.perf_counter() - t0) * 1000, 1),
-                    "data": r.data if r.ok else r.error.to_dict(),
+                    "data": r.data if r.ok or r.error is None else r.error.to_dict(),
                 }
             )
     (out / "demo.json").write_text(json.dumps(steps, indent=2, default=str) + "\n")

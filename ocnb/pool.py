@@ -65,7 +65,7 @@ def replay_row(
     if start_url:
         nav = dispatch(session, "navigate", {"url": start_url}, source="replay")
         if not nav.ok:
-            return _row(index, False, nav.error.code, 0, 0, t0, None)
+            return _row(index, False, nav.error.code if nav.error else "INTERNAL", 0, 0, t0, None)
     args: dict[str, Any] = {"skill_id": skill["id"], "params": {k: ("" if v is None else v) for k, v in row.items()}}
     for key in ("step_timeout_ms", "allow_risky", "stop_on_contract_failure"):
         if key in options:
@@ -76,7 +76,7 @@ def replay_row(
     return _row(
         index,
         r.ok,
-        None if r.ok else r.error.code,
+        None if r.ok or r.error is None else r.error.code,
         int(report.get("steps_executed", 0)),
         int(report.get("steps_total", 0)),
         t0,
@@ -161,7 +161,7 @@ class Pool:
         progress: bool = True,
     ) -> Any:
         """Replay ``skill_id`` once per row of ``params`` (a DataFrame or a list of dicts)."""
-        skill = SkillStore(self.home).get(skill_id)
+        skill = SkillStore(None if self.home is None else str(self.home)).get(skill_id)
         rows = _rows(params)
         options: dict[str, Any] = {"start_url": start_url}
         if step_timeout_ms is not None:

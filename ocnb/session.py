@@ -53,6 +53,13 @@ class Session:
         config: a :class:`~ocnb.config.Config`; keyword overrides of its fields are accepted too.
     """
 
+    # Attributes the layers of ocnb.features attach to every session.
+    journal: Any
+    trace: Any
+    task: Any
+    recent_results: Any
+    _on_close: list[Any]
+
     def __init__(
         self,
         *,
