@@ -11,6 +11,14 @@ from .results import ToolError, ToolResult
 from .session import Session, session
 from .telemetry import journal_df, replay_df, trace_df
 
+
+def load_ipython_extension(ipython: object) -> None:
+    """``%load_ext ocnb``: register the ``%oc`` / ``%%oc`` magics."""
+    from .magics import load_ipython_extension as _load
+
+    _load(ipython)
+
+
 __all__ = [
     "Config",
     "OcnbError",
@@ -25,6 +33,7 @@ __all__ = [
     "build_registry",
     "dispatch",
     "journal_df",
+    "load_ipython_extension",
     "replay_df",
     "session",
     "trace_df",

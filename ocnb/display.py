@@ -1,19 +1,51 @@
-"""HTML rendering of tool results for notebooks (``text/plain`` is always produced as well)."""
+"""HTML rendering of tool results for notebooks (``text/plain`` is always produced as well).
+
+- a failed call: a compact red box with its code and message (details folded away);
+- a page read (``read_page``: data with a ``content`` string): a collapsible outline that follows the
+  indentation of the text, with refs highlighted;
+- a screenshot (data with a ``.png`` ``path``): the image inline (or its path when
+  ``options.inline_images`` is off, e.g. ``%config OcMagics.show_screenshots = False``);
+- a discovery result (``results`` with ``relevance``): a ranked table with per-tier token counts;
+- anything else: the data as a folded JSON block.
+"""
 
 from __future__ import annotations
 
 import base64
 import html
 import json
+import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .results import ToolResult
 
-__all__ = ["render_html"]
+__all__ = ["DisplayOptions", "options", "render_html"]
 
 _MAX_INLINE_IMAGE = 4 * 1024 * 1024
+_REF = re.compile(r"\b(ax_\d+)\b")
+_BOX = "font-family:var(--jp-code-font-family,monospace);font-size:12px"
+
+
+@dataclass
+class DisplayOptions:
+    """Switches for notebook rendering (the magics' settings write these)."""
+
+    #: Embed screenshots as images (else show their path).
+    inline_images: bool = True
+    #: Outlines longer than this many lines are shown as one scrollable block, not a tree.
+    outline_tree_max_lines: int = 1500
+    #: JSON blocks longer than this many lines start folded (their keys stay visible).
+    fold_json_over_lines: int = 40
+
+
+options = DisplayOptions()
+
+
+def _esc(value: Any) -> str:
+    return html.escape(str(value))
 
 
 def _error_box(result: ToolResult) -> str:
@@ -22,36 +54,106 @@ def _error_box(result: ToolResult) -> str:
     if result.error.details:
         details = (
             "<details><summary>details</summary><pre>"
-            + html.escape(json.dumps(result.error.details, ensure_ascii=False, indent=2, default=str))
+            + _esc(json.dumps(result.error.details, ensure_ascii=False, indent=2, default=str))
             + "</pre></details>"
         )
     return (
-        '<div class="ocnb-error" style="border-left:4px solid #d33;background:#fdecea;padding:4px 8px;'
-        'font-family:monospace">'
-        f"<b>{html.escape(result.error.code)}</b> {html.escape(result.tool)}: "
-        f"{html.escape(result.error.message)}{details}</div>"
+        f'<div class="ocnb-error" style="border-left:4px solid #d33;background:#fdecea;color:#611;'
+        f'padding:4px 8px;{_BOX}">'
+        f"<b>{_esc(result.error.code)}</b> {_esc(result.tool)}: {_esc(result.error.message)}{details}</div>"
     )
+
+
+def _line_html(text: str) -> str:
+    """One outline line, escaped, with refs set off as code."""
+    return _REF.sub(r'<code class="ocnb-ref" style="color:#0550ae">\1</code>', _esc(text))
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def outline_tree(content: str) -> str:
+    """Nested ``<details>`` following the indentation of ``content``; each parent line folds its children."""
+    lines = [ln.rstrip() for ln in content.splitlines() if ln.strip()]
+    out: list[str] = []
+    stack: list[int] = []  # indents of the open <details>
+    for i, line in enumerate(lines):
+        ind = _indent(line)
+        while stack and ind <= stack[-1]:
+            stack.pop()
+            out.append("</div></details>")
+        nxt = _indent(lines[i + 1]) if i + 1 < len(lines) else -1
+        pad = f"padding-left:{min(ind, 40) * 0.5}em"
+        if nxt > ind:
+            out.append(f'<details open><summary style="{pad}">{_line_html(line.strip())}</summary><div>')
+            stack.append(ind)
+        else:
+            out.append(f'<div style="{pad};margin-left:1.1em">{_line_html(line.strip())}</div>')
+    out.extend("</div></details>" for _ in stack)
+    return "".join(out)
 
 
 def _outline(content: str, head: dict[str, Any]) -> str:
-    title = html.escape(str(head.get("title", "")))
-    url = html.escape(str(head.get("url", "")))
+    title = _esc(head.get("title", ""))
+    url = _esc(head.get("url", ""))
+    extra = []
+    for key, label in (("mode", "mode"), ("ref_count", "refs"), ("tokens", "tokens"), ("truncated", "truncated")):
+        if key in head and head[key] not in (None, False):
+            extra.append(f"{label}: {_esc(head[key])}")
+    meta = f' <span style="color:#666">({", ".join(extra)})</span>' if extra else ""
+    n_lines = content.count("\n") + 1
+    if n_lines <= options.outline_tree_max_lines:
+        body = f'<div style="max-height:32em;overflow:auto;{_BOX}">{outline_tree(content)}</div>'
+    else:
+        body = f'<pre style="max-height:32em;overflow:auto">{_esc(content)}</pre>'
     return (
-        f'<details open class="ocnb-outline"><summary><b>{title}</b> <code>{url}</code></summary>'
-        f'<pre style="max-height:32em;overflow:auto">{html.escape(content)}</pre></details>'
+        f'<details open class="ocnb-outline"><summary><b>{title}</b> <code>{url}</code>{meta}</summary>{body}</details>'
     )
 
 
-def _image(path: str) -> str:
+def _image(path: str, data: dict[str, Any]) -> str:
     p = Path(path)
-    if not p.is_file() or p.stat().st_size > _MAX_INLINE_IMAGE:
-        return f"<code>{html.escape(path)}</code>"
+    caption = f'<div style="color:#666;{_BOX}">{_esc(data.get("url", ""))} <code>{_esc(path)}</code></div>'
+    if not options.inline_images or not p.is_file() or p.stat().st_size > _MAX_INLINE_IMAGE:
+        return f'<div class="ocnb-screenshot">screenshot {caption}</div>'
     b64 = base64.b64encode(p.read_bytes()).decode()
-    return f'<img src="data:image/png;base64,{b64}" style="max-width:100%;border:1px solid #ccc"/>'
+    return (
+        f'<div class="ocnb-screenshot"><img src="data:image/png;base64,{b64}" '
+        f'style="max-width:100%;border:1px solid #ccc"/>{caption}</div>'
+    )
+
+
+def _discovery(data: dict[str, Any]) -> str:
+    rows = "".join(
+        f"<tr><td>{i}</td><td><code>{_esc(r.get('id', r.get('name', '')))}</code></td>"
+        f"<td>{_esc(r.get('summary', r.get('description', '')))}</td>"
+        f"<td>{float(r.get('relevance', 0)):.3f}</td></tr>"
+        for i, r in enumerate(data.get("results", []), 1)
+    )
+    tokens = data.get("tokens") or {}
+    tok = ", ".join(f"{_esc(k)}: {_esc(v)}" for k, v in tokens.items())
+    return (
+        f'<div class="ocnb-discovery"><b>discover</b> <i>{_esc(data.get("query", ""))}</i>'
+        f"{f' <span style=color:#666>(tokens {tok})</span>' if tok else ''}"
+        "<table><thead><tr><th>#</th><th>capability</th><th>summary</th><th>relevance</th></tr></thead>"
+        f"<tbody>{rows}</tbody></table></div>"
+    )
+
+
+def _json_block(result: ToolResult) -> str:
+    text = json.dumps(result.data, ensure_ascii=False, indent=2, default=str)
+    body = f"<pre style='max-height:32em;overflow:auto;{_BOX}'>{_esc(text)}</pre>"
+    head = f"<b>{_esc(result.tool)}</b> ok"
+    if text.count("\n") + 1 > options.fold_json_over_lines:
+        keys = ", ".join(map(str, result.data)) if isinstance(result.data, dict) else type(result.data).__name__
+        head += f' <span style="color:#666;{_BOX}">{{{_esc(keys[:120])}}}</span>'
+        return f'<details class="ocnb-result"><summary>{head}</summary>{body}</details>'
+    return f'<div class="ocnb-result">{head}{body}</div>'
 
 
 def render_html(result: ToolResult) -> str:
-    """Render a :class:`ToolResult` as compact HTML: outline, image, or a JSON block."""
+    """Render a :class:`ToolResult` as compact HTML: error box, outline, image, ranking, or JSON."""
     if not result.ok:
         return _error_box(result)
     data = result.data
@@ -59,6 +161,8 @@ def render_html(result: ToolResult) -> str:
         if isinstance(data.get("content"), str):
             return _outline(data["content"], data)
         if isinstance(data.get("path"), str) and data["path"].endswith(".png"):
-            return _image(data["path"])
-    body = html.escape(json.dumps(data, ensure_ascii=False, indent=2, default=str))
-    return f'<div class="ocnb-result"><b>{html.escape(result.tool)}</b> ok<pre>{body}</pre></div>'
+            return _image(data["path"], data)
+        results = data.get("results")
+        if isinstance(results, list) and all(isinstance(r, dict) and "relevance" in r for r in results):
+            return _discovery(data)
+    return _json_block(result)

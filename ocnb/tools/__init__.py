@@ -1,5 +1,18 @@
 """Tool modules, one per category. Importing this package registers every tool."""
 
-from . import contracts, discovery, journal, meta, navigation, page_state, scripting, skills, tabs, workflow  # noqa: F401
+from . import (  # noqa: F401
+    contracts,
+    discovery,
+    interact,
+    journal,
+    meta,
+    navigation,
+    page_state,
+    read,
+    scripting,
+    skills,
+    tabs,
+    workflow,
+)
 
 __all__: list[str] = []

@@ -1,0 +1,27 @@
+"""Perception: the page as text with refs, target resolution and selector chains (DESIGN §3).
+
+- :mod:`.snapshot` — :func:`read_page` (modes ax/text/dom) over the in-page script ``snapshot.js``;
+- :mod:`.refs` — per-page ref registry; :func:`resolve_ref` or ``STALE_REF``;
+- :mod:`.targets` — :func:`resolve_target` (ref or query), :func:`find`, :func:`query_dom`;
+- :mod:`.selectors` — :func:`selector_chain` and :func:`resolve_chain` (skill replay builds on it).
+"""
+
+from __future__ import annotations
+
+from .refs import REF_PATTERN, page_refs, resolve_ref
+from .selectors import resolve_chain, selector_chain
+from .snapshot import read_page
+from .targets import Resolved, find, query_dom, resolve_target
+
+__all__ = [
+    "REF_PATTERN",
+    "Resolved",
+    "find",
+    "page_refs",
+    "query_dom",
+    "read_page",
+    "resolve_chain",
+    "resolve_ref",
+    "resolve_target",
+    "selector_chain",
+]

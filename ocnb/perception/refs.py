@@ -1,0 +1,132 @@
+"""Refs: short opaque names (``ax_12``) for elements, stable while the element lives.
+
+The in-page script keeps, per document, a WeakMap element → number. The counter is owned here,
+per page, and only ever grows; so a ref handed out before a navigation or a removal can never be
+given to another element. The registry also remembers which frame holds each ref, so a ref in a
+(cross-origin) iframe is resolved in that frame. A ref whose element is gone raises ``STALE_REF``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import weakref
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from ..errors import InvalidArgument, StaleRef, from_playwright
+
+__all__ = ["REF_PATTERN", "PageRefs", "call", "call_handle", "page_refs", "parse_ref", "resolve_ref", "script"]
+
+REF_PATTERN = re.compile(r"^ax_(\d+)$")
+
+
+@lru_cache(maxsize=1)
+def script() -> str:
+    """The in-page perception script (an expression evaluating to ``(req) => {result, next}``)."""
+    return (Path(__file__).with_name("snapshot.js")).read_text(encoding="utf-8")
+
+
+@dataclass
+class PageRefs:
+    """Per-page ref state: the next ref number, and which frame each ref lives in."""
+
+    next: int = 1
+    frames: dict[int, Any] = field(default_factory=dict)
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+
+_REGISTRY: weakref.WeakKeyDictionary[Any, PageRefs] = weakref.WeakKeyDictionary()
+
+
+def page_refs(page: Any) -> PageRefs:
+    """The ref state of ``page`` (created on first use, dropped with the page)."""
+    state = _REGISTRY.get(page)
+    if state is None:
+        state = PageRefs()
+        _REGISTRY[page] = state
+    return state
+
+
+def parse_ref(ref: str) -> int:
+    """``"ax_12"`` → 12; anything else is ``INVALID_ARGUMENT``."""
+    m = REF_PATTERN.match(str(ref).strip())
+    if not m:
+        raise InvalidArgument(
+            f"{ref!r} is not a ref (refs look like ax_12; read_page shows them)", details={"ref": ref}
+        )
+    return int(m.group(1))
+
+
+def _record(state: PageRefs, frame: Any, before: int, after: int) -> None:
+    for n in range(before, after):
+        state.frames[n] = frame
+
+
+async def call(frame: Any, page: Any, req: dict[str, Any]) -> Any:
+    """Run one op of the script in ``frame``; new refs it assigns are recorded against the frame."""
+    state = page_refs(page)
+    req = dict(req)
+    req["next"] = state.next
+    try:
+        out = await frame.evaluate(script(), req)
+    except Exception as exc:  # noqa: BLE001 - translated at the seam
+        raise from_playwright(exc) from exc
+    before, after = state.next, int(out["next"])
+    if after > before:
+        _record(state, frame, before, after)
+        state.next = after
+    return out["result"]
+
+
+async def call_handle(frame: Any, page: Any, req: dict[str, Any]) -> Any:
+    """Like :func:`call` but returns the result as an ElementHandle (or ``None``)."""
+    state = page_refs(page)
+    req = dict(req)
+    req["next"] = state.next
+    try:
+        handle = await frame.evaluate_handle(script(), req)
+        nxt = await (await handle.get_property("next")).json_value()
+        res = await handle.get_property("result")
+        await handle.dispose()
+    except Exception as exc:  # noqa: BLE001
+        raise from_playwright(exc) from exc
+    if int(nxt) > state.next:
+        _record(state, frame, state.next, int(nxt))
+        state.next = int(nxt)
+    el = res.as_element()
+    if el is None:
+        await res.dispose()
+    return el
+
+
+async def resolve_ref(page: Any, ref: str) -> tuple[Any, Any]:
+    """``(frame, element_handle)`` of a live ref, or raise ``STALE_REF`` (nothing is acted on)."""
+    n = parse_ref(ref)
+    state = page_refs(page)
+    frame = state.frames.get(n)
+    stale = StaleRef(
+        f"{ref} is stale: its element is gone (removed or the page navigated); call read_page for fresh refs",
+        details={"ref": ref},
+    )
+    if frame is None or n >= state.next:
+        raise stale
+    try:
+        if frame.is_detached():
+            raise stale
+    except StaleRef:
+        raise
+    except Exception:  # noqa: BLE001
+        raise stale from None
+    try:
+        el = await call_handle(frame, page, {"op": "resolve", "id": n})
+    except Exception as exc:  # noqa: BLE001 - a frame that navigated mid-call, etc.
+        code = getattr(exc, "code", "")
+        if code == "TARGET_CLOSED":
+            raise
+        raise stale from exc
+    if el is None:
+        raise stale
+    return frame, el

@@ -1,0 +1,887 @@
+// ocnb perception: one in-page script, evaluated per frame. It is an expression whose value is a
+// function `(req) => result`; Python calls it with a request object `{op, ...}`.
+// State lives per document under a Symbol on window: element <-> ref number (never reused; the
+// counter is owned by Python per page, so a ref from an old document can never name a new element).
+(req) => {
+  const KEY = Symbol.for("ocnb.perception");
+  let S = window[KEY];
+  if (!S) {
+    S = { ids: new WeakMap(), els: new Map(), mutations: 0, observer: null };
+    Object.defineProperty(window, KEY, { value: S, enumerable: false });
+  }
+  if (!S.observer && document.documentElement) {
+    try {
+      S.observer = new MutationObserver((recs) => { S.mutations += recs.length; });
+      S.observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+    } catch (e) { /* ignore */ }
+  }
+  let next = req.next || 1;
+  const PREFIX = "ax_";
+
+  const INTERACTIVE = new Set(["link", "button", "textbox", "searchbox", "checkbox", "radio", "combobox",
+    "listbox", "option", "slider", "spinbutton", "switch", "tab", "menuitem", "menuitemcheckbox",
+    "menuitemradio", "treeitem", "gridcell"]);
+  const NAME_FROM_CONTENT = new Set(["button", "link", "heading", "cell", "columnheader", "rowheader",
+    "option", "tab", "menuitem", "menuitemcheckbox", "menuitemradio", "treeitem", "checkbox", "radio",
+    "switch", "tooltip", "gridcell", "legend", "caption", "term", "summary"]);
+  // Containers whose children are indented under a line of their own.
+  const CONTAINERS = new Set(["navigation", "main", "banner", "contentinfo", "complementary", "form",
+    "dialog", "alertdialog", "list", "listitem", "table", "row", "region", "iframe", "group", "menu",
+    "menubar", "tablist", "tabpanel", "radiogroup", "tree", "grid", "search", "article", "alert", "status",
+    "toolbar", "figure", "blockquote"]);
+  const SKIP_TAGS = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "HEAD", "META", "LINK", "TITLE",
+    "BASE", "PARAM", "SOURCE", "TRACK"]);
+  const INLINE_DISPLAY = /^inline(?!-block|-flex|-grid|-table)/;
+
+  const ws = (s) => (s || "").replace(/[\s\u00a0\u200b]+/g, " ").trim();
+  const q = (s) => JSON.stringify(s);
+
+  function refOf(el) {
+    let id = S.ids.get(el);
+    if (id === undefined) {
+      id = next++;
+      S.ids.set(el, id);
+      S.els.set(id, new WeakRef(el));
+    }
+    return id;
+  }
+  function peekRef(el) { return S.ids.get(el); }
+  function lookup(id) {
+    const w = S.els.get(id);
+    const el = w && w.deref();
+    if (!el) { S.els.delete(id); return null; }
+    if (!el.isConnected) return null;
+    return el;
+  }
+
+  const styleCache = new Map();
+  function style(el) {
+    let s = styleCache.get(el);
+    if (!s) { s = getComputedStyle(el); styleCache.set(el, s); }
+    return s;
+  }
+  // Hidden for the outline: no box at all, or hidden from assistive tech.
+  // aria-hidden content that is visibly rendered stays in the outline (a sighted user sees and can
+  // click it; innerText and Playwright MCP's snapshot keep it too); it is left out of names.
+  function hiddenTree(el, forName) {
+    if (SKIP_TAGS.has(el.tagName)) return true;
+    if (forName && el.getAttribute("aria-hidden") === "true") return true;
+    if (el.hasAttribute("inert")) return true;
+    const s = style(el);
+    if (s.display === "none") return true;
+    return false;
+  }
+  function selfVisible(el) {
+    const v = style(el).visibility;
+    return v !== "hidden" && v !== "collapse";
+  }
+  function zeroBox(el) {
+    const r = el.getBoundingClientRect();
+    return r.width === 0 && r.height === 0;
+  }
+
+  function inputRole(el) {
+    const t = (el.getAttribute("type") || "text").toLowerCase();
+    switch (t) {
+      case "button": case "submit": case "reset": case "image": case "file": return "button";
+      case "checkbox": return "checkbox";
+      case "radio": return "radio";
+      case "range": return "slider";
+      case "number": return "spinbutton";
+      case "search": return el.hasAttribute("list") ? "combobox" : "searchbox";
+      case "hidden": return "";
+      case "color": return "button";
+      default: return el.hasAttribute("list") ? "combobox" : "textbox";
+    }
+  }
+  function hasLandmarkAncestor(el) {
+    for (let p = el.parentElement; p; p = p.parentElement) {
+      const t = p.tagName;
+      if (t === "ARTICLE" || t === "ASIDE" || t === "MAIN" || t === "NAV" || t === "SECTION") return true;
+    }
+    return false;
+  }
+  function implicitRole(el) {
+    const tag = el.tagName;
+    switch (tag) {
+      case "A": case "AREA": return el.hasAttribute("href") ? "link" : "";
+      case "BUTTON": return "button";
+      case "INPUT": return inputRole(el);
+      case "TEXTAREA": return "textbox";
+      case "SELECT": return (el.multiple || el.size > 1) ? "listbox" : "combobox";
+      case "OPTION": return "option";
+      case "H1": case "H2": case "H3": case "H4": case "H5": case "H6": return "heading";
+      case "IMG": return (el.getAttribute("alt") === "" && !el.getAttribute("title")) ? "" : "img";
+      case "NAV": return "navigation";
+      case "MAIN": return "main";
+      case "HEADER": return hasLandmarkAncestor(el) ? "" : "banner";
+      case "FOOTER": return hasLandmarkAncestor(el) ? "" : "contentinfo";
+      case "ASIDE": return "complementary";
+      case "FORM": return "form";
+      case "SEARCH": return "search";
+      case "SECTION": return (el.hasAttribute("aria-label") || el.hasAttribute("aria-labelledby")) ? "region" : "";
+      case "ARTICLE": return "article";
+      case "UL": case "OL": case "MENU": return "list";
+      case "LI": return "listitem";
+      case "TABLE": return "table";
+      case "TR": return "row";
+      case "TD": return "cell";
+      case "TH": return "columnheader";
+      case "DIALOG": return "dialog";
+      case "SUMMARY": return "button";
+      case "DETAILS": return "group";
+      case "FIELDSET": return "group";
+      case "P": return "paragraph";
+      case "BLOCKQUOTE": return "blockquote";
+      case "HR": return "separator";
+      case "PROGRESS": return "progressbar";
+      case "METER": return "meter";
+      case "IFRAME": case "FRAME": return "iframe";
+      case "FIGURE": return "figure";
+      case "OUTPUT": return "status";
+      case "DT": return "term";
+      case "DD": return "definition";
+      case "LEGEND": return "legend";
+      case "CAPTION": return "caption";
+    }
+    if (el.isContentEditable && el.getAttribute("contenteditable") !== null) return "textbox";
+    return "";
+  }
+  function focusable(el) {
+    const ti = el.getAttribute("tabindex");
+    return ti !== null && +ti >= 0;
+  }
+  function roleOf(el) {
+    const explicit = el.getAttribute("role");
+    if (explicit) {
+      const r = explicit.trim().split(/\s+/)[0].toLowerCase();
+      if (r === "none" || r === "presentation") return focusable(el) ? implicitRole(el) : "";
+      if (r === "generic") return "";
+      if (r) return r;
+    }
+    return implicitRole(el);
+  }
+
+  // ---- accessible names (a compact take on accname 1.2) ----------------------------------------
+  function childNodesOf(el) {
+    if (el.shadowRoot) return el.shadowRoot.childNodes;
+    if (el.tagName === "SLOT") {
+      const a = el.assignedNodes();
+      return a.length ? a : el.childNodes;
+    }
+    return el.childNodes;
+  }
+  function textOf(root, skip, forceHidden) {
+    const parts = [];
+    const visit = (n, hiddenOk) => {
+      if (n.nodeType === 3) {
+        const p = n.parentElement;
+        if (hiddenOk || !p || selfVisible(p)) parts.push(n.nodeValue);
+        return;
+      }
+      if (n.nodeType !== 1 || n === skip) return;
+      const el = n;
+      if (!hiddenOk && hiddenTree(el, true)) return;
+      if (SKIP_TAGS.has(el.tagName)) return;
+      const tag = el.tagName;
+      if (tag === "IMG" || tag === "AREA" || (tag === "INPUT" && el.type === "image")) {
+        const alt = el.getAttribute("aria-label") || el.getAttribute("alt") || "";
+        if (alt) parts.push(" " + alt + " ");
+        return;
+      }
+      if (el !== root) {
+        const al = el.getAttribute("aria-label");
+        if (al && ws(al)) { parts.push(" " + al + " "); return; }
+        if (tag === "INPUT" || tag === "TEXTAREA") {
+          const t = (el.type || "").toLowerCase();
+          if (t === "checkbox" || t === "radio") return;
+          if (t === "button" || t === "submit" || t === "reset") { parts.push(" " + (el.value || "") + " "); return; }
+          parts.push(" " + (el.value || "") + " ");
+          return;
+        }
+        if (tag === "SELECT") {
+          const o = el.selectedOptions && el.selectedOptions[0];
+          if (o) parts.push(" " + o.textContent + " ");
+          return;
+        }
+        if (tag === "svg" || tag === "SVG") {
+          const t = el.querySelector && el.querySelector("title");
+          if (t) parts.push(" " + t.textContent + " ");
+          return;
+        }
+      }
+      let block = false;
+      if (el !== root && !hiddenOk) {
+        const d = style(el).display;
+        block = !INLINE_DISPLAY.test(d);
+      }
+      if (block) parts.push(" ");
+      for (const c of childNodesOf(el)) visit(c, hiddenOk);
+      if (block) parts.push(" ");
+      if (tag === "BR") parts.push(" ");
+    };
+    visit(root, !!forceHidden);
+    return ws(parts.join(""));
+  }
+  function byIds(el, attr) {
+    const ids = (el.getAttribute(attr) || "").trim().split(/\s+/).filter(Boolean);
+    if (!ids.length) return "";
+    const rootNode = el.getRootNode();
+    const out = [];
+    for (const id of ids) {
+      const t = (rootNode.getElementById ? rootNode.getElementById(id) : null) || document.getElementById(id);
+      if (t) out.push(t === el ? ws(el.getAttribute("aria-label") || "") : textOf(t, null, true));
+    }
+    return ws(out.join(" "));
+  }
+  function labelText(el) {
+    const labels = el.labels;
+    if (!labels || !labels.length) return "";
+    return ws(Array.from(labels).map((l) => textOf(l, el)).join(" "));
+  }
+  // Returns [name, source] where source says where the name came from.
+  function nameOf(el, role) {
+    let n = byIds(el, "aria-labelledby");
+    if (n) return [n, "labelledby"];
+    n = ws(el.getAttribute("aria-label"));
+    if (n) return [n, "aria-label"];
+    const tag = el.tagName;
+    if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT") {
+      const t = (el.type || "").toLowerCase();
+      if (tag === "INPUT" && (t === "button" || t === "submit" || t === "reset")) {
+        n = ws(el.value) || (t === "submit" ? "Submit" : t === "reset" ? "Reset" : "");
+        if (n) return [n, "value"];
+      }
+      if (tag === "INPUT" && t === "image") {
+        n = ws(el.getAttribute("alt")) || ws(el.getAttribute("title")) || "Submit";
+        return [n, "alt"];
+      }
+      n = labelText(el);
+      if (n) return [n, "label"];
+      n = ws(el.getAttribute("title"));
+      if (n) return [n, "title"];
+      n = ws(el.getAttribute("placeholder"));
+      if (n) return [n, "placeholder"];
+      return ["", ""];
+    }
+    if (tag === "IMG" || tag === "AREA") {
+      n = ws(el.getAttribute("alt"));
+      if (n) return [n, "alt"];
+      if (tag === "IMG") { n = ws(el.getAttribute("title")); return [n, n ? "title" : ""]; }
+    }
+    if (tag === "FIELDSET") {
+      const lg = el.querySelector(":scope > legend");
+      if (lg) { n = textOf(lg); if (n) return [n, "legend"]; }
+    }
+    if (tag === "TABLE") {
+      const c = el.querySelector(":scope > caption");
+      if (c) { n = textOf(c); if (n) return [n, "caption"]; }
+    }
+    if (tag === "FIGURE") {
+      const c = el.querySelector(":scope > figcaption");
+      if (c) { n = textOf(c); if (n) return [n, "figcaption"]; }
+    }
+    if (NAME_FROM_CONTENT.has(role) || (role === "" && (focusable(el) || el.hasAttribute("onclick") || el.getAttribute("draggable") === "true"))) {
+      n = textOf(el);
+      if (n) return [n, "content"];
+    }
+    if (tag === "IFRAME" || tag === "FRAME") {
+      n = ws(el.getAttribute("title")) || ws(el.getAttribute("name"));
+      return [n, n ? "title" : ""];
+    }
+    n = ws(el.getAttribute("title"));
+    if (n) return [n, "title"];
+    return ["", ""];
+  }
+
+  function statesOf(el, role) {
+    const out = [];
+    const tag = el.tagName;
+    const attr = (a) => el.getAttribute(a);
+    if (role === "checkbox" || role === "radio" || role === "switch" || role === "menuitemcheckbox" || role === "menuitemradio") {
+      const c = (tag === "INPUT") ? (el.indeterminate ? "mixed" : el.checked) : attr("aria-checked");
+      if (c === true || c === "true") out.push("checked");
+      else if (c === "mixed") out.push("mixed");
+    }
+    if (tag === "OPTION" ? el.selected : attr("aria-selected") === "true") out.push("selected");
+    if (attr("aria-pressed") === "true") out.push("pressed");
+    const ex = attr("aria-expanded");
+    if (ex === "true") out.push("expanded");
+    else if (ex === "false") out.push("collapsed");
+    if (tag === "SUMMARY" && el.parentElement && el.parentElement.tagName === "DETAILS") {
+      out.push(el.parentElement.open ? "expanded" : "collapsed");
+    }
+    if (el.disabled === true || attr("aria-disabled") === "true") out.push("disabled");
+    if (el.required === true || attr("aria-required") === "true") out.push("required");
+    if ((el.readOnly === true && (tag === "INPUT" || tag === "TEXTAREA")) || attr("aria-readonly") === "true") out.push("readonly");
+    if (attr("aria-invalid") === "true") out.push("invalid");
+    if (attr("aria-current") && attr("aria-current") !== "false") out.push("current");
+    return out;
+  }
+
+  function shortHref(el) {
+    const raw = el.getAttribute("href");
+    if (raw === null) return "";
+    if (/^\s*javascript:/i.test(raw)) return "";
+    let u;
+    try { u = new URL(el.href, document.baseURI); } catch (e) { return ws(raw).slice(0, 80); }
+    let s;
+    try { u = { origin: u.origin, protocol: u.protocol, host: u.host, pathname: decodeURI(u.pathname), search: u.search, hash: u.hash }; } catch (e) { /* keep encoded */ }
+    if (u.origin === location.origin) {
+      if (u.pathname === location.pathname && u.search === location.search && u.hash) return u.hash;
+      s = u.pathname;
+    } else if (u.protocol === "http:" || u.protocol === "https:") {
+      s = u.host.replace(/^www\./, "") + (u.pathname === "/" ? "" : u.pathname);
+    } else {
+      return u.protocol === "mailto:" || u.protocol === "tel:" ? ws(raw).slice(0, 60) : u.protocol;
+    }
+    if (s.length > 60) s = s.slice(0, 57) + "…";
+    if (u.search) s += u.search.length > 24 ? "?…" : u.search;
+    return s;
+  }
+
+  function valueOf(el, role) {
+    const tag = el.tagName;
+    if (tag === "INPUT") {
+      const t = (el.type || "").toLowerCase();
+      if (t === "checkbox" || t === "radio" || t === "button" || t === "submit" || t === "reset" || t === "image" || t === "file") {
+        if (t === "file" && el.files && el.files.length) return Array.from(el.files).map((f) => f.name).join(", ");
+        return "";
+      }
+      if (t === "password") return el.value ? "••••" : "";
+      return el.value;
+    }
+    if (tag === "TEXTAREA") return el.value;
+    if (tag === "SELECT") return Array.from(el.selectedOptions).map((o) => ws(o.textContent)).join(", ");
+    if (role === "textbox" && el.isContentEditable) return "";
+    const vn = el.getAttribute("aria-valuenow");
+    if (vn !== null) return el.getAttribute("aria-valuetext") || vn;
+    return "";
+  }
+  function clip(s, n) { return s.length > n ? s.slice(0, n - 1) + "…" : s; }
+
+  function isInteractive(el, role) {
+    if (INTERACTIVE.has(role)) return true;
+    if (role === "" || role === "paragraph" || role === "listitem" || role === "img" || role === "cell") {
+      if (focusable(el) && el.tagName !== "BODY" && el.tagName !== "HTML") return true;
+      if (el.hasAttribute("onclick")) return true;
+    }
+    return false;
+  }
+  function displayRole(el, role) {
+    if (role) return role;
+    return "clickable";
+  }
+
+  // ---- the outline ----------------------------------------------------------------------------
+  // A node: {line, kids: [], text: bool}. Text runs are buffered per block and flushed as
+  // {text: "..."} nodes; wrappers without role vanish (their children are lifted).
+  const opts = req.opts || {};
+  const onlyInteractive = opts.filter === "interactive";
+  const frameMarks = [];
+
+  function describeLine(el, role, name, ref, states, extra) {
+    let s = "- " + displayRole(el, role);
+    if (name) s += " " + q(clip(name, 300));
+    if (ref !== undefined) s += " [" + PREFIX + ref + "]";
+    if (extra) s += " " + extra;
+    if (states.length) s += " " + states.join(" ");
+    return s;
+  }
+
+  function buildOutline(rootEl) {
+    const top = { kids: [] };
+    // stack of open containers; buffer of inline text of the current block
+    let buf = [];
+    let cur = top;
+    const flush = () => {
+      if (!buf.length) return;
+      const t = ws(buf.join(""));
+      buf = [];
+      bufText = false;
+      if (t && !onlyInteractive) cur.kids.push({ text: t });
+    };
+    let bufText = false;  // does the current block hold visible text yet (without re-joining buf)
+    const pushText = (s) => { buf.push(s); if (!bufText && /\S/.test(s)) bufText = true; };
+
+    function emitElement(el, role, forceBlock) {
+      // returns true when it consumed the element (its children included)
+      const interactive = isInteractive(el, role);
+      const tag = el.tagName;
+      if (interactive) {
+        if (!selfVisible(el)) return false;
+        if (zeroBox(el) && !(tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") && !el.getClientRects().length) {
+          // zero-size and no box: not visible; children may still be (display:contents-like)
+          if (!el.children.length) return true;
+          return false;
+        }
+        const ref = refOf(el);
+        const [name] = nameOf(el, role);
+        const states = statesOf(el, role);
+        let extra = "";
+        if (role === "link") {
+          const h = shortHref(el);
+          if (h) extra = "→ " + h;
+        } else {
+          const v = valueOf(el, role);
+          if (v && v !== name) extra = "value=" + q(clip(v, 200));
+        }
+        // A link inside running text stays inline, markdown-style: "see [the docs](ax_9 → /docs) now".
+        if (role === "link" && name && !states.length && !onlyInteractive && bufText &&
+            INLINE_DISPLAY.test(style(el).display) && !hasInteractiveInside(el)) {
+          pushText(" [" + clip(name, 300).replace(/[\[\]\\]/g, "\\$&") + "](" + PREFIX + ref + (extra ? " " + extra : "") + ") ");
+          return true;
+        }
+        flush();
+        const node = { line: describeLine(el, role, name, ref, states, extra), kids: [] };
+        cur.kids.push(node);
+        if (tag === "SELECT") {
+          const names = Array.from(el.options).map((o) => ws(o.label || o.textContent)).filter(Boolean);
+          if (names.length && !onlyInteractive) node.line += " options: " + clip(names.join(" | "), 2000);
+          else if (names.length) node.line += " options: " + clip(names.join(" | "), 400);
+          return true;
+        }
+        // Descend for nested interactive elements only (name already carries the text).
+        if (tag !== "INPUT" && tag !== "TEXTAREA" && el.querySelector && hasInteractiveInside(el)) {
+          const saved = cur; const savedBuf = buf; const savedText = bufText;
+          cur = node; buf = []; bufText = false;
+          walkChildren(el, true);
+          buf = savedBuf; bufText = savedText; cur = saved;
+        }
+        return true;
+      }
+      if (role === "heading") {
+        if (!selfVisible(el)) return false;
+        flush();
+        const lvl = el.getAttribute("aria-level") || (/^H[1-6]$/.test(tag) ? tag[1] : "2");
+        const name = nameOf(el, role)[0];
+        const node = { line: "- heading " + q(name) + " [level=" + lvl + "]", kids: [] };
+        if (hasInteractiveInside(el)) {
+          const saved = cur; const savedBuf = buf; const savedText = bufText;
+          cur = node; buf = []; bufText = false;
+          walkChildren(el, true);
+          buf = savedBuf; bufText = savedText; cur = saved;
+          // heading that is just one link/button with the same name: merge into one line
+          if (node.kids.length === 1 && !node.kids[0].kids.length && node.kids[0].line &&
+              node.kids[0].line.indexOf(q(name)) > 0) {
+            node.line = "- heading [level=" + lvl + "]: " + node.kids[0].line.slice(2);
+            node.kids = [];
+          }
+        }
+        if (onlyInteractive) { for (const k of node.kids) cur.kids.push(k); return true; }
+        if (name || node.kids.length) cur.kids.push(node);
+        return true;
+      }
+      if (role === "img") {
+        if (!selfVisible(el)) return true;
+        const name = nameOf(el, role)[0];
+        if (name && !onlyInteractive) {
+          if (INLINE_DISPLAY.test(style(el).display) && buf.length && !forceBlock) { pushText(" [img " + q(name) + "] "); return true; }
+          flush();
+          cur.kids.push({ line: "- img " + q(clip(name, 200)), kids: [] });
+        }
+        if (tag === "IMG") return true;
+        return false;
+      }
+      if (role === "iframe") {
+        flush();
+        const id = refOf(el);
+        const name = nameOf(el, role)[0];
+        const node = { line: "- iframe" + (name ? " " + q(clip(name, 80)) : "") + ":", kids: [], frame: id };
+        frameMarks.push(id);
+        cur.kids.push(node);
+        return true;
+      }
+      if (role === "separator" || role === "progressbar" || role === "meter") {
+        if (role !== "separator" && !onlyInteractive) {
+          flush();
+          const v = valueOf(el, role) || el.value;
+          cur.kids.push({ line: "- " + role + (v !== undefined && v !== "" ? " value=" + q(String(v)) : ""), kids: [] });
+          return true;
+        }
+        return role === "separator";
+      }
+      if (CONTAINERS.has(role) && !onlyInteractive) {
+        flush();
+        let name = "";
+        if (role !== "listitem" && role !== "row" && role !== "list" && role !== "article" && role !== "blockquote") {
+          name = nameOf(el, role)[0];
+          if (name.length > 80) name = "";
+        }
+        const node = { line: "- " + role + (name ? " " + q(name) : ""), kids: [], role };
+        const saved = cur; cur = node;
+        if (tag === "DETAILS" && !el.open) {
+          const sm = el.querySelector(":scope > summary");
+          if (sm) walkNode(sm);
+        } else {
+          walkChildren(el);
+        }
+        flush();
+        cur = saved;
+        if (node.kids.length) cur.kids.push(node);
+        return true;
+      }
+      return false;
+    }
+
+    function hasInteractiveInside(el) {
+      return !!el.querySelector("a[href],button,input,select,textarea,[role=button],[role=link],[role=checkbox],[role=tab],[role=menuitem],[tabindex],[contenteditable],iframe,summary");
+    }
+
+    function walkNode(n, nestedOnly) {
+      if (n.nodeType === 3) {
+        if (nestedOnly) return;
+        const p = n.parentElement || (n.parentNode && n.parentNode.host);
+        if (!p || selfVisible(p)) pushText(n.nodeValue);
+        return;
+      }
+      if (n.nodeType !== 1) return;
+      const el = n;
+      if (hiddenTree(el)) return;
+      const tag = el.tagName;
+      if (tag === "BR") { if (!nestedOnly) pushText("\n"); return; }
+      // A label whose text already names its (visible) control adds nothing: keep only what it nests.
+      if (tag === "LABEL" && !nestedOnly && el.control && el.control !== el && !hiddenTree(el.control) &&
+          el.control.getAttribute("aria-label") === null && el.control.getAttribute("aria-labelledby") === null) {
+        walkChildren(el, true);
+        return;
+      }
+      if (tag === "LEGEND" && !nestedOnly && el.parentElement && el.parentElement.tagName === "FIELDSET" && !onlyInteractive) {
+        walkChildren(el, true);  // the fieldset's group line already carries it as its name
+        return;
+      }
+      const role = roleOf(el);
+      if (nestedOnly) {
+        const inter = isInteractive(el, role) || role === "iframe";
+        if (inter) { emitElement(el, role, true); return; }
+        walkChildren(el, true);
+        return;
+      }
+      if (role && emitElement(el, role, false)) return;
+      if (!role && isInteractive(el, role) && emitElement(el, role, false)) return;
+      const d = style(el).display;
+      const block = !INLINE_DISPLAY.test(d) && d !== "contents";
+      if (block) flush();
+      if (tag === "DETAILS" && !el.open) {
+        const sm = el.querySelector(":scope > summary");
+        if (sm) walkNode(sm);
+      } else {
+        walkChildren(el, false);
+      }
+      if (block) flush(); else if (d.startsWith("inline-")) pushText(" ");
+      if (tag === "TD" || tag === "TH") pushText(" | ");
+    }
+    function walkChildren(el, nestedOnly) {
+      for (const c of childNodesOf(el)) walkNode(c, nestedOnly);
+    }
+
+    if (rootEl === document.body || rootEl === document.documentElement) {
+      walkChildren(rootEl, false);
+    } else {
+      walkNode(rootEl, false);
+    }
+    flush();
+    return top;
+  }
+
+  // ---- rendering: collapse and print ----------------------------------------------------------
+  function simplify(node) {
+    // returns a list of nodes replacing `node`
+    if (node.text !== undefined) return [node];
+    const kids = [];
+    for (const k of node.kids) for (const r of simplify(k)) kids.push(r);
+    // merge consecutive text runs that ended up adjacent
+    const merged = [];
+    for (const k of kids) {
+      const last = merged[merged.length - 1];
+      if (k.text !== undefined && last && last.text !== undefined &&
+          (node.role === "row" || (last.text.length < 60 && /:$/.test(last.text)))) last.text += " " + k.text;
+      else merged.push(k);
+    }
+    node.kids = merged;
+    if (node.role === "listitem") {
+      if (node.kids.length === 1) return node.kids;     // the item is its single child
+      if (!node.kids.length) return [];
+    }
+    if (node.role === "row") {
+      if (node.kids.every((k) => k.text !== undefined)) {
+        const t = node.kids.map((k) => k.text.replace(/\s*\|\s*$/, "")).join(" | ");
+        return t ? [{ text: t, row: true }] : [];
+      }
+    }
+    return [node];
+  }
+  function render(node, indent, depth, lines, maxDepth) {
+    for (const k of node.kids) {
+      if (k.text !== undefined) {
+        let t = k.text.replace(/\s*\|\s*$/, "");
+        if (t) lines.push(indent + (k.row ? "- row: " : "- text: ") + t);
+        continue;
+      }
+      if (k.frame !== undefined) {
+        lines.push(indent + k.line);
+        lines.push(indent + "  \u0000frame:" + k.frame);
+        continue;
+      }
+      // single text child → inline
+      if (k.kids.length === 1 && k.kids[0].text !== undefined && k.kids[0].frame === undefined) {
+        lines.push(indent + k.line + ": " + k.kids[0].text.replace(/\s*\|\s*$/, ""));
+        continue;
+      }
+      if (maxDepth !== null && depth >= maxDepth) {
+        lines.push(indent + k.line + (k.kids.length ? " …" : ""));
+        continue;
+      }
+      lines.push(indent + k.line + (k.kids.length && !k.line.endsWith(":") ? ":" : ""));
+      render(k, indent + "  ", depth + 1, lines, maxDepth);
+    }
+  }
+
+  function outline(rootEl) {
+    const top = buildOutline(rootEl);
+    const flat = { kids: [] };
+    for (const k of top.kids) for (const r of simplify(k)) flat.kids.push(r);
+    const lines = [];
+    if (onlyInteractive) {
+      // interactive lines only, flat
+      const walk = (n) => { for (const k of n.kids) { if (k.line) lines.push(k.frame !== undefined ? k.line + "\n  \u0000frame:" + k.frame : k.line); walk(k); } };
+      walk(flat);
+    } else {
+      render(flat, "", 0, lines, opts.depth == null ? null : opts.depth);
+    }
+    return lines.join("\n");
+  }
+
+  // ---- operations ----------------------------------------------------------------------------
+  function rootFor(ref) {
+    if (ref == null) return document.body || document.documentElement;
+    return lookup(ref);
+  }
+  function info(el) {
+    const role = roleOf(el);
+    const name = nameOf(el, role);
+    return { ref: PREFIX + refOf(el), role: displayRole(el, role), name: name[0], name_source: name[1] };
+  }
+  function candidateList() {
+    const out = [];
+    const visit = (root) => {
+      const all = root.querySelectorAll("*");
+      for (const el of all) {
+        if (el.shadowRoot) visit(el.shadowRoot);
+        const role = roleOf(el);
+        const extraTarget = el.getAttribute("draggable") === "true" ||
+          ((role === "region" || role === "form" || role === "dialog" || role === "group" || role === "list") &&
+           (el.hasAttribute("aria-label") || el.hasAttribute("aria-labelledby")));
+        if (!isInteractive(el, role) && !extraTarget) continue;
+        // visibility: no hidden ancestor
+        if (!visibleForAction(el)) continue;
+        const nm = nameOf(el, role);
+        const c = {
+          ref: PREFIX + refOf(el), role: displayRole(el, role), name: nm[0], name_source: nm[1],
+          tag: el.tagName.toLowerCase(),
+        };
+        const lt = (el.labels && el.labels.length) ? labelText(el) : "";
+        if (lt) c.label = lt;
+        const ph = el.getAttribute("placeholder");
+        if (ph) c.placeholder = ws(ph);
+        const nmAttr = el.getAttribute("name");
+        if (nmAttr) c.attr_name = nmAttr;
+        if (el.id) c.id = el.id;
+        const tid = el.getAttribute("data-testid");
+        if (tid) c.testid = tid;
+        if (!nm[0] || nm[1] !== "content") { const t = textOf(el); if (t) c.text = clip(t, 200); }
+        else c.text = clip(nm[0], 200);
+        out.push(c);
+      }
+    };
+    visit(document);
+    return out;
+  }
+  function visibleForAction(el) {
+    for (let e = el; e; e = e.parentElement || (e.getRootNode && e.getRootNode().host)) {
+      if (e.nodeType !== 1) break;
+      if (hiddenTree(e)) return false;
+    }
+    if (!selfVisible(el)) return false;
+    if (zeroBox(el) && !(el.tagName === "INPUT" || el.tagName === "SELECT" || el.tagName === "TEXTAREA")) return false;
+    return true;
+  }
+
+  // ---- selector chains -------------------------------------------------------------------------
+  const GENERATED = /^(css-|sc-|jsx-|emotion-|_)|[0-9a-f]{6,}|\d{3,}|^[a-z]{1,3}\d|__/i;
+  function cssEscape(s) { return CSS.escape(s); }
+  function uniqueIn(root, sel, el) {
+    try { const m = root.querySelectorAll(sel); return m.length === 1 && m[0] === el; } catch (e) { return false; }
+  }
+  function xpathOf(el) {
+    const parts = [];
+    for (let e = el; e && e.nodeType === 1; e = e.parentElement) {
+      if (e.id && !GENERATED.test(e.id) && e !== el) {
+        parts.unshift("//*[@id=" + q(e.id) + "]");
+        return parts.join("/");
+      }
+      let i = 1;
+      for (let s = e.previousElementSibling; s; s = s.previousElementSibling) if (s.tagName === e.tagName) i++;
+      let many = i > 1;
+      if (!many) for (let s = e.nextElementSibling; s; s = s.nextElementSibling) if (s.tagName === e.tagName) { many = true; break; }
+      parts.unshift(e.tagName.toLowerCase() + (many ? "[" + i + "]" : ""));
+    }
+    return "/" + parts.join("/");
+  }
+  function chainOf(el) {
+    const role = roleOf(el);
+    const [name] = nameOf(el, role);
+    const chain = [];
+    const root = el.getRootNode();
+    if (role && name) chain.push({ kind: "role_name", role: displayRole(el, role), name });
+    if (name) chain.push({ kind: "accessible_name", name });
+    const tag = el.tagName.toLowerCase();
+    const css = [];
+    const tid = el.getAttribute("data-testid");
+    if (tid) css.push("[data-testid=" + q(tid) + "]");
+    if (el.id && !GENERATED.test(el.id)) css.push("#" + cssEscape(el.id));
+    const nm = el.getAttribute("name");
+    if (nm) css.push(tag + "[name=" + q(nm) + "]");
+    for (const sel of css) if (uniqueIn(root, sel, el)) { chain.push({ kind: "css", selector: sel }); break; }
+    if (root === document) chain.push({ kind: "xpath", selector: xpathOf(el) });
+    const text = textOf(el);
+    if (text && text.length <= 80) chain.push({ kind: "text", text });
+    return chain;
+  }
+  function allElements() {
+    const out = [];
+    const visit = (root) => { for (const el of root.querySelectorAll("*")) { out.push(el); if (el.shadowRoot) visit(el.shadowRoot); } };
+    visit(document);
+    return out;
+  }
+  function matchEntry(entry) {
+    if (entry.kind === "css") {
+      const found = [];
+      const visit = (root) => {
+        try { for (const e of root.querySelectorAll(entry.selector)) found.push(e); } catch (e) { /* bad selector */ }
+        for (const e of root.querySelectorAll("*")) if (e.shadowRoot) visit(e.shadowRoot);
+      };
+      visit(document);
+      return found;
+    }
+    if (entry.kind === "xpath") {
+      const found = [];
+      try {
+        const r = document.evaluate(entry.selector, document, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
+        for (let i = 0; i < r.snapshotLength; i++) if (r.snapshotItem(i).nodeType === 1) found.push(r.snapshotItem(i));
+      } catch (e) { /* bad xpath */ }
+      return found;
+    }
+    const found = [];
+    for (const el of allElements()) {
+      if (hiddenTree(el)) continue;
+      const role = roleOf(el);
+      if (entry.kind === "role_name" || entry.kind === "accessible_name") {
+        if (entry.kind === "role_name" && displayRole(el, role) !== entry.role) continue;
+        if (entry.kind === "role_name" && !role && !isInteractive(el, role)) continue;
+        if (entry.kind === "accessible_name" && !role && !isInteractive(el, role)) continue;
+        if (nameOf(el, role)[0] === entry.name && visibleForAction(el)) found.push(el);
+      } else if (entry.kind === "text") {
+        if (!isInteractive(el, role) && !role) continue;
+        if (textOf(el) === entry.text && visibleForAction(el)) found.push(el);
+      }
+    }
+    return found;
+  }
+
+  // ---- dispatch ----------------------------------------------------------------------------------
+  const op = req.op;
+  let result;
+  if (op === "snapshot") {
+    const root = rootFor(req.ref);
+    if (!root) result = { stale: true };
+    else if (opts.mode === "text") {
+      result = { content: (root.innerText || "").replace(/[ \t\u00a0]+/g, " ").replace(/\n\s*\n+/g, "\n").trim() };
+      // frames are text too
+      const fr = [];
+      for (const f of root.querySelectorAll("iframe,frame")) fr.push(refOf(f));
+      result.frames = fr;
+    } else if (opts.mode === "dom") {
+      const lines = [];
+      const fr = [];
+      const walk = (el, indent, d) => {
+        if (SKIP_TAGS.has(el.tagName)) return;
+        let s = indent + "- " + el.tagName.toLowerCase();
+        if (el.id) s += "#" + el.id;
+        for (const a of ["name", "type", "role", "aria-label", "data-testid", "href", "placeholder"]) {
+          const v = el.getAttribute(a); if (v) s += " " + a + "=" + q(clip(v, 60));
+        }
+        const role = roleOf(el);
+        if (isInteractive(el, role)) s += " [" + PREFIX + refOf(el) + "]";
+        let own = "";
+        for (const c of el.childNodes) if (c.nodeType === 3) own += c.nodeValue;
+        own = ws(own);
+        if (own) s += ": " + clip(own, 120);
+        lines.push(s);
+        if (el.tagName === "IFRAME" || el.tagName === "FRAME") { const id = refOf(el); fr.push(id); lines.push(indent + "  \u0000frame:" + id); return; }
+        if (opts.depth != null && d >= opts.depth) return;
+        const kids = el.shadowRoot ? el.shadowRoot.children : el.children;
+        for (const c of kids) { if (!hiddenTree(c)) walk(c, indent + "  ", d + 1); }
+      };
+      walk(root, "", 0);
+      result = { content: lines.join("\n"), frames: fr };
+    } else {
+      result = { content: outline(root), frames: frameMarks };
+    }
+    result.url = location.href;
+    result.title = document.title;
+  } else if (op === "frameRef") {
+    // called on the parent frame with an <iframe> element handle; never assigns (safe to run in parallel)
+    result = peekRef(req.el) === undefined ? null : peekRef(req.el);
+  } else if (op === "resolve") {
+    const el = lookup(req.id);
+    result = el;
+  } else if (op === "has") {
+    result = !!lookup(req.id);
+  } else if (op === "info") {
+    result = info(req.el);
+  } else if (op === "candidates") {
+    result = candidateList();
+  } else if (op === "assign") {
+    result = (req.els || []).map((el) => info(el));
+  } else if (op === "query") {
+    let els = [];
+    try {
+      if (req.method === "xpath") {
+        const r = document.evaluate(req.selector, document, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
+        for (let i = 0; i < r.snapshotLength; i++) if (r.snapshotItem(i).nodeType === 1) els.push(r.snapshotItem(i));
+      } else {
+        els = Array.from(document.querySelectorAll(req.selector));
+      }
+    } catch (e) {
+      result = { error: String(e.message || e) };
+    }
+    if (!result) {
+      result = { matches: els.slice(0, req.limit || 50).map((el) => { const i = info(el); i.tag = el.tagName.toLowerCase(); i.visible = visibleForAction(el); return i; }), total: els.length };
+    }
+  } else if (op === "textMatches") {
+    // deepest visible elements whose text equals the query (case and spacing aside)
+    const want = ws(req.text).toLowerCase();
+    const hits = [];
+    for (const el of allElements()) {
+      if (!ws(el.textContent).toLowerCase().includes(want)) continue;
+      if (el.tagName === "HTML" || el.tagName === "BODY" || SKIP_TAGS.has(el.tagName)) continue;
+      if (textOf(el).toLowerCase() !== want || !visibleForAction(el)) continue;
+      for (let i = hits.length - 1; i >= 0; i--) if (hits[i].contains(el)) hits.splice(i, 1);
+      hits.push(el);
+    }
+    result = hits.slice(0, 20).map((el) => { const i = info(el); i.tag = el.tagName.toLowerCase(); i.text = textOf(el); return i; });
+  } else if (op === "chain") {
+    result = chainOf(req.el);
+  } else if (op === "matchChain") {
+    result = matchEntry(req.entry).length;
+  } else if (op === "matchChainEl") {
+    const m = matchEntry(req.entry);
+    result = m.length === 1 ? m[0] : null;
+  } else if (op === "mutations") {
+    result = S.mutations;
+  } else {
+    throw new Error("unknown op " + op);
+  }
+  return { result, next };
+}

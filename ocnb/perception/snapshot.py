@@ -1,0 +1,167 @@
+"""``read_page``: the page as compact text an LLM can act on.
+
+Modes:
+
+- ``ax`` (default): an accessibility outline, one element per line, e.g.
+  ``- button "Sign up" [ax_7]``, ``- textbox "Email" [ax_3] value="a@b" required``,
+  ``- heading "Results" [level=2]``, ``- link "Docs" [ax_9] → /docs``, ``- text: …``. Wrappers
+  without a role vanish, whitespace collapses, invisible nodes are left out; every visible
+  interactive element carries a ref.
+- ``text``: the readable text of the page (``innerText``), frames included.
+- ``dom``: a compact element outline (tag#id and a few telling attributes).
+
+Frames (same- and cross-origin) are read one by one with the same script and stitched in under
+their ``<iframe>`` line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from typing import Any
+
+from ..errors import InvalidArgument, StaleRef
+from ..tokens import count_text
+from .refs import call, page_refs, parse_ref
+
+__all__ = ["MODES", "read_page"]
+
+MODES = ("ax", "text", "dom")
+_FRAME_MARK = re.compile(r"^( *)\x00frame:(\d+)$")
+_REF_IN_TEXT = re.compile(r"(?:\[|\]\()ax_\d+")
+
+
+async def _frame_id_in_parent(page: Any, frame: Any) -> int | None:
+    parent = frame.parent_frame
+    if parent is None:
+        return None
+    try:
+        el = await frame.frame_element()
+    except Exception:  # noqa: BLE001 - detached meanwhile
+        return None
+    try:
+        found = await call(parent, page, {"op": "frameRef", "el": el})
+        return None if found is None else int(found)
+    except Exception:  # noqa: BLE001
+        return None
+    finally:
+        await el.dispose()
+
+
+async def _read_frame(page: Any, frame: Any, opts: dict[str, Any], ref: int | None, depth_left: int) -> dict[str, Any]:
+    """Snapshot one frame and, recursively, the frames shown inside it."""
+    req: dict[str, Any] = {"op": "snapshot", "opts": opts}
+    if ref is not None:
+        req["ref"] = ref
+    try:
+        out = await call(frame, page, req)
+    except Exception as exc:  # noqa: BLE001 - a frame that died mid-read shows as empty
+        if frame is page.main_frame or ref is not None:
+            raise
+        return {"content": "", "frames": [], "error": str(exc)}
+    if out.get("stale"):
+        return out
+    wanted = set(out.get("frames") or [])
+    children: dict[int, str] = {}
+    if wanted and depth_left > 0:
+        kids = list(frame.child_frames)
+        ids = await asyncio.gather(*(_frame_id_in_parent(page, child) for child in kids))  # read-only: parallel
+        for child, fid in zip(kids, ids, strict=True):
+            if fid is None or fid not in wanted:
+                continue
+            sub = await _read_frame(page, child, opts, None, depth_left - 1)
+            text = sub.get("content") or ""
+            if opts.get("mode") == "text" and text:
+                text = f"[frame {sub.get('url', '')}]\n{text}"
+            children[fid] = text
+    content = out.get("content") or ""
+    if opts.get("mode") == "text":
+        extra = [children[k] for k in out.get("frames") or [] if children.get(k)]
+        out["content"] = "\n".join([content, *extra]).strip()
+        return out
+    lines: list[str] = []
+    for line in content.split("\n"):
+        m = _FRAME_MARK.match(line)
+        if not m:
+            lines.append(line)
+            continue
+        sub = children.get(int(m.group(2)))
+        if not sub:
+            if lines and lines[-1].rstrip().endswith(":") and "- iframe" in lines[-1]:
+                lines.pop()  # an empty or unreadable frame: drop its header line
+            continue
+        pad = m.group(1)
+        lines.extend(pad + s for s in sub.split("\n"))
+    out["content"] = "\n".join(lines)
+    return out
+
+
+def _truncate(content: str, max_tokens: int) -> tuple[str, bool]:
+    """Keep whole lines within ``max_tokens`` and end with an explicit marker."""
+    if count_text(content) <= max_tokens:
+        return content, False
+    lines = content.split("\n")
+    lo, hi = 0, len(lines)
+    while lo < hi:  # largest prefix that fits together with the marker
+        mid = (lo + hi + 1) // 2
+        text = "\n".join(lines[:mid]) + "\n" + _marker(len(lines) - mid)
+        if count_text(text) <= max_tokens:
+            lo = mid
+        else:
+            hi = mid - 1
+    return "\n".join([*lines[:lo], _marker(len(lines) - lo)]), True
+
+
+def _marker(n: int) -> str:
+    return f"… [truncated: {n} more lines; use ref_id or depth]"
+
+
+async def read_page(
+    page: Any,
+    *,
+    mode: str = "ax",
+    filter: str = "all",  # noqa: A002 - the public argument name
+    depth: int | None = None,
+    ref_id: str | None = None,
+    max_tokens: int | None = None,
+) -> dict[str, Any]:
+    """Read ``page`` as text: ``{url, title, mode, content, truncated, ref_count}``.
+
+    ``filter="interactive"`` keeps only elements with refs; ``depth`` limits nesting; ``ref_id``
+    reads one element's subtree (``STALE_REF`` if it is gone); ``max_tokens`` caps the output
+    (cl100k tokens) and ends it with a ``… [truncated: …]`` marker.
+    """
+    if mode not in MODES:
+        raise InvalidArgument(f"mode must be one of {', '.join(MODES)}", details={"mode": mode})
+    if filter not in ("all", "interactive"):
+        raise InvalidArgument("filter must be 'all' or 'interactive'", details={"filter": filter})
+    if depth is not None and depth < 0:
+        raise InvalidArgument("depth must be ≥ 0", details={"depth": depth})
+    if max_tokens is not None and max_tokens < 1:
+        raise InvalidArgument("max_tokens must be ≥ 1", details={"max_tokens": max_tokens})
+    opts = {"mode": mode, "filter": filter, "depth": depth}
+    state = page_refs(page)
+    async with state.lock:
+        frame, ref = page.main_frame, None
+        if ref_id is not None:
+            ref = parse_ref(ref_id)
+            frame = state.frames.get(ref)
+            if frame is None or frame.is_detached():
+                raise StaleRef(f"{ref_id} is stale; call read_page for fresh refs", details={"ref": ref_id})
+        out = await _read_frame(page, frame, opts, ref, depth_left=8)
+    if out.get("stale"):
+        raise StaleRef(
+            f"{ref_id} is stale: its element is gone; call read_page for fresh refs", details={"ref": ref_id}
+        )
+    content = out.get("content") or ""
+    truncated = False
+    if max_tokens is not None:
+        content, truncated = _truncate(content, max_tokens)
+    return {
+        "url": page.url,
+        "title": out.get("title", "") if frame is page.main_frame else await page.title(),
+        "mode": mode,
+        "content": content,
+        "truncated": truncated,
+        "ref_count": len(_REF_IN_TEXT.findall(content)),
+    }

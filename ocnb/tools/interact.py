@@ -1,0 +1,374 @@
+"""Interaction tools: interact, form_input, fill_form, drag_drop, file_upload.
+
+Each takes a ``ref`` (from read_page / find / query_dom) or a plain-words ``query``, resolved by
+:func:`ocnb.perception.targets.resolve_target` before anything happens (``STALE_REF``,
+``AMBIGUOUS_TARGET`` and ``ELEMENT_NOT_FOUND`` never act). Each result names the element acted on
+(ref, role, name) and what changed visibly: ``navigated`` (+ ``url``), ``new_tab``, ``dialogs``
+(handled by the browser layer's documented default: alerts/confirms accepted, prompts answered with
+their default value; ``Config.dialog_policy="dismiss"`` dismisses), ``dom_changed``.
+With ``capture_artifact: true`` the result also carries the element's ``selector_chain``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any
+
+from ..errors import FileNotAllowed, InvalidArgument, OcnbError, from_playwright
+from ..perception.refs import REF_PATTERN, call
+from ..perception.selectors import selector_chain
+from ..perception.targets import Resolved, resolve_target
+from ..registry import tool
+
+__all__ = ["drag_drop", "file_upload", "fill_form", "form_input", "interact"]
+
+ACTIONS = ("click", "double_click", "hover", "fill", "type", "press", "select", "check", "uncheck", "scroll_into_view")
+TARGET_PROPS: dict[str, Any] = {
+    "ref": {"type": "string", "description": "a ref from read_page/find, e.g. ax_12"},
+    "query": {"type": "string", "minLength": 1, "description": "plain words: a name, label, placeholder or text"},
+}
+CAPTURE = {"type": "boolean", "description": "return the element's selector_chain (and record the step for a skill)"}
+SETTLE_S = 0.1
+
+
+def _target_args(args: dict[str, Any]) -> tuple[str | None, str | None]:
+    ref, query = args.get("ref"), args.get("query")
+    if (ref is None) == (query is None):
+        raise InvalidArgument("give exactly one of ref or query", details={"ref": ref, "query": query})
+    return ref, query
+
+
+def _spec(target: str) -> dict[str, str]:
+    """A drag/drop or fill_form key: a ref when it looks like one, else a query."""
+    return {"ref": target.strip()} if REF_PATTERN.match(target.strip()) else {"query": target}
+
+
+def _timeout(ctx: Any) -> int:
+    return min(int(ctx.config.default_timeout_ms), 10_000)
+
+
+class _Watch:
+    """What a page looks like before an action, to report what the action changed."""
+
+    def __init__(self, ctx: Any, page: Any, frame: Any) -> None:
+        self.ctx, self.page, self.frame = ctx, page, frame
+        self.navigated = False
+        self.started = time.time()
+
+    async def __aenter__(self) -> _Watch:
+        self.url = self.page.url
+        self.tabs = set(self.ctx.browser.tabs)
+        self.mutations = await self._mutations()
+        self.page.on("framenavigated", self._on_nav)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.page.remove_listener("framenavigated", self._on_nav)
+
+    def _on_nav(self, frame: Any) -> None:
+        if frame is self.page.main_frame:
+            self.navigated = True
+
+    async def _mutations(self) -> int | None:
+        try:
+            return int(await call(self.frame, self.page, {"op": "mutations"}))
+        except Exception:  # noqa: BLE001 - the frame navigated or went away
+            return None
+
+    async def changes(self) -> dict[str, Any]:
+        await asyncio.sleep(SETTLE_S)
+        if self.navigated:
+            try:
+                await self.page.wait_for_load_state("domcontentloaded", timeout=_timeout(self.ctx))
+            except Exception:  # noqa: BLE001 - report what we have
+                pass
+        out: dict[str, Any] = {"navigated": self.navigated or self.page.url != self.url}
+        if out["navigated"]:
+            out["url"] = self.page.url
+        new = [t for t in self.ctx.browser.tabs if t not in self.tabs]
+        out["new_tab"] = new[0] if new else None
+        tab = self.ctx.browser.tab_of(self.page)
+        dialogs = [dict(d) for d in (tab.dialogs if tab else []) if d.get("ts", 0) >= self.started]
+        out["dialogs"] = [{k: d.get(k) for k in ("type", "message", "action")} for d in dialogs]
+        if not out["navigated"]:
+            after = await self._mutations()
+            out["dom_changed"] = bool(after is not None and self.mutations is not None and after > self.mutations)
+        else:
+            out["dom_changed"] = True
+        return out
+
+
+async def _result(
+    ctx: Any, page: Any, r: Resolved, changes: dict[str, Any], chain: list | None, **extra: Any
+) -> dict[str, Any]:
+    tab = ctx.browser.tab_of(page)
+    out: dict[str, Any] = {"element": r.describe(), **extra, "changes": changes, "frame_ordinal": r.frame_ordinal}
+    out["tab_id"] = tab.id if tab else None
+    if chain is not None:
+        out["selector_chain"] = chain
+    return out
+
+
+async def _chain_if(args: dict[str, Any], page: Any, r: Resolved) -> list | None:
+    """The chain is computed before acting: after a click the element may be gone."""
+    if not args.get("capture_artifact"):
+        return None
+    return await selector_chain(page, r.element, r.frame)
+
+
+async def _act(page: Any, r: Resolved, action: str, args: dict[str, Any], timeout: int) -> None:
+    el = r.element
+    value = args.get("value")
+    try:
+        if action == "click":
+            await el.click(timeout=timeout)
+        elif action == "double_click":
+            await el.dblclick(timeout=timeout)
+        elif action == "hover":
+            await el.hover(timeout=timeout)
+        elif action == "fill":
+            await el.fill(str(value), timeout=timeout)
+        elif action == "type":
+            await el.type(str(value), timeout=timeout)
+        elif action == "press":
+            await el.press(args["key"], timeout=timeout)
+        elif action == "select":
+            await el.select_option(value if isinstance(value, list) else str(value), timeout=timeout)
+        elif action == "check":
+            await el.check(timeout=timeout)
+        elif action == "uncheck":
+            await el.uncheck(timeout=timeout)
+        elif action == "scroll_into_view":
+            await el.scroll_into_view_if_needed(timeout=timeout)
+    except OcnbError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - translated at the seam
+        raise from_playwright(exc) from None
+
+
+@tool(
+    name="interact",
+    category="interact",
+    side_effects=True,
+    intent=True,
+    description="Act on one element given by ref or query: click, double_click, hover, fill, type, press, select, "
+    "check, uncheck or scroll_into_view. value is needed for fill/type/select, key for press. "
+    "Returns the element acted on and what changed (navigation, new tab, dialog, DOM change).",
+    properties={
+        **TARGET_PROPS,
+        "action": {"type": "string", "enum": list(ACTIONS)},
+        "value": {"type": ["string", "number", "array"], "items": {"type": "string"}},
+        "key": {"type": "string", "description": "for press, e.g. Enter or Control+A"},
+        "capture_artifact": CAPTURE,
+    },
+    required=["action"],
+)
+async def interact(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+    action = args["action"]
+    if action in ("fill", "type", "select") and args.get("value") is None:
+        raise InvalidArgument(f"action {action} needs value")
+    if action == "press" and not args.get("key"):
+        raise InvalidArgument("action press needs key")
+    ref, query = _target_args(args)
+    page = await ctx.page(args.get("tab_id"))
+    r = await resolve_target(page, ref=ref, query=query)
+    chain = await _chain_if(args, page, r)
+    async with _Watch(ctx, page, r.frame) as watch:
+        await _act(page, r, action, args, _timeout(ctx))
+        changes = await watch.changes()
+    return await _result(ctx, page, r, changes, chain, action=action, via=r.via)
+
+
+def _truthy(value: Any) -> bool:
+    if isinstance(value, str):
+        return value.strip().lower() in {"1", "true", "yes", "on", "checked", "x"}
+    return bool(value)
+
+
+async def _set_value(r: Resolved, value: Any, timeout: int) -> str:
+    """Set an input, textarea, select, checkbox, radio or contenteditable; fires input/change."""
+    el = r.element
+    kind = await el.evaluate(
+        "e => ({tag: e.tagName.toLowerCase(), type: (e.type || '').toLowerCase(), editable: e.isContentEditable})"
+    )
+    try:
+        if kind["tag"] == "select":
+            await el.select_option([str(v) for v in value] if isinstance(value, list) else str(value), timeout=timeout)
+            return "select"
+        if kind["type"] in ("checkbox", "radio") or r.role in ("checkbox", "radio", "switch"):
+            want = _truthy(value)
+            if kind["type"] == "radio" and not want:
+                raise InvalidArgument("a radio button cannot be unchecked; choose another option instead")
+            await el.set_checked(want, timeout=timeout)
+            return "check" if want else "uncheck"
+        if kind["type"] == "file":
+            raise InvalidArgument("this is a file input; use file_upload")
+        if kind["tag"] in ("input", "textarea") or kind["editable"]:
+            await el.fill("" if value is None else str(value), timeout=timeout)
+            await el.evaluate("e => e.dispatchEvent(new Event('change', {bubbles: true}))")
+            return "fill"
+    except OcnbError:
+        raise
+    except Exception as exc:  # noqa: BLE001
+        raise from_playwright(exc) from None
+    raise InvalidArgument(f"{r.ref} ({r.role} {r.name!r}) is not a form field", details=r.describe())
+
+
+VALUE_SCHEMA = {"type": ["string", "number", "boolean", "array"], "items": {"type": "string"}}
+
+
+@tool(
+    name="form_input",
+    category="forms",
+    side_effects=True,
+    intent=True,
+    description="Set a form field given by ref or query: text input, textarea, select (value or label), "
+    "checkbox or radio (true/false). Fires input and change events.",
+    properties={**TARGET_PROPS, "value": VALUE_SCHEMA, "capture_artifact": CAPTURE},
+    required=["value"],
+)
+async def form_input(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+    ref, query = _target_args(args)
+    page = await ctx.page(args.get("tab_id"))
+    r = await resolve_target(page, ref=ref, query=query)
+    chain = await _chain_if(args, page, r)
+    async with _Watch(ctx, page, r.frame) as watch:
+        how = await _set_value(r, args["value"], _timeout(ctx))
+        changes = await watch.changes()
+    return await _result(ctx, page, r, changes, chain, action=how, via=r.via)
+
+
+@tool(
+    name="fill_form",
+    category="forms",
+    side_effects=True,
+    intent=True,
+    description="Fill several fields at once: fields maps a label, name or ref to a value. Every field is resolved "
+    "first (nothing is filled if one fails); the result says which element each field resolved to.",
+    properties={
+        "fields": {"type": "object", "minProperties": 1, "additionalProperties": VALUE_SCHEMA},
+        "capture_artifact": CAPTURE,
+    },
+    required=["fields"],
+)
+async def fill_form(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+    page = await ctx.page(args.get("tab_id"))
+    resolved: list[tuple[str, Any, Resolved]] = []
+    for key, value in args["fields"].items():
+        try:
+            resolved.append((key, value, await resolve_target(page, **_spec(key))))
+        except OcnbError as exc:
+            exc.details = {**exc.details, "field": key}
+            exc.message = f"field {key!r}: {exc.message}"
+            raise
+    report = []
+    frame = resolved[0][2].frame
+    async with _Watch(ctx, page, frame) as watch:
+        for key, value, r in resolved:
+            chain = await _chain_if(args, page, r)
+            how = await _set_value(r, value, _timeout(ctx))
+            item = {
+                "field": key,
+                **r.describe(),
+                "via": r.via,
+                "action": how,
+                "value": value,
+                "frame_ordinal": r.frame_ordinal,
+            }
+            if chain is not None:
+                item["selector_chain"] = chain
+            report.append(item)
+        changes = await watch.changes()
+    tab = ctx.browser.tab_of(page)
+    return {"fields": report, "changes": changes, "tab_id": tab.id if tab else None}
+
+
+@tool(
+    name="drag_drop",
+    category="interact",
+    side_effects=True,
+    intent=True,
+    description="Drag one element onto another; source and target are each a ref or a query.",
+    properties={"source": {"type": "string", "minLength": 1}, "target": {"type": "string", "minLength": 1}},
+    required=["source", "target"],
+)
+async def drag_drop(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+    page = await ctx.page(args.get("tab_id"))
+    src = await resolve_target(page, **_spec(args["source"]))
+    dst = await resolve_target(page, **_spec(args["target"]))
+    timeout = _timeout(ctx)
+    async with _Watch(ctx, page, src.frame) as watch:
+        try:
+            await src.element.scroll_into_view_if_needed(timeout=timeout)
+            a = await src.element.bounding_box()
+            b = await dst.element.bounding_box()
+            if not a or not b:
+                raise InvalidArgument("source or target has no visible box")
+            await page.mouse.move(a["x"] + a["width"] / 2, a["y"] + a["height"] / 2)
+            await page.mouse.down()
+            await page.mouse.move(b["x"] + b["width"] / 2, b["y"] + b["height"] / 2, steps=8)
+            await page.mouse.up()
+        except OcnbError:
+            raise
+        except Exception as exc:  # noqa: BLE001
+            raise from_playwright(exc) from None
+        changes = await watch.changes()
+    tab = ctx.browser.tab_of(page)
+    return {"source": src.describe(), "target": dst.describe(), "changes": changes, "tab_id": tab.id if tab else None}
+
+
+def allowed_files(paths: list[str], root: Path) -> list[str]:
+    """Resolve ``paths`` (relative ones against ``root``, symlinks followed) and refuse any outside ``root``."""
+    base = Path(root).expanduser().resolve()
+    out = []
+    for raw in paths:
+        p = Path(raw).expanduser()
+        p = (base / p) if not p.is_absolute() else p
+        real = p.resolve()
+        if not real.is_relative_to(base):
+            raise FileNotAllowed(
+                f"{raw} resolves to {real}, outside the upload root {base}",
+                details={"path": str(raw), "upload_root": str(base)},
+            )
+        if not real.is_file():
+            raise InvalidArgument(f"{raw} is not a file", details={"path": str(raw)})
+        out.append(str(real))
+    return out
+
+
+@tool(
+    name="file_upload",
+    category="forms",
+    side_effects=True,
+    intent=True,
+    description="Attach files to a file input (or the button that opens a file chooser), given by ref or query. "
+    "Only files under the upload root (the working directory unless configured) are allowed.",
+    properties={
+        **TARGET_PROPS,
+        "paths": {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}},
+    },
+    required=["paths"],
+)
+async def file_upload(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+    files = allowed_files(args["paths"], getattr(ctx.config, "upload_root", None) or Path.cwd())
+    ref, query = _target_args(args)
+    page = await ctx.page(args.get("tab_id"))
+    r = await resolve_target(page, ref=ref, query=query)
+    timeout = _timeout(ctx)
+    async with _Watch(ctx, page, r.frame) as watch:
+        try:
+            is_file = await r.element.evaluate("e => e.tagName === 'INPUT' && e.type === 'file'")
+            if is_file:
+                await r.element.set_input_files(files, timeout=timeout)
+            else:
+                async with page.expect_file_chooser(timeout=timeout) as chooser:
+                    await r.element.click(timeout=timeout)
+                await (await chooser.value).set_files(files, timeout=timeout)
+        except OcnbError:
+            raise
+        except Exception as exc:  # noqa: BLE001
+            raise from_playwright(exc) from None
+        changes = await watch.changes()
+    return await _result(ctx, page, r, changes, None, files=[Path(f).name for f in files])

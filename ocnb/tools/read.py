@@ -1,0 +1,71 @@
+"""Reading tools: read_page (the page as an outline with refs), find and query_dom."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..perception.snapshot import read_page as _read_page
+from ..perception.targets import find as _find
+from ..perception.targets import query_dom as _query_dom
+from ..registry import tool
+
+__all__ = ["find", "query_dom", "read_page"]
+
+
+@tool(
+    name="read_page",
+    category="dom",
+    description="Read the page as compact text with a ref (like ax_12) on every visible interactive element. "
+    "mode: ax (accessibility outline, default) | text | dom. filter=interactive keeps only elements with refs; "
+    "depth limits nesting; ref_id reads one element's subtree; max_tokens caps the output with a truncation marker. "
+    "Refs stay the same across reads while the element lives.",
+    properties={
+        "mode": {"type": "string", "enum": ["ax", "text", "dom"]},
+        "filter": {"type": "string", "enum": ["all", "interactive"]},
+        "depth": {"type": "integer", "minimum": 0, "maximum": 100},
+        "ref_id": {"type": "string", "description": "read only this element's subtree"},
+        "max_tokens": {"type": "integer", "minimum": 1},
+    },
+)
+async def read_page(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+    page = await ctx.page(args.get("tab_id"))
+    return await _read_page(
+        page,
+        mode=args.get("mode", "ax"),
+        filter=args.get("filter", "all"),
+        depth=args.get("depth"),
+        ref_id=args.get("ref_id"),
+        max_tokens=args.get("max_tokens"),
+    )
+
+
+@tool(
+    name="find",
+    category="dom",
+    description="Find elements by plain words (e.g. 'the email field', 'Submit') without acting. "
+    "Returns ranked candidates with ref, role, name, score and why they matched.",
+    properties={
+        "query": {"type": "string", "minLength": 1},
+        "limit": {"type": "integer", "minimum": 1, "maximum": 50},
+    },
+    required=["query"],
+)
+async def find(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+    page = await ctx.page(args.get("tab_id"))
+    return {"query": args["query"], "candidates": await _find(page, args["query"], args.get("limit", 5))}
+
+
+@tool(
+    name="query_dom",
+    category="dom",
+    description="List the elements matching a CSS selector or XPath (all frames), each with a ref, role and name.",
+    properties={
+        "selector": {"type": "string", "minLength": 1},
+        "method": {"type": "string", "enum": ["css", "xpath"]},
+        "limit": {"type": "integer", "minimum": 1, "maximum": 500},
+    },
+    required=["selector"],
+)
+async def query_dom(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+    page = await ctx.page(args.get("tab_id"))
+    return await _query_dom(page, args["selector"], args.get("method", "css"), args.get("limit", 50))

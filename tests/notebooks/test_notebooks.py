@@ -1,0 +1,58 @@
+"""Every example notebook executes top to bottom, headless, against the bundled demo site."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from ocnb.notebooks import notebooks_dir, run_demo_notebooks, run_notebook
+
+NOTEBOOKS = sorted(notebooks_dir().glob("*.ipynb"))
+
+
+def _maker():
+    spec = importlib.util.spec_from_file_location("_make", notebooks_dir() / "_make.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_generated_notebook_is_checked_in_without_outputs() -> None:
+    make = _maker()
+    assert {p.stem for p in NOTEBOOKS} == set(make.NOTEBOOKS)
+    for path in NOTEBOOKS:
+        nb = nbformat.read(path, as_version=4)
+        assert all(not c.get("outputs") and c.get("execution_count") is None for c in nb.cells if c.cell_type == "code")
+        fresh = make.build(path.stem)
+        assert [c.source for c in nb.cells] == [c.source for c in fresh.cells], f"{path.name}: run notebooks/_make.py"
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_executes(path: Path, tmp_path: Path) -> None:
+    run = run_notebook(path, tmp_path / f"{path.stem}.html", timeout=240)
+    assert run.ok, run.error
+    html = (tmp_path / f"{path.stem}.html").read_text()
+    assert "<html" in html and path.stem.split("_")[0] in html.lower()
+
+
+@pytest.mark.slow
+def test_demo_reports_a_failing_notebook_in_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    broken = tmp_path / "nbs"
+    broken.mkdir()
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1 / 0")])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, broken / "boom.ipynb")
+    monkeypatch.setattr("ocnb.notebooks.notebooks_dir", lambda: broken)
+    failures = run_demo_notebooks(tmp_path / "reports", ("boom", "missing"))
+    out = capsys.readouterr().out.splitlines()
+    assert len(failures) == 2 and out == failures
+    assert failures[0].startswith("boom: FAILED after") and "ZeroDivisionError" in failures[0]
+    assert (tmp_path / "reports" / "boom.html").is_file()
+    assert failures[1].startswith("missing: FAILED")
+    assert json.loads(json.dumps(failures))  # plain strings
