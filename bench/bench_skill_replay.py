@@ -101,7 +101,9 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     print(f"ocnb replay:      {figures['replay_median_ms']:.1f} ms median, 1 tool call, 0 page tokens")
     print(f"agent re-resolve: {figures['agent_median_ms']:.1f} ms median, {calls} tool calls, {tokens} tokens read")
     print(f"raw Playwright:   {figures['raw_median_ms']:.1f} ms median")
-    print(f"replay ÷ raw = {figures['replay_vs_raw']:.2f}× (target ≤ 1.3×); agent ÷ raw = {figures['agent_vs_raw']:.2f}×")
+    print(
+        f"replay ÷ raw = {figures['replay_vs_raw']:.2f}× (target ≤ 1.3×); agent ÷ raw = {figures['agent_vs_raw']:.2f}×"
+    )
     save("skill_replay", {"n": n, **figures})
     return figures
 
