@@ -145,6 +145,10 @@ async def _act(page: Any, element: Any, step: dict[str, Any], timeout_ms: int) -
         if action == "type":
             await element.press_sequentially(str(value), timeout=timeout_ms)
             return
+        role = (step.get("target") or {}).get("role")
+        if role in ("textbox", "searchbox"):  # known from the recording: no need to ask the page
+            await element.fill("" if value is None else str(value), timeout=timeout_ms)
+            return
         info = await element.evaluate("e => [e.tagName.toLowerCase(), (e.type || '').toLowerCase()]")
         if info[0] == "select":
             await element.select_option(label=str(value), timeout=timeout_ms)
@@ -306,7 +310,6 @@ async def replay_skill(
                 if "Timeout" in type(exc).__name__ or "Timeout" in str(exc).split("\n")[0]:
                     return fail("STEP_TIMEOUT", index, str(exc).splitlines()[0])
                 raise
-            await asyncio.sleep(0)
             if origins and _origin(page.url) not in origins and not page.url.startswith(("about:", "data:")):
                 return fail(
                     "TARGET_NAVIGATED_AWAY", index, f"the page went to {page.url}, outside {', '.join(sorted(origins))}"

@@ -28,6 +28,7 @@ def fill(label: str, css: str, value: str) -> dict:
         "frame_ordinal": 0,
         "args": {"action": "fill", "value": value},
         "risky": False,
+        "target": {"role": "textbox", "name": label},
     }
 
 
