@@ -69,10 +69,10 @@ async def _read_frame(page: Any, frame: Any, opts: dict[str, Any], ref: int | No
         for child, fid in zip(kids, ids, strict=True):
             if fid is None or fid not in wanted:
                 continue
-            sub = await _read_frame(page, child, opts, None, depth_left - 1)
-            text = sub.get("content") or ""
+            child_out = await _read_frame(page, child, opts, None, depth_left - 1)
+            text = child_out.get("content") or ""
             if opts.get("mode") == "text" and text:
-                text = f"[frame {sub.get('url', '')}]\n{text}"
+                text = f"[frame {child_out.get('url', '')}]\n{text}"
             children[fid] = text
     content = out.get("content") or ""
     if opts.get("mode") == "text":

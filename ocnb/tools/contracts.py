@@ -54,7 +54,7 @@ async def oc_contract_define(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
 @tool(
     name="oc_assert",
     category="contracts",
-    description="Check a contract or inline assertion on the tab: verdict pass or fail. "
+    description="Check a contract or assertion on the tab: pass or fail. "
     "Polls up to timeout_ms. Returns verdict pass|fail, each failed check with expected and actual, and on fail an evidence "
     "bundle. Dialogs and network responses count since the current page loaded, or within since_ms.",
     properties={
@@ -117,7 +117,7 @@ async def oc_assert(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
 @tool(
     name="oc_evidence_bundle",
     category="evidence",
-    description="Save an evidence bundle of the tab: URL, title, DOM, screenshot, console, network. "
+    description="Save an evidence bundle: URL, DOM, screenshot, console, network. "
     "Dialogs are included and secrets masked. Returns the bundle id and folder.",
     properties={"reason": {"type": "string", "maxLength": 500}, "since_ms": {"type": "integer", "minimum": 0}},
 )

@@ -153,8 +153,8 @@ async def _act(page: Any, r: Resolved, action: str, args: dict[str, Any], timeou
     category="interact",
     side_effects=True,
     intent=True,
-    description="Act on one element given by ref or query: click, double_click, hover, fill, type, press, select, "
-    "check, uncheck or scroll_into_view. value is needed for fill/type/select, key for press. "
+    description="Click, fill, type, press, select, check or hover one element (ref or query). "
+    "Actions: click, double_click, hover, fill, type, press, select, check, uncheck, scroll_into_view. value is needed for fill/type/select, key for press. "
     "Returns the element acted on and what changed (navigation, new tab, dialog, DOM change).",
     properties={
         **TARGET_PROPS,
@@ -224,8 +224,8 @@ VALUE_SCHEMA = {"type": ["string", "number", "boolean", "array"], "items": {"typ
     category="forms",
     side_effects=True,
     intent=True,
-    description="Set a form field given by ref or query: text input, textarea, select (value or label), "
-    "checkbox or radio (true/false). Fires input and change events.",
+    description="Set one form field (ref or query) and fire input/change events. "
+    "Works on text inputs, textareas, selects (value or label), checkboxes and radios (true/false).",
     properties={**TARGET_PROPS, "value": VALUE_SCHEMA, "capture_artifact": CAPTURE},
     required=["value"],
 )
@@ -245,7 +245,7 @@ async def form_input(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     category="forms",
     side_effects=True,
     intent=True,
-    description="Fill several fields at once: fields maps a label, name or ref to a value. Every field is resolved "
+    description="Fill several fields at once. fields maps a label, name or ref to a value. Every field is resolved "
     "first (nothing is filled if one fails); the result says which element each field resolved to.",
     properties={
         "fields": {"type": "object", "minProperties": 1, "additionalProperties": VALUE_SCHEMA},
@@ -290,7 +290,7 @@ async def fill_form(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     category="interact",
     side_effects=True,
     intent=True,
-    description="Drag one element onto another; source and target are each a ref or a query.",
+    description="Drag one element onto another. source and target are each a ref or a query.",
     properties={"source": {"type": "string", "minLength": 1}, "target": {"type": "string", "minLength": 1}},
     required=["source", "target"],
 )
@@ -343,7 +343,8 @@ def allowed_files(paths: list[str], root: Path) -> list[str]:
     category="forms",
     side_effects=True,
     intent=True,
-    description="Attach files to a file input (or the button that opens a file chooser), given by ref or query. "
+    description="Attach files to a file input (ref or query). "
+    "A button that opens a file chooser works too. "
     "Only files under the upload root (the working directory unless configured) are allowed.",
     properties={
         **TARGET_PROPS,

@@ -15,7 +15,7 @@ __all__ = ["oc_journal", "oc_secrets_load"]
     category="observability",
     uses_page=False,
     description=(
-        "Read the audit journal: recent calls, or a summary of calls and failures. "
+        "Read the audit journal: recent calls or a summary. "
         "kind=summary gives calls per tool, failures by code, the last successful step and repeated identical failures. "
         "Filter by tool, since (ISO timestamp or seq number) and session_id (default: this session)."
     ),
@@ -62,7 +62,7 @@ async def oc_journal(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     category="observability",
     uses_page=False,
     side_effects=True,
-    description="Load a dotenv file of secrets, usable as ${SECRET:NAME} in later calls. "
+    description="Load secrets from a dotenv file, for use as ${SECRET:NAME}. "
     "Returns only the names; values never appear in results, logs or files.",
     properties={"path": {"type": "string", "minLength": 1}},
     required=["path"],

@@ -13,8 +13,8 @@ __all__ = ["expand_tools", "oc_connection_health"]
     name="oc_connection_health",
     category="observability",
     uses_page=False,
-    description="Report the browser's connection, version and open pages. "
-    "Also names the executable or the remote endpoint.",
+    description="Report the browser connection and open pages. "
+    "Includes the version, and the executable or the remote endpoint.",
     properties={},
 )
 async def oc_connection_health(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:

@@ -51,7 +51,7 @@ def check_url_arg(config: Any, args: dict[str, Any]) -> None:
     check=check_url_arg,
     category="navigation",
     side_effects=True,
-    description="Open a URL in the tab, or go back/forward in its history. "
+    description="Open a URL, or go back/forward. "
     'url is http(s), about:blank or data:, or "back"/"forward". Returns the final url, title and HTTP status.',
     properties={
         "url": {"type": "string", "description": 'URL, or "back" / "forward".'},
@@ -107,7 +107,7 @@ _WAIT_KINDS = ("selector", "text", "url", "load_state", "time_ms")
 @tool(
     name="wait_for",
     category="navigation",
-    description="Wait for a selector, text, URL glob, load state or time. "
+    description="Wait for a selector, text, URL, load state or time. "
     "Give exactly one condition; timeout_ms defaults to 10000.",
     properties={
         "selector": {"type": "string"},

@@ -58,7 +58,7 @@ _JS = """([kind, action, key, value]) => {
     name="storage",
     category="storage",
     side_effects=True,
-    description="Get, set or clear the page's localStorage or sessionStorage.",
+    description="Get, set or clear localStorage or sessionStorage.",
     properties={
         "action": {"type": "string", "enum": ["get", "set", "clear"]},
         "storage_type": {"type": "string", "enum": ["local", "session"], "default": "local"},

@@ -15,7 +15,7 @@ __all__ = ["find", "query_dom", "read_page"]
 @tool(
     name="read_page",
     category="dom",
-    description="Read the page as compact text with a ref (like ax_12) on every visible interactive element. "
+    description="Read the page as compact text with refs (ax_12) on interactive elements. "
     "mode: ax (accessibility outline, default) | text | dom. filter=interactive keeps only elements with refs; "
     "depth limits nesting; ref_id reads one element's subtree; max_tokens caps the output with a truncation marker. "
     "Refs stay the same across reads while the element lives.",
@@ -42,7 +42,7 @@ async def read_page(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
 @tool(
     name="find",
     category="dom",
-    description="Find elements by plain words (e.g. 'the email field', 'Submit') without acting. "
+    description="Find elements by plain words, without acting. Queries look like 'the email field' or 'Submit'. "
     "Returns ranked candidates with ref, role, name, score and why they matched.",
     properties={
         "query": {"type": "string", "minLength": 1},
@@ -58,7 +58,8 @@ async def find(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
 @tool(
     name="query_dom",
     category="dom",
-    description="List the elements matching a CSS selector or XPath (all frames), each with a ref, role and name.",
+    description="List elements matching a CSS selector or XPath, with refs. "
+    "Searches all frames; each match has a ref, role and name.",
     properties={
         "selector": {"type": "string", "minLength": 1},
         "method": {"type": "string", "enum": ["css", "xpath"]},

@@ -16,7 +16,7 @@ __all__ = ["javascript_tool", "page_screenshot"]
     name="javascript_tool",
     category="js",
     side_effects=True,
-    description="Evaluate JavaScript in the page; returns its JSON-able result. "
+    description="Evaluate JavaScript in the page. It returns the JSON-able result. "
     "A function expression is called. Disabled when the configuration turns it off.",
     properties={"expression": {"type": "string", "minLength": 1}},
     required=["expression"],

@@ -18,7 +18,7 @@ __all__ = ["oc_skill_export", "oc_skill_recall", "oc_skill_record", "oc_skill_re
     name="oc_skill_record",
     category="skills",
     side_effects=True,
-    description="Save the steps captured with capture_artifact as a named skill. "
+    description="Save captured steps as a named skill. "
     "Re-recording the same name keeps the skill id and replaces its steps; the capture buffer is cleared.",
     properties={
         "domain": {"type": "string", "minLength": 1, "description": "default: the active tab's host"},
@@ -89,7 +89,7 @@ async def oc_skill_recall(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     name="oc_skill_replay",
     category="skills",
     side_effects=True,
-    description="Replay a skill from its selector chains, without reading the page. "
+    description="Replay a skill from its selector chains. It never reads the page. "
     "Fails with a precise code when the page has changed; risky steps need allow_risky.",
     properties={
         "skill_id": {"type": "string", "minLength": 1},

@@ -25,7 +25,7 @@ async def _describe(ctx: Any) -> list[dict[str, Any]]:
     category="tabs",
     side_effects=True,
     uses_page=False,
-    description="Open a new tab, optionally at a URL, and make it active.",
+    description="Open a tab (optionally at a URL) and activate it.",
     properties={"url": {"type": "string"}, "capture_artifact": CAPTURE_SCHEMA},
 )
 async def tabs_create(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
@@ -43,7 +43,7 @@ async def tabs_create(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     name="tabs_context",
     category="tabs",
     uses_page=False,
-    description="List the open tabs: tab_id, url, title, active.",
+    description="List the open tabs. Each has tab_id, url, title and whether it is active.",
     properties={},
 )
 async def tabs_context(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:

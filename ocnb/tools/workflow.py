@@ -66,7 +66,7 @@ def _mask_secret_inputs(ctx: Any, sig: Any, inputs: dict[str, Any]) -> None:
     category="workflow",
     side_effects=True,
     uses_page=False,
-    description="Run tool calls in order, filling ${param} placeholders from params. "
+    description="Run tool calls in order, with ${param} placeholders. "
     "With a task signature, disallowed tools fail before any step runs and the signature is evaluated after each step.",
     properties={
         "steps": {
@@ -182,7 +182,7 @@ async def execute_plan(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     category="workflow",
     side_effects=True,
     uses_page=False,
-    description="Bind a task signature: every later call, from any face, is checked against it. "
+    description="Bind a task signature that checks every later call. "
     "Calls outside allowedTools, past a budget or a loop guard are refused.",
     properties={"signature": SIGNATURE_SCHEMA, "inputs": {"type": "object"}},
     required=["signature"],
@@ -202,7 +202,7 @@ async def oc_task_start(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     name="workflow_status",
     category="workflow",
     uses_page=False,
-    description="Report the bound task's status, calls used and guards.",
+    description="Report the bound task's status. Includes calls used, guards and the last evaluation.",
     properties={},
 )
 async def workflow_status(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:

@@ -32,7 +32,7 @@ def test_first_tools_are_registered_with_their_argument_names() -> None:
 
 def test_summary_is_first_sentence() -> None:
     nav = Registry().get("navigate")
-    assert nav.summary == "Open a URL in the tab, or go back/forward in its history."
+    assert nav.summary == "Open a URL, or go back/forward."
 
 
 def test_every_tool_has_category_schema_and_description() -> None:

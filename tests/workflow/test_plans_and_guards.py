@@ -33,8 +33,8 @@ def body_text(s) -> str:
 def test_a_plan_types_a_query_and_succeeds_when_results_appear(session, site) -> None:
     steps = [
         {"tool": "navigate", "args": {"url": site.page("search.html")}},
-        {"tool": "interact", "args": {"query": "Search", "action": "fill", "value": "${q}"}},
-        {"tool": "interact", "args": {"query": "Search", "action": "press", "key": "Enter"}},
+        {"tool": "interact", "args": {"query": 'searchbox "Search"', "action": "fill", "value": "${q}"}},
+        {"tool": "interact", "args": {"query": 'searchbox "Search"', "action": "press", "key": "Enter"}},
         {"tool": "wait_for", "args": {"text": "Results for", "timeout_ms": 5000}},
     ]
     r = session.execute_plan(steps=steps, params={"q": "chromium"}, signature=search_signature())
@@ -55,7 +55,7 @@ def test_b_repeated_reads_without_progress_stop_on_the_observation_guard(session
 def test_c_disallowed_tool_fails_preflight_and_no_step_runs(session, site) -> None:
     session.navigate(url=site.page("search.html"))
     steps = [
-        {"tool": "interact", "args": {"query": "Search", "action": "fill", "value": "should not appear"}},
+        {"tool": "interact", "args": {"query": 'searchbox "Search"', "action": "fill", "value": "should not appear"}},
         {"tool": "javascript_tool", "args": {"expression": "document.title = 'hacked'"}},
     ]
     r = session.execute_plan(steps=steps, params={"q": "x"}, signature=search_signature())
@@ -112,7 +112,7 @@ def test_secret_inputs_never_appear_in_results(session, site) -> None:
     sig = search_signature(inputs={"q": {"type": "string", "required": True, "redaction": "secret"}})
     steps = [
         {"tool": "navigate", "args": {"url": site.page("search.html")}},
-        {"tool": "interact", "args": {"query": "Search", "action": "fill", "value": "${q}"}},
+        {"tool": "interact", "args": {"query": 'searchbox "Search"', "action": "fill", "value": "${q}"}},
         {"tool": "find", "args": {"query": "Search"}},
     ]
     r = session.execute_plan(
