@@ -81,6 +81,10 @@ def tool_to_mcp(tooldef: ToolDef) -> types.Tool:
     )
 
 
+#: Placeholder for ``data.content`` when the text follows as its own content block.
+NEXT_BLOCK = "<next text block>"
+
+
 def _images(data: Any) -> list[types.ImageContent]:
     """Image content for a result whose data names an image file (``{"path": "...png"}``)."""
     if not isinstance(data, dict) or not isinstance(data.get("path"), str):
@@ -99,10 +103,20 @@ def _images(data: Any) -> list[types.ImageContent]:
 
 
 def to_call_result(result: ToolResult) -> types.CallToolResult:
-    """A ToolResult as an MCP ``CallToolResult``: JSON text (+ image), ``isError`` on failure."""
-    content: list[Any] = [types.TextContent(text=result.to_json())]
+    """A ToolResult as an MCP ``CallToolResult``: JSON text (+ image), ``isError`` on failure.
+
+    A result whose data carries a text ``content`` (a page outline, page text) sends it as a second,
+    plain text block — JSON-escaping its quotes and newlines would cost the agent tokens — and the
+    JSON block says so with ``"content": "<next text block>"``.
+    """
+    data = result.data
+    if result.ok and isinstance(data, dict) and isinstance(data.get("content"), str):
+        head = ToolResult(ok=True, tool=result.tool, data={**data, "content": NEXT_BLOCK})
+        content: list[Any] = [types.TextContent(text=head.to_json()), types.TextContent(text=data["content"])]
+    else:
+        content = [types.TextContent(text=result.to_json())]
     if result.ok:
-        content.extend(_images(result.data))
+        content.extend(_images(data))
     return types.CallToolResult(content=content, is_error=not result.ok)
 
 

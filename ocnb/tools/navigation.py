@@ -28,7 +28,21 @@ async def page_info(page: Any) -> dict[str, Any]:
 async def settle(page: Any) -> None:
     """After a failed navigation let Chromium's error page finish loading, so the next one is clean."""
     with contextlib.suppress(Exception):
+        if not page.url.startswith("chrome-error://"):
+            await page.wait_for_url("chrome-error://**", timeout=1000)
+    with contextlib.suppress(Exception):
         await page.wait_for_load_state("load", timeout=3000)
+
+
+async def _goto(page: Any, url: str, wait_until: str, timeout: int) -> Any:
+    """page.goto, retried once when a late Chromium error page of an earlier failure interrupts it."""
+    try:
+        return await page.goto(url, wait_until=wait_until, timeout=timeout)
+    except Exception as exc:  # noqa: BLE001
+        if "interrupted by another navigation" not in str(exc) or "chrome-error://" not in str(exc):
+            raise
+        await settle(page)
+        return await page.goto(url, wait_until=wait_until, timeout=timeout)
 
 
 def _nav_error(exc: BaseException, url: str) -> OcnbError:
@@ -71,7 +85,7 @@ async def navigate(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
         elif url == "forward":
             response = await page.go_forward(wait_until=wait_until, timeout=timeout)
         else:
-            response = await page.goto(url, wait_until=wait_until, timeout=timeout)
+            response = await _goto(page, url, wait_until, timeout)
     except Exception as exc:  # noqa: BLE001
         await settle(page)
         raise _nav_error(exc, url) from None

@@ -27,7 +27,10 @@ def payload(result: types.CallToolResult) -> dict:
     """The ToolResult JSON in a tools/call result's first (text) content."""
     first = result.content[0]
     assert isinstance(first, types.TextContent)
-    return json.loads(first.text)
+    out = json.loads(first.text)
+    if out.get("ok") and out["data"].get("content") == "<next text block>":  # outline sent as plain text
+        out["data"]["content"] = result.content[1].text
+    return out
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
@@ -71,6 +74,8 @@ async def test_read_page_then_interact(mcp_server: McpHandle, site) -> None:
         page = payload(await client.call_tool("read_page", {}))
         assert page["ok"], page
         content = page["data"]["content"]  # lines like `- button "Clicked 0 times" [ax_7]`
+        raw = await client.call_tool("read_page", {})
+        assert raw.content[1].text.startswith("- ") and '\\"' not in raw.content[1].text  # plain, unescaped
         line = next(x for x in content.splitlines() if "Clicked 0 times" in x)
         ref = re.search(r"\[(ax_\d+)\]", line).group(1)
         acted = payload(await client.call_tool("interact", {"ref": ref, "action": "click"}))
