@@ -62,6 +62,11 @@ Everything here runs against the bundled demo site on `127.0.0.1`, headless.
         code("%oc tools"),
         md("## Navigate and read\n`$name` and `{expression}` in a magic line are expanded as usual in IPython."),
         code('home = site.page("index.html")\n%oc navigate $home'),
+        md(
+            "## Watch the page\nThe view refreshes after every call, from any face. Click on the picture to act on "
+            "the element under the pointer (it goes through `interact`, so it is journaled too)."
+        ),
+        code("import ocnb.widgets\n\nview = ocnb.widgets.BrowserView(s)\nview"),
         code("%oc read"),
         md("`find` ranks candidates for plain words without acting on anything."),
         code('%oc find "sign-up form"'),
@@ -95,13 +100,15 @@ wait_for --text "Welcome, ada\""""
         ),
         code('r = s.call("tabs_context")\nr.data["tabs"]'),
         code('s.navigate(url="file:///etc/passwd")   # refused: file: URLs are blocked by default'),
-        md("In a magic, an error is one line with its code, not a traceback:"),
-        code("%oc navigate file:///etc/passwd", "raises-exception"),
         md("## The journal\nEvery call, from every face, lands in the journal — here as a DataFrame."),
         code(
             'journal = ocnb.journal_df(session_id=s.id)\njournal[["ts", "source", "tool", "ok", "error_code", "intent", "summary"]]'
         ),
         code('journal.groupby("tool")["ok"].agg(["count", "sum"])'),
+        md("…and as a live table that follows every new call (filter by tool, ok or failed):"),
+        code("ocnb.widgets.JournalView(s)"),
+        md("In a magic, an error is one line with its code, not a traceback:"),
+        code("%oc navigate file:///etc/passwd", "raises-exception"),
         code(TEARDOWN),
     ]
 
