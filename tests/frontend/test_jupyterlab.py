@@ -73,18 +73,21 @@ def _free_port() -> int:
 
 
 @pytest.fixture
-def lab(tmp_path: Path) -> Iterator[tuple[str, str]]:
-    """JupyterLab on loopback with a token, serving a copy of the notebooks; yields (url, notebook name)."""
+def lab(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str, str]]:
+    """JupyterLab on loopback with a token, serving a copy of the notebooks; yields (url, notebook name).
+
+    ``quickstart`` (default) opens notebooks/quickstart.ipynb; ``click`` a small generated notebook
+    that prints where a checkbox is, for the click-on-the-screenshot test."""
     work = tmp_path / "nb"
-    source = QUICKSTART.read_text(encoding="utf-8") if QUICKSTART.is_file() else ""
-    if "BrowserView(" in source and "JournalView(" in source:
+    if getattr(request, "param", "quickstart") == "quickstart":
+        source = QUICKSTART.read_text(encoding="utf-8")
+        assert "BrowserView(" in source and "JournalView(" in source, "quickstart.ipynb must show both widgets"
         shutil.copytree(QUICKSTART.parent, work, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
         name = QUICKSTART.name
     else:
         work.mkdir()
-        name = "widgets_smoke.ipynb"
+        name = "widgets_click.ipynb"
         (work / name).write_text(json.dumps(_notebook(FALLBACK_CELLS)))
-        print(f"notebooks/quickstart.ipynb does not show BrowserView and JournalView: using a generated {name}")
     token = secrets.token_hex(16)
     port = _free_port()
     env = {
@@ -143,6 +146,7 @@ def _digest(page: Any, where: Path) -> str:
     return f"page screenshot: {shot}\noutputs:\n" + "\n---\n".join(t[:800] for t in texts)
 
 
+@pytest.mark.parametrize("lab", ["quickstart", "click"], indirect=True)
 def test_quickstart_in_jupyterlab_shows_browser_view_and_journal(lab: tuple[str, str], tmp_path: Path) -> None:
     from playwright.sync_api import sync_playwright
 
@@ -202,7 +206,7 @@ def _run_and_check(page: Any, url: str, generated: bool) -> None:
         "() => { const i = document.querySelector('img.ocnb-screen'); return [i.naturalWidth, i.naturalHeight]; }"
     )
     assert size[0] >= 200 and size[1] >= 100
-    if generated:  # quickstart shows a refused call on purpose, and closes its session at the end
+    if generated:  # quickstart refuses a call on purpose and closes its session in its last cell
         errors = page.locator('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')
         assert errors.count() == 0, errors.first.inner_text()
         # A press on the widget's Reload button reaches the kernel, runs page_reload through dispatch,
@@ -210,14 +214,7 @@ def _run_and_check(page: Any, url: str, generated: bool) -> None:
         page.locator(".ocnb-browser-view button", has_text="Reload").first.click()
         reload_row = page.locator("table.ocnb-journal tr.ocnb-row", has_text="page_reload").filter(has_text="widget")
         expect(reload_row.first).to_be_visible(timeout=30_000)
-        if _has_tool("interact"):
-            _click_on_the_screenshot(page)
-
-
-def _has_tool(name: str) -> bool:
-    from ocnb.registry import build_registry
-
-    return name in build_registry()
+        _click_on_the_screenshot(page)
 
 
 def _click_on_the_screenshot(page: Any) -> None:
