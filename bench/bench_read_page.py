@@ -260,6 +260,28 @@ def report(rows: list[dict]) -> None:
         f"summed wall time: ocnb {sum(r['oc_ms'] for r in rows):.0f} ms, playwright-mcp {sum(r['pw_ms'] for r in rows):.0f} ms; "
         f"pages where ocnb is > 1.2x slower: {', '.join(slower) or 'none'}"
     )
+    from bench.common import save
+
+    save(
+        "read_page",
+        {
+            "pages": len(rows),
+            "pages_measured": [r["page"] for r in rows],
+            "total": {
+                "ocnb_tokens": oc_tok,
+                "playwright_mcp_tokens": pw_tok,
+                "token_ratio": round(oc_tok / max(pw_tok, 1), 4),
+                "interactive_coverage": round(hit / max(total, 1), 4),
+                "text_coverage": round(oc_txt, 4),
+                "playwright_mcp_text_coverage": round(pw_txt, 4),
+                "ocnb_median_ms": round(oc_ms, 1),
+                "playwright_mcp_median_ms": round(pw_ms, 1),
+                "time_ratio": round(oc_ms / max(pw_ms, 1e-9), 3),
+                "slower_pages": slower,
+            },
+            "per_page": [{k: v for k, v in r.items() if k != "missed"} for r in rows],
+        },
+    )
     missed = Counter()
     for r in rows:
         for item in r["missed"]:
@@ -270,12 +292,12 @@ def report(rows: list[dict]) -> None:
             print(f"  {page}: {role} {name[:70]!r} ×{n}")
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--pages", help="comma-separated page folder names (default: all)")
     ap.add_argument("--runs", type=int, default=3, help="timed reads per page and tool (median)")
     ap.add_argument("--show", help="write both outputs of this page to /tmp/bench_{pw,oc}.*")
-    a = ap.parse_args()
+    a = ap.parse_args(argv)
     pages = a.pages.split(",") if a.pages else sorted(p.name for p in CORPUS.iterdir() if (p / "source.html").exists())
     asyncio.run(run(pages, a.runs, a.show))
 
