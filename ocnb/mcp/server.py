@@ -68,7 +68,11 @@ def _version() -> str:
 
 
 def tool_to_mcp(tooldef: ToolDef) -> types.Tool:
-    """A registry tool as MCP ``tools/list`` shows it, with hints from its side-effect flag."""
+    """A registry tool as MCP ``tools/list`` shows it, with hints from its side-effect flag.
+
+    ``destructiveHint`` is sent only for tools with side effects: the MCP spec gives it meaning only
+    when ``readOnlyHint`` is false, and every token of ``tools/list`` sits in an agent's context.
+    """
     spec = tooldef.to_mcp()
     return types.Tool(
         name=spec["name"],
@@ -76,7 +80,7 @@ def tool_to_mcp(tooldef: ToolDef) -> types.Tool:
         input_schema=spec["inputSchema"],
         annotations=types.ToolAnnotations(
             read_only_hint=not tooldef.side_effects,
-            destructive_hint=tooldef.side_effects,
+            destructive_hint=True if tooldef.side_effects else None,
         ),
     )
 

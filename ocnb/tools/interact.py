@@ -26,10 +26,10 @@ __all__ = ["drag_drop", "file_upload", "fill_form", "form_input", "interact"]
 
 ACTIONS = ("click", "double_click", "hover", "fill", "type", "press", "select", "check", "uncheck", "scroll_into_view")
 TARGET_PROPS: dict[str, Any] = {
-    "ref": {"type": "string", "description": "a ref from read_page/find, e.g. ax_12"},
-    "query": {"type": "string", "minLength": 1, "description": "plain words: a name, label, placeholder or text"},
+    "ref": {"type": "string", "description": "from read_page/find, e.g. ax_12"},
+    "query": {"type": "string", "minLength": 1, "description": "name, label, placeholder or text"},
 }
-CAPTURE = {"type": "boolean", "description": "return the element's selector_chain (and record the step for a skill)"}
+CAPTURE = {"type": "boolean", "description": "return the selector_chain; record the step for a skill"}
 SETTLE_S = 0.1
 
 
@@ -154,7 +154,7 @@ async def _act(page: Any, r: Resolved, action: str, args: dict[str, Any], timeou
     side_effects=True,
     intent=True,
     description="Click, fill, type, press, select, check or hover one element (ref or query). "
-    "Actions: click, double_click, hover, fill, type, press, select, check, uncheck, scroll_into_view. value is needed for fill/type/select, key for press. "
+    "value is needed for fill/type/select, key for press. "
     "Returns the element acted on and what changed (navigation, new tab, dialog, DOM change).",
     properties={
         **TARGET_PROPS,

@@ -12,7 +12,7 @@ from ..urls import check_url
 
 __all__ = ["navigate", "page_reload", "wait_for"]
 
-CAPTURE_SCHEMA = {"type": "boolean", "description": "record this step into the tab's skill capture buffer"}
+CAPTURE_SCHEMA = {"type": "boolean", "description": "record the step for a skill"}
 WAIT_UNTIL = {"type": "string", "enum": ["load", "domcontentloaded", "networkidle", "commit"]}
 
 

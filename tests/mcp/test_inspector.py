@@ -52,7 +52,7 @@ def test_inspector_lists_and_calls_tools(inspector: Path, mcp_server: McpHandle,
     assert listed.returncode == 0, listed.stderr
     tools = json.loads(listed.stdout)["tools"]
     assert [t["name"] for t in tools] == mcp_server.session.registry.names()
-    assert all(t["annotations"]["readOnlyHint"] is not t["annotations"]["destructiveHint"] for t in tools)
+    assert all(t["annotations"]["readOnlyHint"] is not t["annotations"].get("destructiveHint", False) for t in tools)
 
     called = run_inspector(
         inspector, mcp_server, tmp_path, *auth,
