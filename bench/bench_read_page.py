@@ -179,7 +179,8 @@ async def run(pages: list[str], runs: int, show: str | None) -> None:
     async with async_playwright() as pw, Client(params, read_timeout_seconds=120) as client:
         browser = await pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
         page = await browser.new_page(viewport={"width": VIEWPORT[0], "height": VIEWPORT[1]})
-        for name in pages:
+        for i, name in enumerate(pages, 1):
+            print(f"[{i}/{len(pages)}] {name}", file=sys.stderr, flush=True)
             url = f"{base}/{name}/source.html"
             await client.call_tool("browser_navigate", {"url": url})
             pw_times, pw_text = [], ""
