@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .config import Config
-from .errors import BrowserUnavailable, InvalidArgument, OcnbError, TargetClosed, from_playwright
+from .errors import BrowserUnavailable, InvalidArgument, TargetClosed
 
 __all__ = ["BrowserState", "Tab", "find_chromium", "launch_args"]
 
@@ -297,8 +297,3 @@ class BrowserState:
     async def version(self) -> str:
         self._check()
         return str(self.browser.version)
-
-
-def translate(exc: BaseException) -> OcnbError:
-    """Playwright → ocnb error, at the seam (kept here so handlers import one place)."""
-    return from_playwright(exc)

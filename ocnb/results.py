@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -101,7 +100,3 @@ class ToolResult:
         if self.ok:
             return f"ToolResult(ok=True, tool={self.tool!r}, data={self.data!r})"
         return f"ToolResult(ok=False, tool={self.tool!r}, error={self.error!r})"
-
-
-def _escape(value: Any) -> str:
-    return html.escape(str(value))
