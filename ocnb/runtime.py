@@ -50,11 +50,10 @@ class Runtime:
         with self._lock:
             if self._stopped:
                 raise SessionClosed("the session is closed; create a new Session")
-            if self._thread is not None:
-                return
-            self._thread = threading.Thread(target=self._main, name=self._name, daemon=True)
-            self._thread.start()
-        self._ready.wait()
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._main, name=self._name, daemon=True)
+                self._thread.start()
+        self._ready.wait()  # every caller, not only the one that started it: the loop is set by then
 
     def _main(self) -> None:
         if sys.platform == "win32":  # pragma: no cover - subprocesses need the Proactor loop

@@ -32,8 +32,20 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   touch "$stamp"
 fi
 
+# Debian's old-headless shell: what headless sessions prefer (about 30% less CPU per page than
+# the full browser). Optional: added beside an apt-installed chromium when we may use apt.
+add_headless_shell() {
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1 && command -v chromium >/dev/null 2>&1 \
+     && ! command -v chromium-headless-shell >/dev/null 2>&1; then
+    echo "ocnb set-up: adding Debian's chromium-headless-shell (lighter for headless sessions)"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium-headless-shell >/dev/null 2>&1 \
+      || echo "ocnb set-up: chromium-headless-shell not available; headless sessions use chromium"
+  fi
+}
+
 # Chromium: one already there (OCNB_CHROMIUM, Playwright's, or on PATH) → done.
 if "$VENV/bin/python" -m ocnb.browser_setup --check; then
+  add_headless_shell
   exit 0
 fi
 echo "ocnb set-up: no Chromium found; trying 'python -m playwright install chromium'"
@@ -44,6 +56,7 @@ if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
   echo "ocnb set-up: Playwright's download failed; installing Debian's chromium with apt-get"
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  add_headless_shell
   "$VENV/bin/python" -m ocnb.browser_setup --check && exit 0
 fi
 cat >&2 <<'MSG'
