@@ -15,6 +15,7 @@ import os
 import queue
 import threading
 import time
+import weakref
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -38,8 +39,20 @@ def _rows(params: Any) -> list[dict[str, Any]]:
     return [dict(r) for r in params]
 
 
+#: Skill ids known to be in each session's store, so a batch reads the store once per session.
+_READY: weakref.WeakKeyDictionary[Session, set[str]] = weakref.WeakKeyDictionary()
+
+
 def _ensure_skill(session: Session, skill: dict[str, Any]) -> None:
     """Make the skill available in the session's own store (remote workers have their own home)."""
+    ready = _READY.setdefault(session, set())
+    if skill["id"] in ready:
+        return
+    _write_skill(session, skill)
+    ready.add(skill["id"])
+
+
+def _write_skill(session: Session, skill: dict[str, Any]) -> None:
     store = SkillStore(session.home)
     try:
         store.get(skill["id"])
