@@ -15,6 +15,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..errors import InvalidArgument, OcnbError
+from ..perception.actions import perform
 from ..urls import check_url
 
 __all__ = ["replay_skill", "resolve_selectors", "substitute_params"]
@@ -132,42 +133,26 @@ async def _act(page: Any, element: Any, step: dict[str, Any], timeout_ms: int) -
         return
     if element is None:
         raise OcnbError("step has no element", code="ARTIFACT_RESOLUTION_FAILED")
-    if kind == "press":
-        await element.press(args["key"], timeout=timeout_ms)
-    elif kind == "scroll":
-        await element.scroll_into_view_if_needed(timeout=timeout_ms)
-    elif kind == "select":
-        try:
-            await element.select_option(label=str(value), timeout=timeout_ms)
-        except Exception:  # noqa: BLE001 - fall back to the option's value
-            await element.select_option(str(value), timeout=timeout_ms)
-    elif kind == "fill":
-        if action == "type":
-            await element.press_sequentially(str(value), timeout=timeout_ms)
-            return
-        role = (step.get("target") or {}).get("role")
-        if role in ("textbox", "searchbox"):  # known from the recording: no need to ask the page
-            await element.fill("" if value is None else str(value), timeout=timeout_ms)
-            return
-        info = await element.evaluate("e => [e.tagName.toLowerCase(), (e.type || '').toLowerCase()]")
-        if info[0] == "select":
-            await element.select_option(label=str(value), timeout=timeout_ms)
-        elif info[1] in ("checkbox", "radio"):
-            await element.set_checked(value not in (False, "false", "0", "", None), timeout=timeout_ms)
-        else:
-            await element.fill("" if value is None else str(value), timeout=timeout_ms)
-    elif kind == "submit":
-        await element.click(timeout=timeout_ms)
-    elif action == "double_click":
-        await element.dblclick(timeout=timeout_ms)
-    elif action == "check":
-        await element.check(timeout=timeout_ms)
-    elif action == "uncheck":
-        await element.uncheck(timeout=timeout_ms)
-    elif action == "hover":
-        await element.hover(timeout=timeout_ms)
-    else:
-        await element.click(timeout=timeout_ms)
+    if kind == "fill" and action != "type":
+        action = await _fill_action(element, step)
+    elif kind in ("press", "scroll", "select", "submit"):
+        action = {"press": "press", "scroll": "scroll_into_view", "select": "select", "submit": "click"}[kind]
+    elif kind != "fill" and action not in ("double_click", "check", "uncheck", "hover"):
+        action = "click"
+    await perform(element, action, value=value, key=args.get("key"), timeout=timeout_ms)
+
+
+async def _fill_action(element: Any, step: dict[str, Any]) -> str:
+    """What "fill" means for this element: fill a text field, choose an option, or (un)check a box."""
+    if (step.get("target") or {}).get("role") in ("textbox", "searchbox"):
+        return "fill"  # known from the recording: no need to ask the page
+    tag, kind = await element.evaluate("e => [e.tagName.toLowerCase(), (e.type || '').toLowerCase()]")
+    if tag == "select":
+        return "select"
+    if kind in ("checkbox", "radio"):
+        value = step.get("args", {}).get("value")
+        return "check" if value not in (False, "false", "0", "", None) else "uncheck"
+    return "fill"
 
 
 def _flatten(skill: dict[str, Any]) -> list[dict[str, Any]] | None:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import FileNotAllowed, InvalidArgument, OcnbError, from_playwright
+from ..perception.actions import ACTIONS, perform
 from ..perception.refs import REF_PATTERN, call
 from ..perception.selectors import selector_chain
 from ..perception.targets import Resolved, resolve_target
@@ -24,7 +25,6 @@ from ..registry import tool
 
 __all__ = ["drag_drop", "file_upload", "fill_form", "form_input", "interact"]
 
-ACTIONS = ("click", "double_click", "hover", "fill", "type", "press", "select", "check", "uncheck", "scroll_into_view")
 TARGET_PROPS: dict[str, Any] = {
     "ref": {"type": "string", "description": "from read_page/find, e.g. ax_12"},
     "query": {"type": "string", "minLength": 1, "description": "name, label, placeholder or text"},
@@ -119,29 +119,8 @@ async def _chain_if(args: dict[str, Any], page: Any, r: Resolved) -> list | None
 
 
 async def _act(page: Any, r: Resolved, action: str, args: dict[str, Any], timeout: int) -> None:
-    el = r.element
-    value = args.get("value")
     try:
-        if action == "click":
-            await el.click(timeout=timeout)
-        elif action == "double_click":
-            await el.dblclick(timeout=timeout)
-        elif action == "hover":
-            await el.hover(timeout=timeout)
-        elif action == "fill":
-            await el.fill(str(value), timeout=timeout)
-        elif action == "type":
-            await el.type(str(value), timeout=timeout)
-        elif action == "press":
-            await el.press(args["key"], timeout=timeout)
-        elif action == "select":
-            await el.select_option(value if isinstance(value, list) else str(value), timeout=timeout)
-        elif action == "check":
-            await el.check(timeout=timeout)
-        elif action == "uncheck":
-            await el.uncheck(timeout=timeout)
-        elif action == "scroll_into_view":
-            await el.scroll_into_view_if_needed(timeout=timeout)
+        await perform(r.element, action, value=args.get("value"), key=args.get("key"), timeout=timeout)
     except OcnbError:
         raise
     except Exception as exc:  # noqa: BLE001 - translated at the seam

@@ -1,0 +1,47 @@
+"""One action on one element: the mapping both ``interact`` and skill replay use.
+
+``interact`` acts on what an agent resolved a moment ago; replay acts on what a selector chain
+resolved from a recording. Both end in the same Playwright element call, so the mapping from an
+action name to that call lives here once (and a fix to one reaches the other).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["ACTIONS", "perform"]
+
+#: Every action an element can take, in the order the ``interact`` schema lists them.
+ACTIONS = ("click", "double_click", "hover", "fill", "type", "press", "select", "check", "uncheck", "scroll_into_view")
+
+
+async def perform(element: Any, action: str, *, value: Any = None, key: str | None = None, timeout: int) -> None:
+    """Run ``action`` on a Playwright locator or element handle; ValueError for an unknown action.
+
+    ``select`` takes one string (matched against option values, then labels, as Playwright does)
+    or a list of them; ``type`` sends key presses one by one, for fields that react to each key.
+    """
+    if action == "click":
+        await element.click(timeout=timeout)
+    elif action == "double_click":
+        await element.dblclick(timeout=timeout)
+    elif action == "hover":
+        await element.hover(timeout=timeout)
+    elif action == "fill":
+        await element.fill("" if value is None else str(value), timeout=timeout)
+    elif action == "type":
+        # Locators call it press_sequentially; element handles (refs) still call it type.
+        send = getattr(element, "press_sequentially", None) or element.type
+        await send(str(value), timeout=timeout)
+    elif action == "press":
+        await element.press(str(key), timeout=timeout)
+    elif action == "select":
+        await element.select_option(value if isinstance(value, list) else str(value), timeout=timeout)
+    elif action == "check":
+        await element.check(timeout=timeout)
+    elif action == "uncheck":
+        await element.uncheck(timeout=timeout)
+    elif action == "scroll_into_view":
+        await element.scroll_into_view_if_needed(timeout=timeout)
+    else:
+        raise ValueError(f"unknown action {action!r}; expected one of {', '.join(ACTIONS)}")
