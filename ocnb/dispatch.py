@@ -55,7 +55,8 @@ class CallContext:
     intent: str | None = None
     tab_id: str | None = None
     duration_ms: float = 0.0
-    #: False for calls that must leave no journal entry (a refused intent).
+    #: False for calls that leave no journal entry, trace event or skill step: a refused intent,
+    #: or a display-only call (``dispatch(..., record=False)``, e.g. a widget's screenshot).
     record: bool = True
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -155,22 +156,29 @@ async def _run_hooks(hooks: list[Any], *params: Any) -> Any:
 
 
 async def dispatch_async(
-    session: Session, tool: str, args: dict[str, Any] | None = None, *, source: str = "api"
+    session: Session, tool: str, args: dict[str, Any] | None = None, *, source: str = "api", record: bool = True
 ) -> ToolResult:
     """The pipeline, on the browser loop. Top-level calls are serialized; nested ones are not."""
     if _nested.get():
-        return await _pipeline(session, tool, args, source)
+        return await _pipeline(session, tool, args, source, record)
     token = _nested.set(True)
     try:
         async with session._call_lock():
-            return await _pipeline(session, tool, args, source)
+            return await _pipeline(session, tool, args, source, record)
     finally:
         _nested.reset(token)
 
 
-async def _pipeline(session: Session, tool: str, args: dict[str, Any] | None, source: str) -> ToolResult:
+async def _pipeline(
+    session: Session, tool: str, args: dict[str, Any] | None, source: str, record: bool = True
+) -> ToolResult:
     call = CallContext(
-        session=session, name=tool, args=copy.deepcopy(args) if args else {}, source=source, seq=next(session._seq)
+        session=session,
+        name=tool,
+        args=copy.deepcopy(args) if args else {},
+        source=source,
+        seq=next(session._seq),
+        record=record,
     )
     t0 = time.perf_counter()
     result: ToolResult
@@ -225,14 +233,20 @@ async def _run_handler(session: Session, tooldef: ToolDef, call: CallContext) ->
         raise Timeout(f"{tooldef.name} did not finish within {timeout:.0f} s") from None
 
 
-def dispatch(session: Session, tool: str, args: dict[str, Any] | None = None, *, source: str = "api") -> ToolResult:
-    """Run one tool call synchronously from any thread (not the browser thread) and return its result."""
+def dispatch(
+    session: Session, tool: str, args: dict[str, Any] | None = None, *, source: str = "api", record: bool = True
+) -> ToolResult:
+    """Run one tool call synchronously from any thread (not the browser thread) and return its result.
+
+    ``record=False`` runs it through the same pipeline (policy, secrets, validation) but leaves no
+    journal entry, trace event or captured skill step: for calls that only display the page.
+    """
     if session.closed:
         return ToolResult.failure(tool, "SESSION_CLOSED", "the session is closed; create a new Session")
     tooldef = session.registry.get(tool)
     budget = _call_timeout(session, tooldef, args or {}) + 15.0 if tooldef else 30.0
     try:
-        return session.runtime.run(dispatch_async(session, tool, args, source=source), timeout=budget)
+        return session.runtime.run(dispatch_async(session, tool, args, source=source, record=record), timeout=budget)
     except SessionClosed as exc:
         return ToolResult(ok=False, tool=tool, error=ToolError.from_exception(exc))
     except OcnbError as exc:

@@ -10,7 +10,6 @@ pure Python.
 
 from __future__ import annotations
 
-import contextvars
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
@@ -21,11 +20,7 @@ from ..results import ToolResult
 if TYPE_CHECKING:
     from ..session import Session
 
-__all__ = ["QUIET", "Caller", "Call", "ScriptedCaller", "SessionCaller"]
-
-#: Set while a widget makes a quiet (display-only) call; read by the widget hooks on the browser
-#: thread (``run_coroutine_threadsafe`` carries the caller's context into the task).
-QUIET: contextvars.ContextVar[bool] = contextvars.ContextVar("ocnb_widget_quiet", default=False)
+__all__ = ["Caller", "Call", "ScriptedCaller", "SessionCaller"]
 
 
 class Caller(Protocol):
@@ -40,17 +35,13 @@ class SessionCaller:
     """The real caller: ``dispatch(session, tool, args, source="widget")``."""
 
     def __init__(self, session: Session) -> None:
-        from .watch import watcher_for  # its before-hook is what makes quiet calls unrecorded
+        from .watch import watcher_for  # its hooks refresh the widgets after recorded calls
 
         self.session = session
         watcher_for(session)
 
     def __call__(self, tool: str, args: dict[str, Any] | None = None, *, quiet: bool = False) -> ToolResult:
-        token = QUIET.set(quiet)
-        try:
-            return dispatch(self.session, tool, dict(args or {}), source="widget")
-        finally:
-            QUIET.reset(token)
+        return dispatch(self.session, tool, dict(args or {}), source="widget", record=not quiet)
 
     def has_tool(self, name: str) -> bool:
         return name in self.session.registry

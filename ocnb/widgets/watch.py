@@ -1,12 +1,10 @@
 """Keeps widgets in step with a session: pipeline hooks plus one throttled refresher thread.
 
-The watcher adds one before-hook (first in line, so a quiet call is marked before the audit layer's
-trace hook sees it) and one after-hook to ``session.pipeline`` (the lead's dispatch
-hook points). The after-hook runs on the browser thread, so it only counts the call, hands it to
+The watcher adds one before-hook and one after-hook to ``session.pipeline``. The after-hook runs on the browser thread, so it only counts the call, hands it to
 quick ``on_call`` listeners (e.g. the skill recorder collecting steps) and wakes the refresher;
 the refresher thread then calls the ``subscribe`` listeners at most once per ``interval`` seconds,
 however many calls arrived meanwhile. Quiet widget calls (see :mod:`ocnb.widgets.calls`) are
-marked ``record=False`` and do not wake anyone, so a refresh never triggers another refresh.
+dispatched with ``record=False``: no journal entry, and they wake no one, so a refresh never triggers another refresh.
 """
 
 from __future__ import annotations
@@ -17,8 +15,6 @@ import threading
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
-
-from .calls import QUIET
 
 if TYPE_CHECKING:
     from ..dispatch import CallContext
@@ -58,9 +54,7 @@ class SessionWatcher:
 
     # -- hooks (browser thread) ------------------------------------------------------------
     def _before(self, call: CallContext) -> None:
-        if QUIET.get():
-            call.record = False
-            call.extra["widget_quiet"] = True
+        if not call.record:  # a display-only call (a widget's own screenshot) wakes no one
             return
         for fn in list(self._before_listeners):
             try:
@@ -69,7 +63,7 @@ class SessionWatcher:
                 log.exception("ocnb widget before-listener failed")
 
     def _after(self, call: CallContext, result: ToolResult) -> None:
-        if call.extra.get("widget_quiet") or QUIET.get():
+        if not call.record:
             return
         self.calls += 1
         for fn in list(self._call_listeners):

@@ -126,6 +126,17 @@ def test_invalid_intent_leaves_no_trace_in_page_or_journal(session, site, module
     assert (events["intent"] == "type the user's name").sum() == 2  # tool_call and tool_result
 
 
+def test_an_unrecorded_call_acts_but_leaves_no_journal_entry_or_trace_event(session, site) -> None:
+    session.navigate(url=site.page("form.html"))
+    journal, trace = len(session.journal_df()), len(session.trace_df())
+    r = dispatch(session, "javascript_tool", {"expression": "document.title = 'seen'"}, record=False)
+    assert r.ok
+    assert session.javascript_tool(expression="document.title").data["result"] == "seen"
+    assert len(session.journal_df()) == journal + 1  # the check above, not the unrecorded call
+    assert "document.title = 'seen'" not in session.trace_df().astype(str).to_string()
+    assert len(session.trace_df()) > trace
+
+
 def test_human_handoff_payload_and_resume(site, ocnb_home) -> None:
     with ocnb.Session(home=ocnb_home, handoff=True) as s:
         s.navigate(url=site.page("ambiguous.html"))
