@@ -5,7 +5,8 @@ The weights (``model.safetensors``, 87 MiB) and ``tokenizer.json`` come inside t
 (both already needed by wordllama). The 6-layer BERT forward pass and mean pooling are done
 here with NumPy matrix products, so nothing imports PyTorch at run time and nothing is
 downloaded: the vectors match sentence-transformers' to about 1e-6. BLAS runs on one thread
-while embedding when threadpoolctl is installed (see ``_one_blas_thread``).
+while embedding when threadpoolctl is installed (see ``_one_blas_thread``); an index build
+embeds its batches on one thread per core instead.
 """
 
 from __future__ import annotations
@@ -13,8 +14,10 @@ from __future__ import annotations
 import contextlib
 import functools
 import math
+import os
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +27,7 @@ __all__ = ["MiniLM", "load_minilm", "minilm_dir"]
 _HEADS = 12
 _EPS = 1e-12
 _MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model
+_MAX_WORKERS = 4  # threads embedding batches side by side during an index build
 
 
 def minilm_dir() -> Path:
@@ -59,23 +63,45 @@ def _one_blas_thread() -> Callable[[], contextlib.AbstractContextManager]:
     return functools.partial(controller.limit, limits=1, user_api="blas")
 
 
+def _cores() -> int:
+    """Cores this process may run on (the affinity mask, which containers narrow)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
 def _layer_norm(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
     mu = x.mean(-1, keepdims=True)
     var = ((x - mu) ** 2).mean(-1, keepdims=True)
     return (x - mu) / np.sqrt(var + _EPS) * w + b
 
 
-def _erf(x: np.ndarray) -> np.ndarray:
-    # Abramowitz & Stegun 7.1.26 (max error 1.5e-7): exact GELU without SciPy.
-    s = np.sign(x)
-    a = np.abs(x)
-    t = 1.0 / (1.0 + 0.3275911 * a)
-    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
-    return s * (1.0 - poly * np.exp(-a * a))
-
-
 def _gelu(x: np.ndarray) -> np.ndarray:
-    return 0.5 * x * (1.0 + _erf(x / math.sqrt(2.0)))
+    """Exact (erf) GELU, as BERT uses it; erf by Abramowitz & Stegun 7.1.26 (max error 1.5e-7).
+
+    Written with in-place operations on two temporaries: on the (batch, tokens, 1536) activations
+    this is most of the non-matrix time of a forward pass.
+    """
+    a = np.abs(x)
+    a *= np.float32(1 / math.sqrt(2.0))
+    t = a * np.float32(0.3275911)
+    t += 1.0
+    np.reciprocal(t, out=t)
+    poly = t * np.float32(1.061405429)
+    for c in (-1.453152027, 1.421413741, -0.284496736, 0.254829592):
+        poly += np.float32(c)
+        poly *= t
+    np.square(a, out=a)
+    np.negative(a, out=a)
+    np.exp(a, out=a)
+    poly *= a  # 1 - erf(|x| / sqrt 2)
+    np.negative(poly, out=poly)
+    poly += 1.0
+    np.copysign(poly, x, out=poly)  # erf(x / sqrt 2)
+    poly += 1.0
+    poly *= x
+    poly *= 0.5
+    return poly
 
 
 class BoundedCache(OrderedDict):
@@ -144,20 +170,35 @@ class MiniLM:
         """Mean-pooled last hidden states of one padded batch ``(b, t)``."""
         word, pos, typ, ln_w, ln_b = self._emb
         b, t = ids.shape
-        x = _layer_norm(word[ids] + pos[:t] + typ, ln_w, ln_b)
+        d = self.dim
+        # Token rows stay one (b*t, d) matrix between layers: one large product per weight,
+        # not one small product per sentence.
+        x = _layer_norm((word[ids] + pos[:t] + typ).reshape(b * t, d), ln_w, ln_b)
         bias = np.where(mask, 0.0, -1e9).astype(np.float32)[:, None, None, :]
-        hd = self.dim // _HEADS
+        hd = d // _HEADS
+        scale = np.float32(1 / math.sqrt(hd))
         for qkv_w, qkv_b, o_w, o_b, l1w, l1b, i_w, i_b, f_w, f_b, l2w, l2b in self._layers:
             qkv = (x @ qkv_w + qkv_b).reshape(b, t, 3, _HEADS, hd).transpose(2, 0, 3, 1, 4)
             q, k, v = qkv[0], qkv[1], qkv[2]
-            att = q @ k.transpose(0, 1, 3, 2) / np.float32(math.sqrt(hd)) + bias
-            att = np.exp(att - att.max(-1, keepdims=True))
+            att = q @ k.transpose(0, 1, 3, 2)
+            att *= scale
+            att += bias
+            att -= att.max(-1, keepdims=True)
+            np.exp(att, out=att)
             att /= att.sum(-1, keepdims=True)
-            ctx = (att @ v).transpose(0, 2, 1, 3).reshape(b, t, self.dim)
-            x = _layer_norm(ctx @ o_w + o_b + x, l1w, l1b)
-            x = _layer_norm(_gelu(x @ i_w + i_b) @ f_w + f_b + x, l2w, l2b)
-        m = mask[..., None].astype(np.float32)
-        return (x * m).sum(1) / np.maximum(m.sum(1), 1e-9)
+            ctx = (att @ v).transpose(0, 2, 1, 3).reshape(b * t, d)
+            h = ctx @ o_w
+            h += o_b
+            h += x
+            x = _layer_norm(h, l1w, l1b)
+            inner = x @ i_w
+            inner += i_b
+            h = _gelu(inner) @ f_w
+            h += f_b
+            h += x
+            x = _layer_norm(h, l2w, l2b)
+        m = mask.reshape(b, t, 1).astype(np.float32)
+        return (x.reshape(b, t, d) * m).sum(1) / np.maximum(m.sum(1), 1e-9)
 
     def embed(self, texts: Sequence[str], batch_size: int = 32) -> np.ndarray:
         """Unit vectors for ``texts``; batches group texts of similar length (less padding)."""
@@ -166,21 +207,26 @@ class MiniLM:
             return out
         encs = [e.ids for e in self.tokenizer.encode_batch(list(texts))]
         order = sorted(range(len(encs)), key=lambda i: len(encs[i]))
+        batches = [order[s : s + batch_size] for s in range(0, len(order), batch_size)]
+        workers = min(len(batches), _cores(), _MAX_WORKERS)
         with _one_blas_thread()():
-            self._embed_sorted(encs, order, batch_size, out)
+            if workers > 1:  # an index build: NumPy's products release the GIL, one batch per core
+                with ThreadPoolExecutor(workers, thread_name_prefix="ocnb-minilm") as pool:
+                    list(pool.map(lambda idx: self._embed_batch(encs, idx, out), batches))
+            else:
+                for idx in batches:
+                    self._embed_batch(encs, idx, out)
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         return out / np.maximum(norms, 1e-12)
 
-    def _embed_sorted(self, encs: list[list[int]], order: list[int], batch_size: int, out: np.ndarray) -> None:
-        for s in range(0, len(order), batch_size):
-            idx = order[s : s + batch_size]
-            t = max(len(encs[i]) for i in idx)
-            ids = np.zeros((len(idx), t), dtype=np.int64)
-            mask = np.zeros((len(idx), t), dtype=bool)
-            for r, i in enumerate(idx):
-                ids[r, : len(encs[i])] = encs[i]
-                mask[r, : len(encs[i])] = True
-            out[idx] = self._forward(ids, mask)
+    def _embed_batch(self, encs: list[list[int]], idx: list[int], out: np.ndarray) -> None:
+        t = max(len(encs[i]) for i in idx)
+        ids = np.zeros((len(idx), t), dtype=np.int64)
+        mask = np.zeros((len(idx), t), dtype=bool)
+        for r, i in enumerate(idx):
+            ids[r, : len(encs[i])] = encs[i]
+            mask[r, : len(encs[i])] = True
+        out[idx] = self._forward(ids, mask)
 
 
 @functools.cache
