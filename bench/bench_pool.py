@@ -1,6 +1,9 @@
 """Throughput of ``Pool.replay`` over 40 rows at pool sizes 1, 2 and 4 (rows/s, speedup over size 1).
 
 Target: ≥ 1.6× at size 2 on a 2-core machine.   python -m bench.bench_pool [--rows 40]
+
+Also prints the CPU seconds each row costs across every process (Chromium, the Playwright driver,
+Python) and the cores one session keeps busy: on N cores, size 2 cannot beat N ÷ that figure.
 """
 
 from __future__ import annotations
@@ -10,11 +13,26 @@ import os
 import tempfile
 import time
 
+import psutil
+
 from ocnb.demosite import serve
 from ocnb.pool import Pool
 from ocnb.skills.store import SkillStore
 
 from .common import save
+
+
+def _cpu_seconds() -> float:
+    """CPU time of this process and all its children (browsers, drivers) so far."""
+    total = 0.0
+    me = psutil.Process()
+    for p in [me, *me.children(recursive=True)]:
+        try:
+            t = p.cpu_times()
+            total += t.user + t.system
+        except psutil.Error:
+            pass
+    return total
 
 
 def _skill(site, home) -> str:
@@ -40,12 +58,18 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
                 for s in pool.sessions:
                     s.start()
                 pool.replay(sid, rows[: size * 2], progress=False)  # warm-up
-                t0 = time.perf_counter()
+                browser = pool.sessions[0]._browser_state().executable
+                c0, t0 = _cpu_seconds(), time.perf_counter()
                 df = pool.replay(sid, rows, progress=False)
                 dt = time.perf_counter() - t0
+                cpu = _cpu_seconds() - c0
             assert df["ok"].all(), df[~df["ok"]]
             figures[f"size{size}_rows_per_s"] = ns.rows / dt
-            print(f"pool size {size}: {ns.rows} rows in {dt:.2f} s → {ns.rows / dt:.2f} rows/s")
+            figures[f"size{size}_cpu_ms_per_row"] = cpu / ns.rows * 1000
+            print(
+                f"pool size {size}: {ns.rows} rows in {dt:.2f} s → {ns.rows / dt:.2f} rows/s; "
+                f"{cpu / ns.rows * 1000:.0f} ms CPU per row, {cpu / dt:.2f} cores busy ({browser})"
+            )
     base = figures["size1_rows_per_s"]
     for key in list(figures):
         if key.endswith("_rows_per_s") and key != "size1_rows_per_s":
