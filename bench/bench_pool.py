@@ -1,4 +1,5 @@
-"""Throughput of ``Pool.replay`` over 40 rows at pool sizes 1, 2 and 4 (rows/s, speedup over size 1).
+"""Throughput of ``Pool.replay`` over 40 rows at pool sizes 1, 2 and 4 (rows/s, speedup over size 1),
+and of the same replay on a 2-worker Dask ``LocalCluster`` (separate processes, one session each).
 
 Target: ≥ 1.6× at size 2 on a 2-core machine.   python -m bench.bench_pool [--rows 40]
 
@@ -41,10 +42,34 @@ def _skill(site, home) -> str:
     return form_skill(site, home, "bench-signup")
 
 
+def _dask(sid: str, rows: list[dict[str, str]], workers: int) -> dict[str, float]:
+    """The same rows as Dask tasks on a local cluster of ``workers`` processes."""
+    try:
+        import distributed
+    except ImportError:
+        print("dask: distributed is not installed; skipped")
+        return {}
+    with (
+        distributed.LocalCluster(
+            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+        Pool(size=1) as pool,
+    ):
+        pool.replay(sid, rows[: workers * 2], client=client, progress=False)  # each worker starts its browser
+        t0 = time.perf_counter()
+        df = pool.replay(sid, rows, client=client, progress=False)
+        dt = time.perf_counter() - t0
+    assert df["ok"].all(), df[~df["ok"]]
+    print(f"dask, {workers} worker processes: {len(rows)} rows in {dt:.2f} s → {len(rows) / dt:.2f} rows/s")
+    return {f"dask{workers}_rows_per_s": len(rows) / dt}
+
+
 def main(argv: list[str] | None = None) -> dict[str, float]:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rows", type=int, default=40)
     parser.add_argument("--sizes", default="1,2,4")
+    parser.add_argument("--dask-workers", type=int, default=2, help="0 skips the Dask run")
     ns = parser.parse_args(argv)
     home = tempfile.mkdtemp(prefix="ocnb-bench-pool-")
     os.environ["OCNB_HOME"] = home
@@ -70,6 +95,8 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
                 f"pool size {size}: {ns.rows} rows in {dt:.2f} s → {ns.rows / dt:.2f} rows/s; "
                 f"{cpu / ns.rows * 1000:.0f} ms CPU per row, {cpu / dt:.2f} cores busy ({browser})"
             )
+        if ns.dask_workers:
+            figures.update(_dask(sid, rows, ns.dask_workers))
     base = figures["size1_rows_per_s"]
     for key in list(figures):
         if key.endswith("_rows_per_s") and key != "size1_rows_per_s":
