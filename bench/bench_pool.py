@@ -1,5 +1,7 @@
 """Throughput of ``Pool.replay`` over 40 rows at pool sizes 1, 2 and 4 (rows/s, speedup over size 1),
 and of the same replay on a 2-worker Dask ``LocalCluster`` (separate processes, one session each).
+The peer: the same four steps as a raw Playwright script, one process alone and N processes side by
+side (each its own browser), so the report shows the speedup the machine itself allows.
 
 Target: ≥ 1.6× at size 2 on a 2-core machine.   python -m bench.bench_pool [--rows 40]
 
@@ -10,9 +12,11 @@ Python) and the cores one session keeps busy: on N cores, size 2 cannot beat N �
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
 import tempfile
 import time
+from typing import Any
 
 import psutil
 
@@ -40,6 +44,48 @@ def _skill(site, home) -> str:
     from tests.skills.helpers import form_skill
 
     return form_skill(site, home, "bench-signup")
+
+
+def _raw_rows(url: str, names: list[str], start: Any, out: Any) -> None:
+    """Raw Playwright (sync API, own browser): the skill's four steps once per name; puts seconds."""
+    from playwright.sync_api import sync_playwright
+
+    from ocnb.browser import find_chromium, launch_args
+
+    exe, _ = find_chromium()
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=exe, args=launch_args())
+        page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+
+        def row(who: str) -> None:
+            page.goto(url)
+            page.get_by_role("textbox", name="Full name", exact=True).fill(who)
+            page.get_by_role("textbox", name="Email", exact=True).fill(f"{who}@example.com")
+            page.get_by_role("button", name="Sign up", exact=True).click()
+
+        for who in names[:2]:  # warm-up
+            row(who)
+        start.wait()  # every process has its browser warm: start together
+        t0 = time.perf_counter()
+        for who in names:
+            row(who)
+        out.put(time.perf_counter() - t0)
+        browser.close()
+
+
+def _raw(url: str, rows: list[dict[str, str]], procs: int) -> float:
+    """Rows per second of ``procs`` raw Playwright processes sharing the rows."""
+    ctx = multiprocessing.get_context("spawn")
+    with ctx.Manager() as manager:
+        start, q = manager.Barrier(procs), manager.Queue()
+        names = [r["who"] for r in rows]
+        workers = [ctx.Process(target=_raw_rows, args=(url, names[i::procs], start, q)) for i in range(procs)]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join(600)
+        longest = max(q.get(timeout=5) for _ in workers)
+    return len(rows) / longest
 
 
 def _dask(sid: str, rows: list[dict[str, str]], workers: int) -> dict[str, float]:
@@ -97,9 +143,17 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
             )
         if ns.dask_workers:
             figures.update(_dask(sid, rows, ns.dask_workers))
+        url = site.page("form.html")
+        raw1 = _raw(url, rows, 1)
+        raw2 = _raw(url, rows, 2)
+        figures.update({"raw1_rows_per_s": raw1, "raw2_rows_per_s": raw2, "raw2_speedup": raw2 / raw1})
+        print(
+            f"raw Playwright: 1 process {raw1:.2f} rows/s, 2 processes {raw2:.2f} rows/s "
+            f"→ {raw2 / raw1:.2f}× (what this machine allows two browsers)"
+        )
     base = figures["size1_rows_per_s"]
     for key in list(figures):
-        if key.endswith("_rows_per_s") and key != "size1_rows_per_s":
+        if key.endswith("_rows_per_s") and key != "size1_rows_per_s" and not key.startswith("raw"):
             figures[key.replace("_rows_per_s", "_speedup")] = figures[key] / base
             print(f"{key.split('_')[0]} speedup over size 1: {figures[key] / base:.2f}×")
     print("target: ≥ 1.6× at size 2")
