@@ -14,6 +14,16 @@ __all__ = ["ACTIONS", "perform"]
 #: Every action an element can take, in the order the ``interact`` schema lists them.
 ACTIONS = ("click", "double_click", "hover", "fill", "type", "press", "select", "check", "uncheck", "scroll_into_view")
 
+#: Actions that take nothing but a timeout, and the Playwright method each one calls.
+_NO_VALUE = {
+    "click": "click",
+    "double_click": "dblclick",
+    "hover": "hover",
+    "check": "check",
+    "uncheck": "uncheck",
+    "scroll_into_view": "scroll_into_view_if_needed",
+}
+
 
 async def perform(element: Any, action: str, *, value: Any = None, key: str | None = None, timeout: int) -> None:
     """Run ``action`` on a Playwright locator or element handle; ValueError for an unknown action.
@@ -21,12 +31,8 @@ async def perform(element: Any, action: str, *, value: Any = None, key: str | No
     ``select`` takes one string (matched against option values, then labels, as Playwright does)
     or a list of them; ``type`` sends key presses one by one, for fields that react to each key.
     """
-    if action == "click":
-        await element.click(timeout=timeout)
-    elif action == "double_click":
-        await element.dblclick(timeout=timeout)
-    elif action == "hover":
-        await element.hover(timeout=timeout)
+    if action in _NO_VALUE:
+        await getattr(element, _NO_VALUE[action])(timeout=timeout)
     elif action == "fill":
         await element.fill("" if value is None else str(value), timeout=timeout)
     elif action == "type":
@@ -37,11 +43,5 @@ async def perform(element: Any, action: str, *, value: Any = None, key: str | No
         await element.press(str(key), timeout=timeout)
     elif action == "select":
         await element.select_option(value if isinstance(value, list) else str(value), timeout=timeout)
-    elif action == "check":
-        await element.check(timeout=timeout)
-    elif action == "uncheck":
-        await element.uncheck(timeout=timeout)
-    elif action == "scroll_into_view":
-        await element.scroll_into_view_if_needed(timeout=timeout)
     else:
         raise ValueError(f"unknown action {action!r}; expected one of {', '.join(ACTIONS)}")
