@@ -2,7 +2,7 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: setup demo test lint bench lab capability-map
+.PHONY: setup demo test lint bench lab capability-map pins pins-check
 
 setup:
 	@bash scripts/setup.sh
@@ -27,3 +27,15 @@ bench: setup
 
 capability-map: setup
 	$(PY) -m ocnb.capmap
+
+# Refresh the pins (binder/requirements.txt, scripts/constraints.txt) to the newest releases
+# pyproject.toml allows, then check they resolve on the package index. Not part of `make test`:
+# no test depends on what the index serves on the day it runs. Review the diff, run `make test`, commit.
+pins: setup
+	$(PY) -m pip install --quiet --upgrade -e ".[dev]"
+	$(PY) binder/pin_requirements.py
+	$(MAKE) pins-check
+
+pins-check: setup
+	$(PY) -m pip install --dry-run --ignore-installed --quiet -r binder/requirements.txt
+	$(PY) -m pip install --dry-run --ignore-installed --quiet -c scripts/constraints.txt -e ".[dev]"

