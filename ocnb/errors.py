@@ -21,6 +21,7 @@
     ├── NeedsHuman               NEEDS_HUMAN
     ├── Disabled                 DISABLED
     ├── BrowserUnavailable       BROWSER_UNAVAILABLE
+    ├── CorruptFile              CORRUPT_FILE        a stored file cannot be read (details["file"]); left untouched
     └── SessionClosed            SESSION_CLOSED
 
 Skill replay adds its own codes (``ARTIFACT_MISSING``, ``ARTIFACT_RESOLUTION_FAILED``,
@@ -40,6 +41,7 @@ __all__ = [
     "BlockedUrl",
     "BrowserUnavailable",
     "BudgetExhausted",
+    "CorruptFile",
     "Disabled",
     "DisallowedTool",
     "ElementNotFound",
@@ -86,6 +88,7 @@ ERROR_CODES: dict[str, str] = {
     "SCRIPT_ERROR": "The JavaScript expression threw an error in the page.",
     "DISABLED": "This feature is switched off by configuration.",
     "BROWSER_UNAVAILABLE": "No Chromium could be found or launched.",
+    "CORRUPT_FILE": "A stored file cannot be read; ocnb leaves it untouched until it is fixed or moved.",
     "SESSION_CLOSED": "The session is closed.",
     "INTERNAL": "An unexpected internal error.",
 }
@@ -177,6 +180,21 @@ class Disabled(OcnbError):
 
 class BrowserUnavailable(OcnbError):
     code = "BROWSER_UNAVAILABLE"
+
+
+class CorruptFile(OcnbError):
+    """A stored file exists but cannot be read (not JSON, wrong shape, unknown schema_version).
+
+    ``details["file"]`` names it. The file is never overwritten; other files are not affected.
+    """
+
+    code = "CORRUPT_FILE"
+
+    def __init__(self, message: str = "", *, file: Any = None, details: dict[str, Any] | None = None):
+        details = dict(details or {})
+        if file is not None:
+            details.setdefault("file", str(file))
+        super().__init__(message, details=details)
 
 
 class SessionClosed(OcnbError):

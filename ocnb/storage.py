@@ -2,7 +2,10 @@
 
 Writes are atomic (temp file in the same folder, fsync, ``os.replace``); read-modify-write goes under
 an inter-process lock (:func:`file_lock`), so a kernel, an MCP client and a second process writing at
-once lose nothing. A corrupt JSON file raises :class:`CorruptFile` and is never overwritten.
+once lose nothing. A corrupt JSON file raises :class:`~ocnb.errors.CorruptFile` (``CORRUPT_FILE``,
+naming the file) and is never overwritten. A writer killed between creating its temp file and the
+rename leaves ``.<name>.<random>.tmp`` behind; the next write of the same file removes it (at once
+when the caller holds the file's lock, else once it is older than :data:`STALE_TEMP_S`).
 """
 
 from __future__ import annotations
@@ -10,30 +13,32 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from filelock import FileLock
 
-from .errors import OcnbError
+from .errors import CorruptFile
 
 __all__ = [
+    "STALE_TEMP_S",
     "CorruptFile",
     "atomic_write_bytes",
     "atomic_write_json",
     "atomic_write_text",
+    "clean_stale_temps",
     "file_lock",
     "ocnb_home",
     "read_json",
 ]
 
 
-class CorruptFile(OcnbError):
-    """A stored file exists but cannot be parsed; it is left untouched."""
-
-    code = "INTERNAL"
+#: A temp file of a write older than this (seconds) is a leftover of a killed writer, not a live one.
+STALE_TEMP_S = 600.0
 
 
 def ocnb_home(home: str | os.PathLike[str] | None = None) -> Path:
@@ -44,17 +49,58 @@ def ocnb_home(home: str | os.PathLike[str] | None = None) -> Path:
     return Path(env).expanduser() if env else Path.home() / ".ocnb"
 
 
-def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
-    """Write ``data`` to ``path`` atomically: readers see the old file or the new one, never half."""
+def clean_stale_temps(path: str | os.PathLike[str], older_than_s: float = STALE_TEMP_S) -> list[Path]:
+    """Remove the temp files that killed writers of ``path`` left behind; returns the ones removed.
+
+    Only names :func:`atomic_write_bytes` itself creates (``.<name>.<8 random>.tmp``) are touched.
+    Pass ``older_than_s=0`` only while holding ``path``'s :func:`file_lock`: then no live writer can
+    own one.
+    """
+    target = Path(path)
+    pattern = re.compile(rf"\.{re.escape(target.name)}\.[a-z0-9_]{{8}}\.tmp")
+    removed: list[Path] = []
+    try:
+        candidates = list(target.parent.iterdir())
+    except OSError:
+        return removed
+    now = time.time()
+    for tmp in candidates:
+        if not pattern.fullmatch(tmp.name):
+            continue
+        try:
+            if older_than_s > 0 and now - tmp.stat().st_mtime < older_than_s:
+                continue
+            tmp.unlink()
+        except OSError:  # gone already, or not ours to remove
+            continue
+        removed.append(tmp)
+    return removed
+
+
+def atomic_write_bytes(
+    path: str | os.PathLike[str], data: bytes, *, overwrite: bool = True, locked: bool = False
+) -> Path:
+    """Write ``data`` to ``path`` atomically: readers see the old file or the new one, never half.
+
+    ``overwrite=False`` refuses (``FileExistsError``) when ``path`` exists, atomically where the file
+    system has hard links. ``locked=True`` says the caller holds ``path``'s :func:`file_lock`, so every
+    leftover temp file of ``path`` is removed, not only stale ones.
+    """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
+    clean_stale_temps(target, 0 if locked else STALE_TEMP_S)
+    if not overwrite and target.exists():
+        raise FileExistsError(str(target))
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp, target)
+        if overwrite:
+            os.replace(tmp, target)
+        else:
+            _place_new(tmp, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
@@ -62,14 +108,29 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
     return target
 
 
-def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:
-    """Atomically write UTF-8 text with LF line endings as given."""
-    return atomic_write_bytes(path, text.encode("utf-8"))
+def _place_new(tmp: str, target: Path) -> None:
+    """Move ``tmp`` to ``target`` only if ``target`` does not exist (a hard link fails if it does)."""
+    try:
+        os.link(tmp, target)
+    except FileExistsError:
+        raise
+    except OSError:  # no hard links here (some network or FAT file systems): check, then rename
+        if target.exists():
+            raise FileExistsError(str(target)) from None
+        os.replace(tmp, target)
+        return
+    os.unlink(tmp)
 
 
-def atomic_write_json(path: str | os.PathLike[str], obj: Any) -> Path:
+def atomic_write_text(path: str | os.PathLike[str], text: str, *, overwrite: bool = True, locked: bool = False) -> Path:
+    """Atomically write UTF-8 text with LF line endings as given (see :func:`atomic_write_bytes`)."""
+    return atomic_write_bytes(path, text.encode("utf-8"), overwrite=overwrite, locked=locked)
+
+
+def atomic_write_json(path: str | os.PathLike[str], obj: Any, *, locked: bool = False) -> Path:
     """Atomically write ``obj`` as stable, human-diffable JSON (sorted keys, 2-space indent, newline)."""
-    return atomic_write_text(path, json.dumps(obj, ensure_ascii=False, indent=2, sort_keys=True) + "\n")
+    text = json.dumps(obj, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
+    return atomic_write_text(path, text, locked=locked)
 
 
 def read_json(path: str | os.PathLike[str], default: Any = None) -> Any:
@@ -79,10 +140,16 @@ def read_json(path: str | os.PathLike[str], default: Any = None) -> Any:
         text = p.read_text(encoding="utf-8")
     except FileNotFoundError:
         return default
+    except UnicodeDecodeError as exc:
+        raise CorruptFile(
+            f"{p} is not UTF-8 text ({exc.reason}); fix or move it — ocnb will not overwrite it", file=p
+        ) from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise CorruptFile(f"{p} is not valid JSON ({exc}); fix or move it — ocnb will not overwrite it") from None
+        raise CorruptFile(
+            f"{p} is not valid JSON ({exc}); fix or move it — ocnb will not overwrite it", file=p
+        ) from None
 
 
 @contextlib.contextmanager
