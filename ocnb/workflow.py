@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from .contracts import BrowserTaskSignature, CallInfo, Evaluation, guard_call, guard_status
+from .contracts import BrowserTaskSignature, CallInfo, Evaluation, Refusal, guard_call, guard_status
 from .results import ToolResult
 
 __all__ = ["TaskBinding", "guard_after_hook", "guard_before_hook", "page_url"]
@@ -29,6 +29,9 @@ class TaskBinding:
     calls: list[CallInfo] = field(default_factory=list)
     refused: int = 0
     last_evaluation: Evaluation | None = None
+    #: The latest refusal, until the next call runs: a tripped loop guard or a spent budget ends the
+    #: task's ``continue`` even though the refused call itself was never recorded.
+    last_refusal: Refusal | None = None
 
     @property
     def elapsed_ms(self) -> float:
@@ -37,15 +40,22 @@ class TaskBinding:
     def status(self) -> dict[str, Any]:
         sig = self.signature
         counted = [c for c in self.calls if c.tool not in ("oc_task_start", "oc_task_finish", "workflow_status")]
+        status = self.last_evaluation.status if self.last_evaluation else "continue"
+        refusal = self.last_refusal
+        if status == "continue" and refusal is not None and refusal.code == "BUDGET_EXHAUSTED":
+            status = "stop" if refusal.guard else "budget_exhausted"
         return {
             "signature_id": sig.id,
             "description": sig.description,
-            "status": self.last_evaluation.status if self.last_evaluation else "continue",
+            "status": status,
             "calls_used": len(counted),
             "max_tool_calls": sig.budgets.max_tool_calls,
             "elapsed_ms": round(self.elapsed_ms, 1),
             "max_wall_ms": sig.budgets.max_wall_ms,
             "refused": self.refused,
+            "last_refusal": None
+            if refusal is None
+            else {"code": refusal.code, "reason": refusal.reason, "guard": refusal.guard},
             "guards": guard_status(sig, self.calls),
             "inputs": self.inputs,
             "last_evaluation": self.last_evaluation.to_dict() if self.last_evaluation else None,
@@ -72,6 +82,7 @@ def guard_before_hook(call: Any) -> None:
     refusal = guard_call(binding.signature, call.name, binding.calls, binding.elapsed_ms)
     if refusal is not None:
         binding.refused += 1
+        binding.last_refusal = refusal
         call.extra["refused"] = True
         raise refusal.to_error()
 
@@ -83,6 +94,8 @@ def guard_after_hook(call: Any, result: ToolResult) -> None:
         return
     if call.name == "oc_task_start":
         return
+    if call.name not in ("workflow_status", "oc_task_finish"):
+        binding.last_refusal = None
     binding.calls.append(
         CallInfo.from_result(
             call.name, result.ok, result.data, url_before=call.extra.get("url_before"), url_after=page_url(call.session)

@@ -71,19 +71,14 @@ OBSERVATION_TOOLS: frozenset[str] = frozenset(
         "find",
         "query_dom",
         "page_screenshot",
-        "browser_snapshot",
-        "get_page_text",
         "tabs_context",
         "oc_connection_health",
         "expand_tools",
         "discover_capabilities",
         "oc_journal",
-        "oc_trace",
         "oc_assert",
         "oc_evidence_bundle",
         "oc_skill_recall",
-        "console_messages",
-        "network_requests",
     }
 )
 #: Tools that manage the bound task: always allowed, never counted.

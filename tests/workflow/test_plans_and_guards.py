@@ -121,3 +121,35 @@ def test_secret_inputs_never_appear_in_results(session, site) -> None:
         signature=search_signature(inputs=sig["inputs"], success={"kind": "title", "contains": "never"}),
     )
     assert "hunter2-topsecret" not in r.to_json()
+
+
+def test_a_refused_fourth_read_makes_workflow_status_say_stop_until_progress(session, site) -> None:
+    """docs/task-signatures.md's table, live: the 4th read_page is refused and the task reads `stop`."""
+    session.navigate(url=site.page("search.html"))
+    session.oc_task_start(signature=search_signature(), inputs={"q": "lamp"})
+    try:
+        assert all(session.read_page().ok for _ in range(3))
+        assert session.workflow_status().data["status"] == "continue"
+        fourth = session.read_page()
+        assert fourth.error.code == "BUDGET_EXHAUSTED" and fourth.error.details["guard"] == "max_observation_calls"
+        status = session.workflow_status().data
+        assert status["status"] == "stop", status
+        assert status["last_refusal"]["guard"] == "max_observation_calls"
+        assert session.interact(query='searchbox "Search"', action="fill", value="lamp").ok
+        assert session.interact(query='searchbox "Search"', action="press", key="Enter").ok
+        assert session.wait_for(text="Results for").ok
+        after = session.workflow_status().data
+        assert after["status"] == "success" and after["last_refusal"] is None, after
+    finally:
+        session.oc_task_finish()
+
+
+def test_a_spent_budget_makes_workflow_status_say_budget_exhausted(session, site) -> None:
+    sig = search_signature(budgets={"maxToolCalls": 1, "maxWallMs": 60000}, loopGuards=[])
+    session.oc_task_start(signature=sig, inputs={"q": "x"})
+    try:
+        assert session.navigate(url=site.page("search.html")).ok
+        assert session.navigate(url=site.page("index.html")).error.code == "BUDGET_EXHAUSTED"
+        assert session.workflow_status().data["status"] == "budget_exhausted"
+    finally:
+        session.oc_task_finish()
