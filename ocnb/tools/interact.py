@@ -6,7 +6,8 @@ Each takes a ``ref`` (from read_page / find / query_dom) or a plain-words ``quer
 (ref, role, name) and what changed visibly: ``navigated`` (+ ``url``), ``new_tab``, ``dialogs``
 (handled by the browser layer's documented default: alerts/confirms accepted, prompts answered with
 their default value; ``Config.dialog_policy="dismiss"`` dismisses), ``dom_changed``.
-With ``capture_artifact: true`` the result also carries the element's ``selector_chain``.
+With ``capture_artifact: true`` the result also carries the element's ``selector_chain`` and
+``fingerprint`` (what skill replay checks before acting again).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any
 from ..errors import FileNotAllowed, InvalidArgument, OcnbError, from_playwright
 from ..perception.actions import ACTIONS, perform
 from ..perception.refs import REF_PATTERN, call
-from ..perception.selectors import selector_chain
+from ..perception.selectors import capture_element
 from ..perception.targets import Resolved, resolve_target
 from ..registry import tool
 
@@ -101,21 +102,21 @@ class _Watch:
 
 
 async def _result(
-    ctx: Any, page: Any, r: Resolved, changes: dict[str, Any], chain: list | None, **extra: Any
+    ctx: Any, page: Any, r: Resolved, changes: dict[str, Any], chain: dict | None, **extra: Any
 ) -> dict[str, Any]:
     tab = ctx.browser.tab_of(page)
     out: dict[str, Any] = {"element": r.describe(), **extra, "changes": changes, "frame_ordinal": r.frame_ordinal}
     out["tab_id"] = tab.id if tab else None
     if chain is not None:
-        out["selector_chain"] = chain
+        out.update(chain)
     return out
 
 
-async def _chain_if(args: dict[str, Any], page: Any, r: Resolved) -> list | None:
-    """The chain is computed before acting: after a click the element may be gone."""
+async def _chain_if(args: dict[str, Any], page: Any, r: Resolved) -> dict | None:
+    """``selector_chain`` and ``fingerprint``, taken before acting: after a click the element may be gone."""
     if not args.get("capture_artifact"):
         return None
-    return await selector_chain(page, r.element, r.frame)
+    return await capture_element(page, r.element, r.frame)
 
 
 async def _act(page: Any, r: Resolved, action: str, args: dict[str, Any], timeout: int) -> None:
@@ -133,19 +134,18 @@ async def _act(page: Any, r: Resolved, action: str, args: dict[str, Any], timeou
     side_effects=True,
     intent=True,
     description="Click, fill, type, press, select, check or hover one element (ref or query). "
-    "value is needed for fill/type/select, key for press. "
+    "action defaults to click; value is needed for fill/type/select, key for press. "
     "Returns the element acted on and what changed (navigation, new tab, dialog, DOM change).",
     properties={
         **TARGET_PROPS,
-        "action": {"type": "string", "enum": list(ACTIONS)},
+        "action": {"type": "string", "enum": list(ACTIONS), "default": "click"},
         "value": {"type": ["string", "number", "array"], "items": {"type": "string"}},
         "key": {"type": "string", "description": "for press, e.g. Enter or Control+A"},
         "capture_artifact": CAPTURE,
     },
-    required=["action"],
 )
 async def interact(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
-    action = args["action"]
+    action = args.get("action", "click")
     if action in ("fill", "type", "select") and args.get("value") is None:
         raise InvalidArgument(f"action {action} needs value")
     if action == "press" and not args.get("key"):
@@ -257,7 +257,7 @@ async def fill_form(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
                 "frame_ordinal": r.frame_ordinal,
             }
             if chain is not None:
-                item["selector_chain"] = chain
+                item.update(chain)
             report.append(item)
         changes = await watch.changes()
     tab = ctx.browser.tab_of(page)
