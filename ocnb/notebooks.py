@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 __all__ = ["DEMO_NOTEBOOKS", "NotebookRun", "notebooks_dir", "run_demo_notebooks", "run_notebook"]
 
@@ -21,8 +23,13 @@ DEMO_NOTEBOOKS = ("quickstart", "skill_authoring", "token_cost_report")
 
 
 def notebooks_dir() -> Path:
-    """The repository's ``notebooks/`` folder (the notebooks are not shipped inside the wheel)."""
-    return Path(__file__).resolve().parent.parent / "notebooks"
+    """The example notebooks: the copy shipped inside the wheel (``ocnb/_notebooks``, see
+    ``pyproject.toml``) when installed, else a source checkout's ``notebooks/`` folder."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "_notebooks", here.parent / "notebooks"):
+        if (candidate / f"{DEMO_NOTEBOOKS[0]}.ipynb").is_file():
+            return candidate
+    return here.parent / "notebooks"
 
 
 @dataclass
@@ -69,6 +76,19 @@ def _first_error_cause(nb: object) -> str | None:
     return None
 
 
+def _kernel_manager(kernel_name: str, folder: Path) -> Any:
+    """A kernel manager that talks to its kernel over Unix sockets in ``folder`` where it can.
+
+    Over TCP (the default, and the only choice on Windows) ipykernel warns at every start that the
+    connection is not encrypted; local sockets are private to the user and need no such warning.
+    """
+    from jupyter_client.manager import KernelManager
+
+    if os.name != "posix":
+        return KernelManager(kernel_name=kernel_name)
+    return KernelManager(kernel_name=kernel_name, transport="ipc", ip=str(folder / "kernel"))
+
+
 def run_notebook(
     path: str | os.PathLike[str],
     out_html: str | os.PathLike[str] | None = None,
@@ -88,8 +108,10 @@ def run_notebook(
 
     src = Path(path)
     nb = nbformat.read(src, as_version=4)
+    sockets = tempfile.TemporaryDirectory(prefix="ocnb-kernel-")
     client = NotebookClient(
         nb,
+        km=_kernel_manager(kernel_name, Path(sockets.name)),
         timeout=timeout,
         kernel_name=kernel_name,
         resources={"metadata": {"path": str(Path(cwd) if cwd else src.parent)}},
@@ -97,7 +119,8 @@ def run_notebook(
     t0 = time.perf_counter()
     error: str | None = None
     try:
-        client.execute()
+        with sockets:
+            client.execute()
     except CellExecutionError as exc:
         evalue = str(getattr(exc, "evalue", "") or "").strip().splitlines()
         error = _first_error(nb) or f"{getattr(exc, 'ename', 'error')}: {evalue[0][:300] if evalue else ''}"
@@ -127,14 +150,16 @@ def run_demo_notebooks(out: Path, names: tuple[str, ...] = DEMO_NOTEBOOKS, *, ti
     out = Path(out)
     failures: list[str] = []
     folder = notebooks_dir()
+    # A packaged copy sits in site-packages, which may be read-only: run it from the report folder.
+    cwd = out if folder.parent == Path(__file__).resolve().parent else None
     for name in names:
         path = folder / f"{name}.ipynb"
         if not path.is_file():
-            line = f"{name}: FAILED: {path} not found"
+            line = f"{name}: FAILED: {path} not found (`ocnb demo --no-notebooks` runs the tool tour alone)"
             failures.append(line)
             print(line)
             continue
-        run = run_notebook(path, out / f"{name}.html", timeout=timeout)
+        run = run_notebook(path, out / f"{name}.html", timeout=timeout, cwd=cwd)
         line = run.summary_line()
         print(line, flush=True)
         if not run.ok:
