@@ -3,13 +3,23 @@
 A skill is keyed by a stable id derived from (domain, name); re-recording keeps the id. Each step
 may carry a ``replay_artifact``::
 
-    {"schema_version": 1, "recorded_at": ISO, "recorder": {"ocnb_version": "…"},
+    {"schema_version": 1, "recorded_at": ISO, "recorder": {"ocnb_version": "…"}, "url": …,
      "steps": [{"kind": "click|fill|navigate|press|select|submit|scroll",
                 "selectors": [{"type": "role_name|accessible_name|css|xpath|text|node_ref", …}],
-                "frame_ordinal": 0, "args": {…}, "post_assert"?: {"contract_id": …}, "risky": false}]}
+                "frame_ordinal": 0, "args": {…}, "post_assert"?: {"contract_id": …}, "risky": false,
+                "target"?: {…}, "fingerprint"?: {…}}]}
+
+Every skill is checked against :data:`~ocnb.skills.schema.SKILL_SCHEMA` when recorded (a bad one is
+refused with ``INVALID_ARGUMENT`` naming every error, and nothing is written) and when loaded (a
+hand-edited skill that no longer passes is refused the same way, and left as it is on disk).
 
 Files of schema_version 1 (no artifacts) load read-only: recall shows ``replay_artifact: null`` and
 replay answers ``ARTIFACT_MISSING``; the file is upgraded in place on the next record, never lost.
+
+A file that cannot be read (not JSON, not a skills file, an unknown schema_version) is
+``CORRUPT_FILE`` naming it, for its own domain only: the other domains keep working, recall lists
+the file under :attr:`SkillStore.problems`, and the file is never overwritten. Domains are host
+names (``domain_problem``); temp files left by a killed writer are removed on the next write.
 """
 
 from __future__ import annotations
@@ -18,16 +28,15 @@ import hashlib
 import time
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
-from ..errors import InvalidArgument, OcnbError
-from ..storage import CorruptFile, atomic_write_json, file_lock, ocnb_home, read_json
+from ..errors import CorruptFile, InvalidArgument, OcnbError
+from ..storage import atomic_write_json, file_lock, ocnb_home, read_json
+from .schema import FILE_SCHEMA_VERSIONS, SELECTOR_TYPES, STEP_KINDS, domain_problem, ensure_valid_skill, skill_errors
 
-__all__ = ["SCHEMA_VERSION", "SkillStore", "domain_of", "skill_id_for"]
+__all__ = ["SCHEMA_VERSION", "SELECTOR_TYPES", "STEP_KINDS", "SkillStore", "domain_of", "skill_id_for"]
 
 SCHEMA_VERSION = 2
-STEP_KINDS = ("click", "fill", "navigate", "press", "select", "submit", "scroll")
-SELECTOR_TYPES = ("node_ref", "role_name", "accessible_name", "css", "xpath", "text")
 
 
 def skill_id_for(domain: str, name: str) -> str:
@@ -36,9 +45,12 @@ def skill_id_for(domain: str, name: str) -> str:
 
 
 def domain_of(url: str) -> str:
-    """The domain key of a URL (host[:port])."""
+    """The domain key of a URL: host[:port] (never the user name or password), else its scheme."""
     parts = urlsplit(url)
-    return parts.netloc or parts.scheme or "local"
+    if parts.netloc:
+        host = parts.netloc.rpartition("@")[2]
+        return host or "local"
+    return parts.scheme or "local"
 
 
 def _now() -> str:
@@ -46,44 +58,95 @@ def _now() -> str:
 
 
 class SkillStore:
-    """Skills under ``<home>/skill-memory/``. Safe across threads and processes."""
+    """Skills under ``<home>/skill-memory/``. Safe across threads and processes.
+
+    :attr:`problems` collects, for the last :meth:`recall` or :meth:`all`, what could
+    not be read: ``{"domain", "file", "code", "message"}`` per unreadable file or invalid skill.
+    """
 
     def __init__(self, home: str | Path | None = None) -> None:
         self.root = ocnb_home(home) / "skill-memory"
+        self.problems: list[dict[str, Any]] = []
 
     def path(self, domain: str) -> Path:
-        if not domain or len(domain) > 253:
-            raise InvalidArgument("domain must be 1 to 253 characters")
+        """The skills file of ``domain``; ``INVALID_ARGUMENT`` unless ``domain`` is a host name."""
+        problem = domain_problem(domain)
+        if problem:
+            raise InvalidArgument(problem, details={"errors": [{"path": "$.domain", "message": problem}]})
         return self.root / quote(domain, safe="") / "skills.json"
 
     def _load(self, domain: str) -> dict[str, Any]:
-        data = read_json(self.path(domain), default=None)
+        path = self.path(domain)
+        try:
+            data = read_json(path, default=None)
+        except CorruptFile as exc:
+            exc.details.setdefault("domain", domain)
+            raise
         if data is None:
             return {"schema_version": SCHEMA_VERSION, "domain": domain, "skills": {}}
-        if not isinstance(data, dict) or data.get("schema_version") not in (1, SCHEMA_VERSION):
-            raise CorruptFile(f"{self.path(domain)} has an unknown schema_version; ocnb will not overwrite it")
+        problem = None
+        if not isinstance(data, dict):
+            problem = "does not hold a skills object"
+        elif data.get("schema_version") not in FILE_SCHEMA_VERSIONS:
+            versions = ", ".join(map(str, FILE_SCHEMA_VERSIONS))
+            problem = f"has an unknown schema_version {data.get('schema_version')!r} (this ocnb reads {versions})"
+        elif not isinstance(data.get("skills", {}), dict | list):
+            problem = "has 'skills' that is neither an object nor a list"
+        if problem:
+            raise CorruptFile(
+                f"{path} {problem}; fix or move it — ocnb will not overwrite it", file=path, details={"domain": domain}
+            )
         return data
 
     @staticmethod
-    def _skills(data: dict[str, Any], domain: str) -> dict[str, dict[str, Any]]:
-        """Skills of a file as {id: skill}; v1 files may hold a list and no ids."""
+    def _entries(data: dict[str, Any], domain: str) -> dict[str, tuple[Any, dict[str, Any] | None]]:
+        """Skills of a file as {id: (as stored, normalized or None)}; v1 files may hold a list and no ids.
+
+        The normalized form fills in what v1 files lack (``id``, ``domain``, ``replay_artifact: null``);
+        it is None for an entry that is not even an object with a name.
+        """
         raw = data.get("skills", {})
-        items = raw.values() if isinstance(raw, dict) else raw
-        out: dict[str, dict[str, Any]] = {}
-        for sk in items:
+        pairs = list(raw.items()) if isinstance(raw, dict) else [(None, sk) for sk in raw]
+        out: dict[str, tuple[Any, dict[str, Any] | None]] = {}
+        for n, (key, sk) in enumerate(pairs):
+            if not isinstance(sk, dict) or not isinstance(sk.get("name"), str):
+                out[str(key) if key is not None else f"#{n}"] = (sk, None)
+                continue
             skill = dict(sk)
             skill.setdefault("domain", domain)
             skill.setdefault("id", skill_id_for(domain, skill["name"]))
-            skill["steps"] = [{**st, "replay_artifact": st.get("replay_artifact")} for st in skill.get("steps", [])]
-            out[skill["id"]] = skill
+            steps = skill.get("steps", [])
+            if isinstance(steps, list):
+                skill["steps"] = [
+                    {**st, "replay_artifact": st.get("replay_artifact")} if isinstance(st, dict) else st for st in steps
+                ]
+            sid = key if isinstance(key, str) else skill["id"]
+            out[sid] = (sk, skill)
         return out
 
-    def domains(self) -> list[str]:
-        from urllib.parse import unquote
+    def _valid(self, domain: str, sid: str, skill: dict[str, Any] | None) -> dict[str, Any] | None:
+        """``skill`` when it passes the schema; else None, noted in :attr:`problems`."""
+        errors = skill_errors(skill) if skill is not None else [{"path": "$", "message": "not a skill object"}]
+        if not errors:
+            return skill
+        self.problems.append(
+            {
+                "domain": domain,
+                "file": str(self.path(domain)),
+                "skill_id": sid,
+                "code": "INVALID_ARGUMENT",
+                "message": f"skill {sid} does not match the skill schema: {errors[0]['path']}: {errors[0]['message']}",
+                "errors": errors,
+            }
+        )
+        return None
 
+    def domains(self) -> list[str]:
+        """Domains with a skills file (directories whose names are not host names are ignored)."""
         if not self.root.is_dir():
             return []
-        return sorted(unquote(p.parent.name) for p in self.root.glob("*/skills.json"))
+        found = (unquote(p.parent.name) for p in self.root.glob("*/skills.json"))
+        return sorted(d for d in found if domain_problem(d) is None)
 
     def record(
         self,
@@ -95,40 +158,86 @@ class SkillStore:
         contract_id: str | None = None,
         start_url: str | None = None,
     ) -> dict[str, Any]:
-        """Create or update (same id) the skill ``name``; upgrades a v1 file to v2 in place."""
-        if not name or len(name) > 120:
-            raise InvalidArgument("name must be 1 to 120 characters")
-        if not steps:
-            raise InvalidArgument("a skill needs at least one step (capture some with capture_artifact: true)")
-        sid = skill_id_for(domain, name)
+        """Create or update (same id) the skill ``name``; upgrades a v1 file to v2 in place.
+
+        The skill is checked against the schema first: any error refuses it with ``INVALID_ARGUMENT``
+        naming every problem, and the file is not touched.
+        """
         path = self.path(domain)
+        sid = skill_id_for(domain, name) if isinstance(name, str) else "sk_" + "0" * 16
+        candidate: dict[str, Any] = {
+            "id": sid,
+            "domain": domain,
+            "name": name,
+            "description": description if description is not None else "",
+            "contract_id": contract_id,
+            "start_url": start_url,
+            "created_at": _now(),
+            "updated_at": _now(),
+            "steps": steps,
+        }
+        ensure_valid_skill(candidate)
         with file_lock(path):
             data = self._load(domain)
-            skills = self._skills(data, domain)
-            old = skills.get(sid, {})
+            entries = self._entries(data, domain)
+            old = (entries.get(sid) or ({}, None))[1] or {}
             skill = {
-                "id": sid,
-                "domain": domain,
-                "name": name,
+                **candidate,
                 "description": description if description is not None else old.get("description", ""),
                 "contract_id": contract_id if contract_id is not None else old.get("contract_id"),
                 "start_url": start_url or old.get("start_url"),
-                "created_at": old.get("created_at", _now()),
-                "updated_at": _now(),
-                "steps": steps,
+                "created_at": old.get("created_at", candidate["created_at"]),
             }
+            ensure_valid_skill(skill)
+            skills: dict[str, Any] = {}
+            for key, (stored, normalized) in entries.items():
+                # Other skills stay as they are (even a hand-edited invalid one); v1 entries get their id.
+                skills[key] = normalized if data.get("schema_version") == 1 and normalized is not None else stored
             skills[sid] = skill
-            atomic_write_json(path, {"schema_version": SCHEMA_VERSION, "domain": domain, "skills": skills})
+            atomic_write_json(path, {"schema_version": SCHEMA_VERSION, "domain": domain, "skills": skills}, locked=True)
         return skill
 
     def get(self, skill_id: str) -> dict[str, Any]:
+        """The skill ``skill_id``; ``INVALID_ARGUMENT`` when unknown or invalid on disk.
+
+        A corrupt file of another domain does not matter; a corrupt file that holds ``skill_id``
+        (judged from its raw text) is ``CORRUPT_FILE`` naming it.
+        """
+        self.problems = []
+        unreadable: list[CorruptFile] = []
         for domain in self.domains():
-            skills = self._skills(self._load(domain), domain)
-            if skill_id in skills:
-                return skills[skill_id]
-        raise OcnbError(
-            f"no skill {skill_id!r}; see oc_skill_recall", code="INVALID_ARGUMENT", details={"skill_id": skill_id}
-        )
+            try:
+                entries = self._entries(self._load(domain), domain)
+            except CorruptFile as exc:
+                unreadable.append(exc)
+                continue
+            if skill_id in entries:
+                skill = entries[skill_id][1]
+                if skill is None:
+                    errors = [{"path": "$", "message": "not a skill object"}]
+                    raise InvalidArgument(
+                        f"skill {skill_id} in {self.path(domain)} is not a skill object",
+                        details={"skill_id": skill_id, "file": str(self.path(domain)), "errors": errors},
+                    )
+                try:
+                    ensure_valid_skill(skill, f"skill {skill_id} in {self.path(domain)}")
+                except InvalidArgument as exc:
+                    exc.details.update({"skill_id": skill_id, "file": str(self.path(domain))})
+                    raise
+                return skill
+        for corrupt in unreadable:
+            try:
+                holds = skill_id in Path(corrupt.details["file"]).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                holds = False
+            if holds:
+                raise corrupt
+        details: dict[str, Any] = {"skill_id": skill_id}
+        hint = "see oc_skill_recall"
+        if unreadable:
+            details["unreadable"] = [c.details["file"] for c in unreadable]
+            hint += f"; {len(unreadable)} skills file(s) could not be read: {', '.join(details['unreadable'])}"
+        raise OcnbError(f"no skill {skill_id!r}; {hint}", code="INVALID_ARGUMENT", details=details)
 
     def file_version(self, domain: str) -> int:
         return int(self._load(domain).get("schema_version", SCHEMA_VERSION))
@@ -136,10 +245,27 @@ class SkillStore:
     def recall(
         self, domain: str | None = None, name: str | None = None, query: str | None = None, limit: int = 10
     ) -> list[dict[str, Any]]:
-        """Skills, most recently updated first, filtered by domain, exact name or words of a query."""
+        """Skills, most recently updated first, filtered by domain, exact name or words of a query.
+
+        With a ``domain`` whose file is corrupt: ``CORRUPT_FILE``. Without one, unreadable files and
+        invalid skills are skipped and listed in :attr:`problems`.
+        """
+        self.problems = []
         out: list[dict[str, Any]] = []
         for d in [domain] if domain else self.domains():
-            out.extend(self._skills(self._load(d), d).values())
+            try:
+                entries = self._entries(self._load(d), d)
+            except CorruptFile as exc:
+                if domain:
+                    raise
+                self.problems.append(
+                    {"domain": d, "file": exc.details.get("file"), "code": exc.code, "message": exc.message}
+                )
+                continue
+            for sid, (_, skill) in entries.items():
+                valid = self._valid(d, sid, skill)
+                if valid is not None:
+                    out.append(valid)
         if name:
             out = [s for s in out if s["name"] == name]
         if query:
@@ -149,5 +275,5 @@ class SkillStore:
         return out[:limit]
 
     def all(self) -> list[dict[str, Any]]:
-        """Every skill of every domain (for capability discovery)."""
+        """Every readable, valid skill of every domain (for capability discovery)."""
         return self.recall(limit=10**9)

@@ -81,8 +81,12 @@ async def oc_skill_record(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     },
 )
 async def oc_skill_recall(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
-    skills = SkillStore(ctx.home).recall(args.get("domain"), args.get("name"), args.get("query"), args.get("limit", 10))
-    return {"skills": skills, "count": len(skills)}
+    store = SkillStore(ctx.home)
+    skills = store.recall(args.get("domain"), args.get("name"), args.get("query"), args.get("limit", 10))
+    out: dict[str, Any] = {"skills": skills, "count": len(skills)}
+    if store.problems:  # unreadable files / invalid skills of other domains: listed, not fatal
+        out["problems"] = store.problems
+    return out
 
 
 @tool(
