@@ -7,7 +7,7 @@ from typing import Any
 from ..errors import Disabled, FileNotAllowed, InvalidArgument, OcnbError
 from ..registry import tool
 from ..skills.capture import to_skill_steps
-from ..skills.export import export_script
+from ..skills.export import write_script
 from ..skills.replay import replay_skill
 from ..skills.store import SkillStore, domain_of
 
@@ -134,10 +134,12 @@ async def oc_skill_replay(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     name="oc_skill_export",
     category="skills",
     uses_page=False,
-    description="Export a skill as a standalone Playwright script. The script runs without ocnb.",
+    description="Export a skill as a standalone Playwright script. The script runs without ocnb; "
+    "an existing file is kept unless overwrite is true.",
     properties={
         "skill_id": {"type": "string", "minLength": 1},
         "path": {"type": "string", "description": "where to write the .py file"},
+        "overwrite": {"type": "boolean", "default": False, "description": "replace an existing file"},
     },
     required=["skill_id"],
 )
@@ -149,14 +151,4 @@ async def oc_skill_export(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     roots = [Path(ctx.home).resolve(), Path(ctx.config.upload_root).resolve()]
     if not any(target.is_relative_to(r) for r in roots):
         raise FileNotAllowed(f"{target} is outside OCNB_HOME and the working folder; choose a path under one of them")
-    if target.suffix != ".py":
-        raise InvalidArgument("path must end in .py")
-    text = export_script(skill, filename=target.name)
-    from ..storage import atomic_write_text
-
-    atomic_write_text(target, text)
-    return {
-        "path": str(target),
-        "bytes": len(text.encode()),
-        "steps": sum(len((s.get("replay_artifact") or {}).get("steps", [])) for s in skill["steps"]),
-    }
+    return write_script(skill, target, overwrite=args.get("overwrite", False))
