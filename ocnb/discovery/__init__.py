@@ -11,15 +11,18 @@ from ocnb.discovery.descriptors import (
 from ocnb.discovery.engine import DiscoveryEngine
 from ocnb.discovery.manifests import ManifestWarning, manifest_roots
 from ocnb.discovery.retrievers import (
+    MINILM_INSTALL,
     BM25Retriever,
     HybridRetriever,
     MiniLMRetriever,
     Retriever,
     StaticEmbeddingRetriever,
     default_retriever,
+    retriever_info,
 )
 
 __all__ = [
+    "MINILM_INSTALL",
     "BM25Retriever",
     "Budgets",
     "CapabilityDescriptor",
@@ -37,4 +40,5 @@ __all__ = [
     "from_skills",
     "from_tooldefs",
     "manifest_roots",
+    "retriever_info",
 ]

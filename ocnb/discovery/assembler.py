@@ -54,18 +54,21 @@ class DiscoveryResult:
     tier2: list[str]
     tier2_text: str
     tokens: dict[str, int] = field(default_factory=dict)
+    #: Label of the retriever that ranked (e.g. ``"WordLlama 0.7 + BM25 0.3"``), set by the engine.
+    retriever: str = ""
 
     def render_for_prompt(self) -> str:
         """The tiers as one prompt section (empty tiers left out)."""
         return "".join(t for t in (self.tier0, self.tier1_text, self.tier2_text) if t)
 
     def to_dict(self) -> dict[str, object]:
-        """JSON-able form (Tier 1 entries with relevance, per-tier token counts)."""
+        """JSON-able form (Tier 1 entries with relevance, per-tier token counts, the retriever)."""
         return {
             "query": self.query,
             "index_version": self.index_version,
             "results": [e.__dict__ for e in self.tier1],
             "tokens": dict(self.tokens),
+            "retriever": self.retriever,
         }
 
 

