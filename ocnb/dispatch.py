@@ -209,7 +209,7 @@ async def _pipeline(
         data = await _run_handler(session, tooldef, call)
         result = ToolResult.success(tool, data)
     except OcnbError as exc:
-        result = ToolResult(ok=False, tool=tool, error=ToolError.from_exception(exc))
+        result = ToolResult(ok=False, tool=tool, data=exc.data, error=ToolError.from_exception(exc))
     except Exception as exc:  # noqa: BLE001 - any handler bug becomes a result, never a raise
         err = from_playwright(exc)
         result = ToolResult(ok=False, tool=tool, error=ToolError.from_exception(err))

@@ -99,11 +99,15 @@ class OcnbError(Exception):
 
     code = "INTERNAL"
 
-    def __init__(self, message: str = "", *, code: str | None = None, details: dict[str, Any] | None = None):
+    def __init__(
+        self, message: str = "", *, code: str | None = None, details: dict[str, Any] | None = None, data: Any = None
+    ):
         if code is not None:
             self.code = code
         self.message = message or ERROR_CODES.get(self.code, self.code)
         self.details: dict[str, Any] = details or {}
+        #: What the failed call still returns as its result's ``data`` (e.g. a replay report), or None.
+        self.data = data
         super().__init__(self.message)
 
     def __str__(self) -> str:

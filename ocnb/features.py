@@ -3,7 +3,7 @@
 Each layer is installed here, in one place, so the order of hooks is explicit:
 
     before: trace tool_call → secrets in → task-signature guards → (handler)
-    after:  human hand-off → secrets out → journal + trace → guard bookkeeping → skill capture → results
+    after:  replay failure envelope → human hand-off → secrets out → journal + trace → guard bookkeeping → skill capture → results
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ def install(session: Session, *, secrets: str | os.PathLike[str] | None = None) 
     from .audit.handoff import handoff_hook
     from .audit.hooks import install as install_audit
     from .skills.capture import capture_hook
+    from .skills.replay import envelope_hook
     from .workflow import guard_after_hook, guard_before_hook
 
     session._on_close = []  # type: ignore[attr-defined]
@@ -36,6 +37,7 @@ def install(session: Session, *, secrets: str | os.PathLike[str] | None = None) 
     session.recent_results = deque(maxlen=RECENT_RESULTS)  # type: ignore[attr-defined]
     install_audit(session, secrets=secrets)  # puts trace/secrets/journal hooks first
     session.pipeline.after.insert(0, handoff_hook)  # before masking and journaling: they see NEEDS_HUMAN
+    session.pipeline.after.insert(0, envelope_hook)  # so is a replay failure's {ok, failure} data
     session.pipeline.before.append(guard_before_hook)
     session.pipeline.after.append(guard_after_hook)
     session.pipeline.after.append(capture_hook)

@@ -34,6 +34,9 @@ class ToolError:
 class ToolResult:
     """The outcome of one tool call: ``ok``, ``data`` on success, ``error`` on failure.
 
+    A failure may carry ``data`` too, when the tool has a report to give back (a skill replay's
+    ``{ok: false, failure: {code, step_index, detail, …}, step_results}``).
+
     ``tool`` names the tool that ran. dispatch never raises for a tool failure; it returns a
     ``ToolResult`` with ``ok=False`` and an :class:`ToolError` carrying a stable code.
     """
@@ -53,9 +56,9 @@ class ToolResult:
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"ok": self.ok, "tool": self.tool}
-        if self.ok:
+        if self.ok or self.data is not None:
             out["data"] = self.data
-        else:
+        if not self.ok:
             assert self.error is not None
             out["error"] = self.error.to_dict()
         return out

@@ -1,82 +1,305 @@
-"""Selector chains: several ways to find one element again, most robust first.
+"""Selector chains: the one place that records an element and finds it again — and vouches for it.
 
-A chain is a list of entries, each ``{"kind": …}`` plus its data:
+Recording (:func:`capture_element`) keeps two things about an element, computed in the page before
+anything is done to it:
 
-- ``role_name`` (``role``, ``name``): the accessible role and name;
-- ``accessible_name`` (``name``): the name alone;
-- ``css`` (``selector``): ``[data-testid=…]``, ``#id`` or ``tag[name=…]`` — never generated class
-  names, and only when it matches exactly one element;
-- ``xpath`` (``selector``): positional, anchored at the nearest stable id;
-- ``text`` (``text``): the element's visible text.
+- its **selector chain**, most robust first, in the stored form skills keep on disk:
+  ``{"type": "role_name", "role", "name"}``, ``{"type": "accessible_name" | "css" | "xpath" | "text" |
+  "node_ref", "value"}`` (css is ``[data-testid=…]``, ``#id`` or ``tag[name=…]``, never generated
+  class names; xpath is positional, anchored at the nearest stable id);
+- its **fingerprint**: ``role``, accessible ``name``, ``tag``, input ``type``, the ``name`` and
+  ``autocomplete`` attributes (``name_attr``, ``autocomplete``), ``label`` text, and the ``frame``
+  (ordinal, plus the frame's address when it is not the main frame). ``twins`` counts other visible
+  elements that had the very same fingerprint.
 
-:func:`resolve_chain` tries the entries in order and takes the first that matches exactly one
-element; skill replay builds on it. Entries in the stored form ``{"type", "value"}`` are accepted too.
+Resolving (:func:`resolve`) looks in the recorded frame first (a child frame is found again by its
+address, so re-ordered frames do not matter), tries the chain's entries in order with one in-page
+matching engine (``resolveStep`` in ``snapshot.js``), and keeps polling up to the step's timeout.
+An element counts only when an entry singles it out **and** it agrees with the fingerprint and is
+visible: a fallback entry may survive changed ids, classes, order and wrappers, never a different
+role, input type, accessible name or label. When more visible elements agree than at recording,
+the match is ambiguous. Otherwise :class:`ChainRefused` (``ARTIFACT_RESOLUTION_FAILED``) names the
+fields that differ, the refused candidate (ref, role, name) and up to three candidates of the same
+role and type, closest first. Nothing is ever acted on here.
+
+``tolerate`` relaxes named fields for one resolution (``["name"]`` accepts a renamed label); role
+and input type can never be tolerated. Older chain spellings (``{"kind", "selector"|"name"|"text"}``)
+and steps recorded without a fingerprint (schema v2) are read compatibly: the fingerprint of such a
+step is its recorded role and name.
 """
 
 from __future__ import annotations
 
+import asyncio
+import time
+from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
-from .refs import call, call_handle, page_refs
+from ..errors import InvalidArgument, OcnbError
+from .refs import call, call_handle, page_refs, parse_ref
 
-__all__ = ["resolve_chain", "selector_chain"]
+__all__ = [
+    "FINGERPRINT_FIELDS",
+    "SELECTOR_TYPES",
+    "TOLERABLE",
+    "ChainRefused",
+    "Resolution",
+    "capture_element",
+    "resolve",
+    "resolve_chain",
+    "selector_chain",
+    "step_fingerprint",
+    "stored_chain",
+    "tolerated_fields",
+]
+
+SELECTOR_TYPES = ("node_ref", "role_name", "accessible_name", "css", "xpath", "text")
+FINGERPRINT_FIELDS = ("role", "name", "tag", "type", "name_attr", "autocomplete", "label")
+#: What ``tolerate`` may relax, and the fingerprint fields each word covers. Role and type never.
+TOLERABLE: dict[str, tuple[str, ...]] = {
+    "name": ("name", "label"),
+    "label": ("label",),
+    "tag": ("tag",),
+    "name_attr": ("name_attr",),
+    "autocomplete": ("autocomplete",),
+}
+POLL_S = 0.05
+_ALIASES = {"role": "role_name", "role+name": "role_name", "rolename": "role_name", "ref": "node_ref"}
+_ALIASES.update({"node": "node_ref", "label": "accessible_name", "name": "accessible_name", "aria": "accessible_name"})
+
+
+# ---- the stored form -------------------------------------------------------------------------------
+def _stored_entry(entry: Any) -> dict[str, Any] | None:
+    if not isinstance(entry, dict):
+        return None
+    kind = str(entry.get("type") or entry.get("kind") or entry.get("strategy") or "")
+    kind = _ALIASES.get(kind, kind)
+    if kind == "role_name":
+        if not entry.get("role"):
+            return None
+        return {"type": kind, "role": entry["role"], "name": entry.get("name") or ""}
+    if kind not in SELECTOR_TYPES:
+        return None
+    value = entry.get("value")
+    for key in ("selector", "name", "text"):
+        if value is None:
+            value = entry.get(key)
+    return None if value is None else {"type": kind, "value": value}
+
+
+def stored_chain(chain: Any) -> list[dict[str, Any]]:
+    """A chain in the stored form, whatever spelling it came in (unknown entries are dropped)."""
+    out = [_stored_entry(e) for e in (chain or [])]
+    return [e for e in out if e is not None]
+
+
+def _origin_path(url: str) -> str:
+    p = urlsplit(url)
+    return f"{p.scheme}://{p.netloc}{p.path}"
+
+
+def _frame_of(page: Any, frame: Any) -> dict[str, Any]:
+    frames = list(page.frames)
+    if frame is page.main_frame or frame not in frames:
+        return {"ordinal": 0}
+    return {"ordinal": frames.index(frame), "url": _origin_path(frame.url)}
+
+
+# ---- recording ---------------------------------------------------------------------------------------
+async def capture_element(page: Any, element: Any, frame: Any | None = None) -> dict[str, Any]:
+    """``{"selector_chain": […], "fingerprint": {…}}`` of ``element`` (a handle in ``frame``)."""
+    frame = frame or page.main_frame
+    out = await call(frame, page, {"op": "capture", "el": element})
+    fp = dict(out["fingerprint"])
+    fp["frame"] = _frame_of(page, frame)
+    return {"selector_chain": list(out["chain"]), "fingerprint": fp}
 
 
 async def selector_chain(page: Any, element: Any, frame: Any | None = None) -> list[dict[str, Any]]:
-    """The selector chain of ``element`` (an ElementHandle in ``frame``, default: main frame)."""
-    frame = frame or page.main_frame
-    chain = await call(frame, page, {"op": "chain", "el": element})
-    if frame is not page.main_frame:
-        ordinal = page.frames.index(frame) if frame in page.frames else 0
-        for entry in chain:
-            entry["frame_ordinal"] = ordinal
-    return list(chain)
+    """The selector chain of ``element`` alone (see :func:`capture_element`)."""
+    return (await capture_element(page, element, frame))["selector_chain"]
 
 
-def _entry(entry: dict[str, Any]) -> dict[str, Any]:
-    """Accept both our form (kind/selector/name/text) and the stored form (type/value)."""
-    kind = entry.get("kind") or entry.get("type")
-    value = entry.get("value")
-    out: dict[str, Any] = {"kind": kind}
-    if kind == "role_name":
-        out["role"], out["name"] = entry.get("role"), entry.get("name", "")
-    elif kind == "accessible_name":
-        out["name"] = entry.get("name", value)
-    elif kind in ("css", "xpath"):
-        out["selector"] = entry.get("selector", value)
-    elif kind == "text":
-        out["text"] = entry.get("text", value)
+def step_fingerprint(step: dict[str, Any]) -> dict[str, Any]:
+    """The fingerprint of a stored step; for steps recorded without one, their role and name."""
+    fp = step.get("fingerprint")
+    if isinstance(fp, dict) and fp:
+        return dict(fp)
+    out: dict[str, Any] = {}
+    target = step.get("target") or {}
+    if target.get("role"):
+        out["role"] = target["role"]
+        if target.get("name"):
+            out["name"] = target["name"]
+    else:
+        for e in stored_chain(step.get("selectors")):
+            if e["type"] == "role_name":
+                out = {"role": e["role"], "name": e["name"]} if e["name"] else {"role": e["role"]}
+                break
+    if out:
+        out["frame"] = {"ordinal": int(step.get("frame_ordinal", 0) or 0)}
     return out
 
 
-async def resolve_chain(page: Any, chain: list[dict[str, Any]]) -> tuple[Any, int | None, int]:
-    """``(element, matched_entry_index, attempts)``: the first entry matching exactly one element.
+def tolerated_fields(tolerate: Any) -> list[str]:
+    """Fingerprint fields relaxed by ``tolerate`` (a list of :data:`TOLERABLE` words)."""
+    words = list(tolerate or [])
+    bad = [w for w in words if w not in TOLERABLE]
+    if bad:
+        raise InvalidArgument(
+            f"tolerate accepts {', '.join(TOLERABLE)}; role and input type are never tolerated (got {bad})",
+            details={"tolerate": words},
+        )
+    return sorted({f for w in words for f in TOLERABLE[w]})
 
-    Each entry is tried in every frame (its recorded frame first); an entry matching several
-    elements does not count. ``(None, None, attempts)`` when no entry resolves.
+
+# ---- resolving -----------------------------------------------------------------------------------------
+@dataclass
+class Resolution:
+    """The element a chain resolved to, verified against its fingerprint (or unverifiable: none stored)."""
+
+    element: Any
+    frame: Any
+    ref: str
+    role: str
+    name: str
+    entry_index: int
+    via: str
+    attempts: int
+    verified: bool
+    tolerated: list[str] = field(default_factory=list)
+
+
+class ChainRefused(OcnbError):
+    """No element can be vouched for: none matched, the match disagrees with the fingerprint, or several agree."""
+
+    code = "ARTIFACT_RESOLUTION_FAILED"
+
+
+def _frames(page: Any, fp: dict[str, Any], ordinal: int) -> list[Any]:
+    frames = list(page.frames)
+    url = (fp.get("frame") or {}).get("url")
+    if url:
+        hits = [f for f in frames if _origin_path(f.url) == url]
+        hits.sort(key=lambda f: frames.index(f) != ordinal)
+        return hits
+    return [frames[ordinal]] if 0 <= ordinal < len(frames) else []
+
+
+def _show(c: dict[str, Any]) -> str:
+    return f'{c.get("ref")} {c.get("role")} "{c.get("name", "")}"'
+
+
+def _explain(out: dict[str, Any], fp: dict[str, Any], chain: list[dict[str, Any]], frames: int) -> ChainRefused:
+    status = out.get("status", "none")
+    details: dict[str, Any] = {"reason": status, "selector_matches": out.get("counts", [])}
+    want = f'{fp.get("role", "element")} "{fp.get("name", "")}"' if fp else "the recorded element"
+    if status == "refused":
+        r = out["refused"]
+        diffs = [d for d in r.get("differs", []) if d != "visible"]
+        parts = [f"{d} is {out['found'].get(d)!r}, recorded {fp.get(d)!r}" for d in diffs]
+        if "visible" in r.get("differs", []):
+            parts.append("it is hidden")
+        via = chain[out["entry"]]["type"] if out.get("entry") is not None else "?"
+        msg = f"refused {_show(r)} (found by {via}), not the recorded {want}: " + "; ".join(parts)
+        details.update(refused=r, differs=r.get("differs", []), via=via)
+        details["recorded"] = {d: fp.get(d) for d in diffs}
+        details["found"] = out.get("found", {})
+    elif status == "ambiguous":
+        msg = f"{out.get('agreeing', 2)} visible elements agree with the recorded {want}; none can be chosen"
+        details.update(refused=out["refused"], differs=["ambiguous"])
+    elif status == "frame":
+        msg = f"the recorded frame ({(fp.get('frame') or {}).get('url')}) is not on the page"
+        details.update(differs=["frame"])
+    else:
+        kinds = ", ".join(e["type"] for e in chain)
+        msg = f"no element matches any of the {len(chain)} selectors ({kinds}) of the recorded {want}"
+    cands = out.get("candidates") or []
+    details["candidates"] = cands[:3]
+    if cands and status != "ambiguous":
+        msg += "; candidates: " + ", ".join(
+            _show(c) + (f" (differs: {', '.join(c['differs'])})" if c.get("differs") else "") for c in cands[:3]
+        )
+    elif cands:
+        msg += ": " + ", ".join(_show(c) for c in cands[:3])
+    if frames > 1:
+        details["frames_searched"] = frames
+    return ChainRefused(msg, details=details)
+
+
+async def resolve(
+    page: Any,
+    chain: list[dict[str, Any]],
+    fingerprint: dict[str, Any] | None = None,
+    *,
+    frame_ordinal: int = 0,
+    timeout_ms: int = 0,
+    tolerate: list[str] | tuple[str, ...] = (),
+) -> Resolution:
+    """The element ``chain`` singles out that agrees with ``fingerprint``, or :class:`ChainRefused`.
+
+    Polls until ``timeout_ms`` while nothing agrees (the page may still be rendering). Never acts.
     """
-    attempts = 0
+    chain = stored_chain(chain)
+    fp = dict(fingerprint or {})
+    tol = list(tolerate)
+    js_fp = {k: v for k, v in fp.items() if k != "frame"}
+    ordinal = int((fp.get("frame") or {}).get("ordinal", frame_ordinal) or 0)
     state = page_refs(page)
-    for index, raw in enumerate(chain):
-        entry = _entry(raw)
-        if not entry.get("kind"):
-            continue
+    deadline = time.monotonic() + max(timeout_ms, 0) / 1000
+    attempts = 0
+    while True:
         attempts += 1
-        frames = list(page.frames)
-        ordinal = raw.get("frame_ordinal")
-        if isinstance(ordinal, int) and 0 <= ordinal < len(frames):
-            frames.insert(0, frames.pop(ordinal))
-        found: list[Any] = []
+        frames = _frames(page, fp, ordinal)
+        results: list[tuple[Any, dict[str, Any]]] = []
         async with state.lock:
             for frame in frames:
                 try:
-                    n = int(await call(frame, page, {"op": "matchChain", "entry": entry}))
-                except Exception:  # noqa: BLE001 - a frame that went away
-                    continue
-                if n:
-                    found.append((frame, n))
-            if len(found) == 1 and found[0][1] == 1:
-                el = await call_handle(found[0][0], page, {"op": "matchChainEl", "entry": entry})
-                if el is not None:
-                    return el, index, attempts
-    return None, None, attempts
+                    out = await call(
+                        frame, page, {"op": "resolveStep", "chain": chain, "fingerprint": js_fp, "tolerate": tol}
+                    )
+                except OcnbError:
+                    continue  # a frame that navigated or went away
+                results.append((frame, out))
+        oks = [(f, o) for f, o in results if o["status"] == "ok"]
+        if len(oks) == 1:
+            frame, out = oks[0]
+            handle = await call_handle(frame, page, {"op": "resolve", "id": parse_ref(out["ref"])})
+            if handle is not None:
+                found = out.get("found") or {}
+                return Resolution(
+                    handle,
+                    frame,
+                    out["ref"],
+                    found.get("role", ""),
+                    found.get("name", ""),
+                    out["entry"],
+                    chain[out["entry"]]["type"],
+                    attempts,
+                    bool(js_fp),
+                    tol,
+                )
+        if len(oks) > 1:
+            last = {"status": "ambiguous", "refused": oks[0][1]["found"], "agreeing": len(oks)}
+            last["candidates"] = [o["found"] for _, o in oks[:3]]
+        elif not frames:
+            last = {"status": "frame"}
+        else:
+            informative = [o for _, o in results if o["status"] != "none"]
+            last = informative[0] if informative else (results[0][1] if results else {"status": "none"})
+        if time.monotonic() >= deadline:
+            raise _explain(last, fp, chain, len(frames))
+        await asyncio.sleep(POLL_S)
+
+
+async def resolve_chain(page: Any, chain: list[dict[str, Any]]) -> tuple[Any, int | None, int]:
+    """``(element, entry_index, attempts)`` of the first entry singling out one element, unverified.
+
+    For callers that hold a chain but no fingerprint; ``(None, None, attempts)`` when nothing matches.
+    """
+    try:
+        r = await resolve(page, chain)
+    except ChainRefused as exc:
+        return None, None, len(exc.details.get("selector_matches") or [])
+    return r.element, r.entry_index, r.entry_index + 1

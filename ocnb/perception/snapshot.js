@@ -728,13 +728,15 @@
     }
     return "/" + parts.join("/");
   }
+  // Chains are emitted in the stored form (the one skills keep on disk): {type: "role_name", role, name}
+  // or {type: "accessible_name"|"css"|"xpath"|"text", value}.
   function chainOf(el) {
     const role = roleOf(el);
     const [name] = nameOf(el, role);
     const chain = [];
     const root = el.getRootNode();
-    if (role && name) chain.push({ kind: "role_name", role: displayRole(el, role), name });
-    if (name) chain.push({ kind: "accessible_name", name });
+    if (role && name) chain.push({ type: "role_name", role: displayRole(el, role), name });
+    if (name) chain.push({ type: "accessible_name", value: name });
     const tag = el.tagName.toLowerCase();
     const css = [];
     const tid = el.getAttribute("data-testid");
@@ -742,10 +744,10 @@
     if (el.id && !GENERATED.test(el.id)) css.push("#" + cssEscape(el.id));
     const nm = el.getAttribute("name");
     if (nm) css.push(tag + "[name=" + q(nm) + "]");
-    for (const sel of css) if (uniqueIn(root, sel, el)) { chain.push({ kind: "css", selector: sel }); break; }
-    if (root === document) chain.push({ kind: "xpath", selector: xpathOf(el) });
+    for (const sel of css) if (uniqueIn(root, sel, el)) { chain.push({ type: "css", value: sel }); break; }
+    if (root === document) chain.push({ type: "xpath", value: xpathOf(el) });
     const text = textOf(el);
-    if (text && text.length <= 80) chain.push({ kind: "text", text });
+    if (text && text.length <= 80) chain.push({ type: "text", value: text });
     return chain;
   }
   function allElements() {
@@ -755,38 +757,132 @@
     return out;
   }
   function matchEntry(entry) {
-    if (entry.kind === "css") {
+    const kind = entry.type;
+    if (kind === "css") {
       const found = [];
       const visit = (root) => {
-        try { for (const e of root.querySelectorAll(entry.selector)) found.push(e); } catch (e) { /* bad selector */ }
+        try { for (const e of root.querySelectorAll(entry.value)) found.push(e); } catch (e) { /* bad selector */ }
         for (const e of root.querySelectorAll("*")) if (e.shadowRoot) visit(e.shadowRoot);
       };
       visit(document);
       return found;
     }
-    if (entry.kind === "xpath") {
+    if (kind === "xpath") {
       const found = [];
       try {
-        const r = document.evaluate(entry.selector, document, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
+        const r = document.evaluate(entry.value, document, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
         for (let i = 0; i < r.snapshotLength; i++) if (r.snapshotItem(i).nodeType === 1) found.push(r.snapshotItem(i));
       } catch (e) { /* bad xpath */ }
       return found;
     }
     const found = [];
+    if (kind !== "role_name" && kind !== "accessible_name" && kind !== "text") return found;
     for (const el of allElements()) {
       if (hiddenTree(el)) continue;
       const role = roleOf(el);
-      if (entry.kind === "role_name" || entry.kind === "accessible_name") {
-        if (entry.kind === "role_name" && displayRole(el, role) !== entry.role) continue;
-        if (entry.kind === "role_name" && !role && !isInteractive(el, role)) continue;
-        if (entry.kind === "accessible_name" && !role && !isInteractive(el, role)) continue;
-        if (nameOf(el, role)[0] === entry.name && visibleForAction(el)) found.push(el);
-      } else if (entry.kind === "text") {
+      if (kind === "role_name" || kind === "accessible_name") {
+        if (kind === "role_name" && displayRole(el, role) !== entry.role) continue;
+        if (!role && !isInteractive(el, role)) continue;
+        const want = kind === "role_name" ? entry.name : entry.value;
+        if (nameOf(el, role)[0] === want && visibleForAction(el)) found.push(el);
+      } else {
         if (!isInteractive(el, role) && !role) continue;
-        if (textOf(el) === entry.text && visibleForAction(el)) found.push(el);
+        if (textOf(el) === entry.value && visibleForAction(el)) found.push(el);
       }
     }
     return found;
+  }
+
+  // ---- fingerprints: what a recorded element was, checked before a replayed step acts ----------
+  const FP_FIELDS = ["role", "name", "tag", "type", "name_attr", "autocomplete", "label"];
+  const FP_FOLD = new Set(["name", "label"]);  // compared without regard to case
+  function fingerprintOf(el) {
+    const role = roleOf(el);
+    const tag = el.tagName.toLowerCase();
+    const formy = tag === "input" || tag === "button" || tag === "select" || tag === "textarea";
+    return {
+      role: displayRole(el, role), name: nameOf(el, role)[0], tag,
+      type: formy ? String(el.type || "").toLowerCase() : "",
+      name_attr: el.getAttribute("name") || "", autocomplete: ws(el.getAttribute("autocomplete")).toLowerCase(),
+      label: labelText(el),
+    };
+  }
+  // Fields of `fp` (recorded) that `cur` (found) disagrees with; fields missing from `fp` are not checked.
+  function differs(fp, cur, tolerate) {
+    const out = [];
+    for (const k of FP_FIELDS) {
+      if (!(k in fp) || fp[k] === null || tolerate.includes(k)) continue;
+      let a = ws(String(fp[k])), b = ws(String(cur[k] || ""));
+      if (FP_FOLD.has(k)) { a = a.toLowerCase(); b = b.toLowerCase(); }
+      if (a !== b) out.push(k);
+    }
+    return out;
+  }
+  function brief(el, cur, diff) {
+    const out = { ref: PREFIX + refOf(el), role: cur.role, name: cur.name, tag: cur.tag };
+    if (cur.type) out.type = cur.type;
+    if (diff) out.differs = diff;
+    return out;
+  }
+  // Visible elements that could be the recorded one: same role and input type, fewest differences first.
+  function nearby(fp, tolerate, skip) {
+    const out = [];
+    for (const el of allElements()) {
+      if (el === skip || hiddenTree(el)) continue;
+      const role = roleOf(el);
+      if (fp.role && displayRole(el, role) !== fp.role) continue;
+      if (!role && !isInteractive(el, role)) continue;
+      if (!visibleForAction(el)) continue;
+      const cur = fingerprintOf(el);
+      if (fp.type && cur.type !== fp.type) continue;
+      out.push([differs(fp, cur, tolerate), el, cur]);
+    }
+    out.sort((a, b) => a[0].length - b[0].length);
+    return out;
+  }
+  // One replay step: the chain's entries in order; the first element a chain entry singles out that
+  // agrees with the fingerprint (and is visible) is chosen, unless other visible elements agree as well.
+  function resolveStep(chain, fp, tolerate) {
+    const counts = [];
+    let refused = null;
+    for (let i = 0; i < chain.length; i++) {
+      let m;
+      try { m = matchEntry(chain[i]); } catch (e) { m = []; }
+      counts.push(m.length);
+      if (m.length !== 1) continue;
+      const el = m[0];
+      const cur = fingerprintOf(el);
+      const diff = differs(fp, cur, tolerate);
+      if (!visibleForAction(el)) diff.push("visible");
+      if (!diff.length) {
+        if (!Object.keys(fp).length) return { status: "ok", ref: PREFIX + refOf(el), entry: i, counts, found: brief(el, cur) };
+        const twins = nearby(fp, tolerate, el).filter((t) => !t[0].length);
+        if (twins.length > (fp.twins || 0)) {
+          return { status: "ambiguous", entry: i, counts, refused: brief(el, cur, []),
+                   candidates: [brief(el, cur, [])].concat(twins.slice(0, 2).map((t) => brief(t[1], t[2], []))),
+                   agreeing: twins.length + 1 };
+        }
+        return { status: "ok", ref: PREFIX + refOf(el), entry: i, counts, found: brief(el, cur) };
+      }
+      if (!refused) refused = { el, cur, diff, entry: i };
+    }
+    const out = { status: refused ? "refused" : "none", counts };
+    if (refused) {
+      out.entry = refused.entry;
+      out.refused = brief(refused.el, refused.cur, refused.diff);
+      out.found = {};
+      for (const k of refused.diff) if (k !== "visible") out.found[k] = refused.cur[k];
+    }
+    if (Object.keys(fp).length) {
+      // the refused element itself stays listed when its role and type agree (a renamed label: confirm it)
+      out.candidates = nearby(fp, tolerate, null).slice(0, 3).map((t) => brief(t[1], t[2], t[0]));
+    }
+    return out;
+  }
+  function twinCount(el, fp) {
+    let n = 0;
+    for (const t of nearby(fp, [], el)) if (!t[0].length) n++;
+    return n;
   }
 
   // ---- dispatch ----------------------------------------------------------------------------------
@@ -873,11 +969,15 @@
     result = hits.slice(0, 20).map((el) => { const i = info(el); i.tag = el.tagName.toLowerCase(); i.text = textOf(el); return i; });
   } else if (op === "chain") {
     result = chainOf(req.el);
-  } else if (op === "matchChain") {
-    result = matchEntry(req.entry).length;
-  } else if (op === "matchChainEl") {
-    const m = matchEntry(req.entry);
-    result = m.length === 1 ? m[0] : null;
+  } else if (op === "capture") {
+    const fp = fingerprintOf(req.el);
+    const twins = twinCount(req.el, fp);
+    if (twins) fp.twins = twins;
+    result = { chain: chainOf(req.el), fingerprint: fp };
+  } else if (op === "fingerprint") {
+    result = fingerprintOf(req.el);
+  } else if (op === "resolveStep") {
+    result = resolveStep(req.chain || [], req.fingerprint || {}, req.tolerate || []);
   } else if (op === "mutations") {
     result = S.mutations;
   } else {

@@ -1,7 +1,8 @@
 """The capture buffer: steps recorded by ``capture_artifact: true``, per tab, at most 100.
 
 A pipeline after-hook (:func:`capture_hook`) turns each successful capturing call into one replay
-step with its selector chain and appends it to the tab's buffer. ``oc_skill_record`` takes the
+step with its selector chain and the element's fingerprint (both taken before the call acted, by
+:func:`ocnb.perception.selectors.capture_element`) and appends it to the tab's buffer. ``oc_skill_record`` takes the
 buffer (and clears it); closing the tab drops it.
 """
 
@@ -12,9 +13,10 @@ import time
 from typing import Any
 
 from .._version import __version__
+from ..perception.selectors import stored_chain
 from ..results import ToolResult
 
-__all__ = ["CAPTURING_TOOLS", "artifact_for", "capture_hook", "is_risky", "normalize_chain"]
+__all__ = ["CAPTURING_TOOLS", "artifact_for", "capture_hook", "is_risky", "to_skill_steps"]
 
 #: Tools that accept ``capture_artifact``.
 CAPTURING_TOOLS = ("interact", "form_input", "fill_form", "navigate", "tabs_create")
@@ -42,31 +44,6 @@ def is_risky(name: str | None, kind: str) -> bool:
     return kind in ("click", "submit", "press") and bool(name) and bool(_RISKY.search(str(name)))
 
 
-def normalize_chain(chain: Any) -> list[dict[str, Any]]:
-    """Selector chain entries as stored in artifacts: ``{"type": …, "value"|"role"+"name": …}``."""
-    out: list[dict[str, Any]] = []
-    for entry in chain or []:
-        if not isinstance(entry, dict):
-            continue
-        kind = entry.get("type") or entry.get("kind") or entry.get("strategy")
-        if kind in ("role", "role+name", "rolename"):
-            kind = "role_name"
-        if kind in ("ref", "node"):
-            kind = "node_ref"
-        if kind in ("label", "name", "aria"):
-            kind = "accessible_name"
-        item: dict[str, Any] = {"type": kind}
-        if kind == "role_name":
-            item["role"] = entry.get("role")
-            item["name"] = entry.get("name", "")
-        else:
-            item["value"] = entry.get("value", entry.get("selector", entry.get("name", entry.get("text"))))
-        if item.get("value") is None and kind != "role_name":
-            continue
-        out.append(item)
-    return out
-
-
 def artifact_for(tool: str, args: dict[str, Any], data: dict[str, Any]) -> list[dict[str, Any]]:
     """Low-level replay steps for one successful capturing call (several for fill_form)."""
     if tool in ("navigate", "tabs_create"):
@@ -84,7 +61,7 @@ def artifact_for(tool: str, args: dict[str, Any], data: dict[str, Any]) -> list[
         steps = []
         fields = data.get("fields") or []
         for f in fields:
-            chain = normalize_chain(f.get("selector_chain"))
+            chain = stored_chain(f.get("selector_chain"))
             value = f.get("value")
             key = f.get("field") or f.get("key")
             if key is not None and isinstance(args.get("fields"), dict) and key in args["fields"]:
@@ -97,11 +74,12 @@ def artifact_for(tool: str, args: dict[str, Any], data: dict[str, Any]) -> list[
                     "args": {"action": "form_input", "value": value},
                     "risky": False,
                     "target": {"role": f.get("role"), "name": f.get("name")},
+                    **_fingerprint(f),
                 }
             )
         return steps
     target = data.get("element") or data.get("target") or {}
-    chain = normalize_chain(data.get("selector_chain"))
+    chain = stored_chain(data.get("selector_chain"))
     if tool == "form_input":
         action = "form_input"
         kind = "select" if target.get("role") in ("combobox", "listbox") else "fill"
@@ -121,8 +99,15 @@ def artifact_for(tool: str, args: dict[str, Any], data: dict[str, Any]) -> list[
             "args": step_args,
             "risky": is_risky(name, kind),
             "target": {"role": target.get("role"), "name": name},
+            **_fingerprint(data),
         }
     ]
+
+
+def _fingerprint(data: dict[str, Any]) -> dict[str, Any]:
+    """``{"fingerprint": …}`` when the call captured one (see :func:`ocnb.perception.selectors.capture_element`)."""
+    fp = data.get("fingerprint")
+    return {"fingerprint": fp} if isinstance(fp, dict) and fp else {}
 
 
 def capture_hook(call: Any, result: ToolResult) -> None:
@@ -150,8 +135,8 @@ def capture_hook(call: Any, result: ToolResult) -> None:
     )
 
 
-def to_skill_steps(buffer: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Captured entries as skill steps, each with its replay artifact."""
+def to_skill_steps(buffer: list[dict[str, Any]], *, artifacts: bool = True) -> list[dict[str, Any]]:
+    """Captured entries as skill steps, each with its replay artifact (``None`` with replay switched off)."""
     out = []
     for entry in buffer:
         out.append(
@@ -159,8 +144,10 @@ def to_skill_steps(buffer: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "tool": entry["tool"],
                 "args": entry["args"],
                 "description": entry.get("intent") or f"{entry['tool']} {entry['args'].get('action', '')}".strip(),
-                "replay_artifact": {
-                    "schema_version": 1,
+                "replay_artifact": None
+                if not artifacts
+                else {
+                    "schema_version": 2,  # 2: steps carry the element's fingerprint
                     "recorded_at": entry["recorded_at"],
                     "recorder": {"ocnb_version": __version__},
                     "url": entry["url"],

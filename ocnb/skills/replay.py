@@ -16,13 +16,13 @@ from urllib.parse import urlsplit
 
 from ..errors import InvalidArgument, OcnbError
 from ..perception.actions import perform
+from ..perception.selectors import ChainRefused, step_fingerprint, tolerated_fields
+from ..perception.selectors import resolve as resolve_chain
 from ..urls import check_url
 
-__all__ = ["replay_skill", "resolve_selectors", "substitute_params"]
+__all__ = ["envelope", "envelope_hook", "replay_skill", "substitute_params"]
 
 _VAR = re.compile(r"\$\{(?!SECRET:)([A-Za-z_][A-Za-z0-9_]*)\}")
-RESOLVE_POLL_S = 0.1
-RESOLVE_WAIT_MAX_MS = 3000
 
 
 def substitute_params(value: Any, params: dict[str, Any]) -> Any:
@@ -58,68 +58,6 @@ def _origin_path(url: str) -> str:
     return f"{p.scheme}://{p.netloc}{p.path}"
 
 
-def _locator(frame: Any, sel: dict[str, Any]) -> Any:
-    kind = sel.get("type")
-    if kind == "role_name":
-        return frame.get_by_role(sel["role"], name=sel.get("name") or None, exact=True)
-    if kind == "accessible_name":
-        return frame.get_by_label(sel["value"], exact=True)
-    if kind == "css":
-        return frame.locator(sel["value"])
-    if kind == "xpath":
-        return frame.locator("xpath=" + sel["value"])
-    if kind == "text":
-        return frame.get_by_text(sel["value"], exact=True)
-    return None
-
-
-async def _try(frame: Any, page: Any, sel: dict[str, Any]) -> Any:
-    """The one element ``sel`` matches, or None (none, several, or a stale ref)."""
-    if sel.get("type") == "node_ref":
-        try:
-            from ..perception.refs import resolve_ref
-
-            _, handle = await resolve_ref(page, sel["value"])
-            return handle
-        except Exception:  # noqa: BLE001 - a stale or unknown ref is just a failed attempt
-            return None
-    loc = _locator(frame, sel)
-    if loc is None:
-        return None
-    try:
-        n = await loc.count()
-        if n > 1:
-            loc = loc.filter(visible=True)
-            n = await loc.count()
-    except Exception:  # noqa: BLE001 - an invalid selector is a failed attempt
-        return None
-    return loc if n == 1 else None
-
-
-async def resolve_selectors(
-    page: Any, selectors: list[dict[str, Any]], frame_ordinal: int = 0, wait_ms: int = 0
-) -> tuple[Any, str | None, int]:
-    """Try the chain in order until one selector matches exactly one element.
-
-    Returns ``(element, resolved_via, attempts)``; ``element`` is None when nothing resolved within
-    ``wait_ms`` (the chain is retried while the page may still be rendering).
-    """
-    deadline = time.monotonic() + wait_ms / 1000
-    attempts = 0
-    while True:
-        frames = page.frames
-        frame = frames[frame_ordinal] if 0 <= frame_ordinal < len(frames) else None
-        if frame is not None:
-            for sel in selectors:
-                attempts += 1
-                element = await _try(frame, page, sel)
-                if element is not None:
-                    return element, str(sel.get("type")), attempts
-        if time.monotonic() >= deadline:
-            return None, None, attempts
-        await asyncio.sleep(RESOLVE_POLL_S)
-
-
 async def _act(page: Any, element: Any, step: dict[str, Any], timeout_ms: int) -> None:
     kind = step["kind"]
     args = step.get("args", {})
@@ -144,15 +82,44 @@ async def _act(page: Any, element: Any, step: dict[str, Any], timeout_ms: int) -
 
 async def _fill_action(element: Any, step: dict[str, Any]) -> str:
     """What "fill" means for this element: fill a text field, choose an option, or (un)check a box."""
-    if (step.get("target") or {}).get("role") in ("textbox", "searchbox"):
-        return "fill"  # known from the recording: no need to ask the page
-    tag, kind = await element.evaluate("e => [e.tagName.toLowerCase(), (e.type || '').toLowerCase()]")
+    fp = step_fingerprint(step)
+    if fp.get("role") in ("textbox", "searchbox"):
+        return "fill"  # known from the recording (and verified): no need to ask the page
+    if fp.get("tag"):
+        tag, kind = fp["tag"], fp.get("type", "")
+    else:
+        tag, kind = await element.evaluate("e => [e.tagName.toLowerCase(), (e.type || '').toLowerCase()]")
     if tag == "select":
         return "select"
     if kind in ("checkbox", "radio"):
         value = step.get("args", {}).get("value")
         return "check" if value not in (False, "false", "0", "", None) else "uncheck"
     return "fill"
+
+
+def envelope(report: dict[str, Any]) -> dict[str, Any]:
+    """A failed replay's result data: ``ok`` and ``failure`` first, then the rest of the report."""
+    return {
+        "ok": False,
+        "failure": report["failure"],
+        "steps_executed": 0,
+        "step_results": [],
+        **{k: v for k, v in report.items() if k not in ("ok", "failure")},
+    }
+
+
+def envelope_hook(call: Any, result: Any) -> Any:
+    """After-hook: an ``oc_skill_replay`` failure without a report (DISABLED, INVALID_ARGUMENT, an
+    unknown skill …) still carries ``{ok: false, failure: {code, step_index: null, detail}}`` as data."""
+    if result.ok or call.name != "oc_skill_replay" or result.data is not None or result.error is None:
+        return None
+    from ..results import ToolResult
+
+    skill_id = call.args.get("skill_id") if isinstance(call.args, dict) else None
+    failure = {"code": result.error.code, "step_index": None, "detail": result.error.message}
+    return ToolResult(
+        ok=False, tool=result.tool, data=envelope({"skill_id": skill_id, "failure": failure}), error=result.error
+    )
 
 
 def _flatten(skill: dict[str, Any]) -> list[dict[str, Any]] | None:
@@ -176,11 +143,17 @@ async def replay_skill(
     stop_on_contract_failure: bool = True,
     step_timeout_ms: int = 5000,
     allow_risky: bool = False,
+    tolerate: list[str] | None = None,
 ) -> dict[str, Any]:
-    """Replay ``skill`` on the active tab; returns the report (never raises for a replay failure)."""
+    """Replay ``skill`` on the active tab; returns the report (never raises for a replay failure).
+
+    Before a step acts, its element is resolved and verified against the step's fingerprint
+    (:func:`ocnb.perception.selectors.resolve`); ``tolerate`` relaxes named fingerprint fields.
+    """
     from ..contracts import ContractStore, PageObservations, create_bundle, evaluate_until
 
     params = params or {}
+    tolerated = tolerated_fields(tolerate)
     report: dict[str, Any] = {
         "ok": False,
         "skill_id": skill["id"],
@@ -256,7 +229,7 @@ async def replay_skill(
     for i, step in enumerate(steps):
         index = lo + i
         t0 = time.perf_counter()
-        resolved_via, attempts = None, 0
+        resolved_via, attempts, verify_ms, verified = None, 0, 0.0, None
         args = substitute_params(step.get("args", {}), params)
         if secrets is not None:
             args = secrets.substitute(args)
@@ -265,22 +238,26 @@ async def replay_skill(
         try:
             element = None
             if step["kind"] != "navigate" and step.get("selectors"):
-                wait = min(step_timeout_ms, RESOLVE_WAIT_MAX_MS)
-                element, resolved_via, attempts = await resolve_selectors(
-                    page, step["selectors"], int(step.get("frame_ordinal", 0)), wait
-                )
-                if element is None:
-                    tried = ", ".join(str(s.get("type")) for s in step["selectors"])
+                t_resolve = time.perf_counter()
+                try:
+                    found = await resolve_chain(
+                        page,
+                        step["selectors"],
+                        step_fingerprint(step),
+                        frame_ordinal=int(step.get("frame_ordinal", 0) or 0),
+                        timeout_ms=step_timeout_ms,
+                        tolerate=tolerated,
+                    )
+                except ChainRefused as refused:
                     bundle = await evidence(
-                        f"replay step {index}: no selector resolved",
+                        f"replay step {index}: {refused.message}",
                         {"skill_id": skill["id"], "step_index": index, "selectors": step["selectors"]},
                     )
-                    return fail(
-                        "ARTIFACT_RESOLUTION_FAILED",
-                        index,
-                        f"none of the {len(step['selectors'])} selectors ({tried}) matched exactly one element",
-                        bundle,
-                    )
+                    fail("ARTIFACT_RESOLUTION_FAILED", index, refused.message, bundle)
+                    report["failure"].update(refused.details)
+                    return report
+                element, resolved_via, attempts, verified = found.element, found.via, found.attempts, found.verified
+                verify_ms = (time.perf_counter() - t_resolve) * 1000
             elif step["kind"] != "navigate" and step["kind"] != "press":
                 return fail("ARTIFACT_RESOLUTION_FAILED", index, "the step has an empty selector chain")
             try:
@@ -321,6 +298,8 @@ async def replay_skill(
                     "kind": step["kind"],
                     "resolved_via": resolved_via,
                     "selector_attempts": attempts,
+                    "verified": verified,
+                    "resolve_ms": round(verify_ms, 2),
                     "elapsed_ms": elapsed,
                     "ok": ok,
                 }

@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import Disabled, FileNotAllowed, InvalidArgument, OcnbError
+from ..perception.selectors import TOLERABLE
 from ..registry import tool
 from ..skills.capture import to_skill_steps
 from ..skills.export import write_script
-from ..skills.replay import replay_skill
+from ..skills.replay import envelope, replay_skill
 from ..skills.store import SkillStore, domain_of
 
 __all__ = ["oc_skill_export", "oc_skill_recall", "oc_skill_record", "oc_skill_replay"]
@@ -36,7 +37,7 @@ __all__ = ["oc_skill_export", "oc_skill_recall", "oc_skill_record", "oc_skill_re
 async def oc_skill_record(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     tab = ctx.tab(args.get("tab_id"))
     captured = list(tab.capture)
-    steps = args.get("steps") or to_skill_steps(captured)
+    steps = args.get("steps") or to_skill_steps(captured, artifacts=bool(ctx.config.skill_replay))
     if not steps:
         raise InvalidArgument(
             "nothing to record: call interact/form_input/fill_form/navigate with capture_artifact: true first"
@@ -94,7 +95,8 @@ async def oc_skill_recall(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     category="skills",
     side_effects=True,
     description="Replay a skill from its selector chains. It never reads the page. "
-    "Fails with a precise code when the page has changed; risky steps need allow_risky.",
+    "Each step's element is checked against its recorded fingerprint before acting; "
+    "fails with a precise code when the page has changed; risky steps need allow_risky.",
     properties={
         "skill_id": {"type": "string", "minLength": 1},
         "step_range": {
@@ -106,10 +108,18 @@ async def oc_skill_recall(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
         "stop_on_contract_failure": {"type": "boolean", "default": True},
         "step_timeout_ms": {"type": "integer", "minimum": 100, "maximum": 120000, "default": 5000},
         "allow_risky": {"type": "boolean", "default": False},
+        "tolerate": {
+            "type": "array",
+            "items": {"enum": list(TOLERABLE)},
+            "uniqueItems": True,
+            "description": "fingerprint fields that may differ, e.g. [name] accepts a renamed label",
+        },
     },
     required=["skill_id"],
 )
 async def oc_skill_replay(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+    # A failure of any code carries {ok: false, failure: {code, step_index, detail}} as data
+    # (ocnb.skills.replay.envelope_hook adds it to failures raised before a replay report exists).
     if not ctx.config.skill_replay:
         raise Disabled("skill replay is switched off (OCNB_SKILL_REPLAY=0)")
     skill = SkillStore(ctx.home).get(args["skill_id"])
@@ -123,10 +133,12 @@ async def oc_skill_replay(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
         stop_on_contract_failure=args.get("stop_on_contract_failure", True),
         step_timeout_ms=args.get("step_timeout_ms", 5000),
         allow_risky=args.get("allow_risky", False),
+        tolerate=args.get("tolerate"),
     )
     if not report["ok"]:
         f = report["failure"]
-        raise OcnbError(f"step {f['step_index']}: {f['detail']}", code=f["code"], details=report)
+        data = envelope(report)
+        raise OcnbError(f"step {f['step_index']}: {f['detail']}", code=f["code"], details=data, data=data)
     return report
 
 

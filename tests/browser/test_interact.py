@@ -78,7 +78,7 @@ def test_form_input_fires_input_and_change(session, site):
     assert session.call("form_input", query="Message", value="hi").ok
     assert session.call("form_input", query="Country", value="Brazil").ok
     r = session.call("form_input", query="I accept the terms", value=True, capture_artifact=True)
-    assert r.ok and r.data["element"]["role"] == "checkbox" and r.data["selector_chain"][0]["kind"] == "role_name"
+    assert r.ok and r.data["element"]["role"] == "checkbox" and r.data["selector_chain"][0]["type"] == "role_name"
     events = js(session, "() => window.ev")
     for ident in ("msg", "country", "terms"):
         assert f"input:{ident}" in events and f"change:{ident}" in events

@@ -147,7 +147,7 @@ def test_selector_chain_survives_restyle_and_reorder(session, site):
         return await selector_chain(page, r.element, r.frame)
 
     chain = session.run(chain_of("Email"))
-    kinds = [e["kind"] for e in chain]
+    kinds = [e["type"] for e in chain]
     assert kinds[0] == "role_name" and "css" in kinds and "xpath" in kinds
     assert not any("form-input" in str(e) for e in chain)  # never class names
 
@@ -161,7 +161,7 @@ def test_selector_chain_survives_restyle_and_reorder(session, site):
     el, index, attempts, ident = session.run(resolve())
     assert el is not None and ident == "email" and index == 0 and attempts == 1
     # a chain whose first entries no longer match falls through to the next robust one
-    broken = [{"kind": "role_name", "role": "textbox", "name": "E-mail address"}, *chain[2:]]
+    broken = [{"type": "role_name", "role": "textbox", "name": "E-mail address"}, *chain[2:]]
     el, index, attempts, ident = session.run(_resolve_with(page, broken))
     assert ident == "email" and index == 1 and attempts == 2
 
