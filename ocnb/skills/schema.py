@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import json
 import re
 from typing import Any
 
@@ -206,14 +207,28 @@ def _path(parts: Any) -> str:
 
 
 def skill_errors(skill: Any) -> list[dict[str, str]]:
-    """Every problem of ``skill`` as ``{"path", "message"}`` (``$``-rooted), in a stable order."""
-    errors = [{"path": _path(e.absolute_path), "message": e.message} for e in _validator().iter_errors(skill)]
+    """Every problem of ``skill`` as ``{"path", "message"}`` (``$``-rooted), in a stable order.
+
+    What is checked is the stored form, the JSON the skill is written as; a value JSON cannot hold
+    is an error itself.
+    """
+    try:
+        text = json.dumps(skill, ensure_ascii=False, sort_keys=True, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        return [{"path": "$", "message": f"a skill must be JSON data: {exc}"}]
+    return [{"path": p, "message": m} for p, m in _errors_of(text)]
+
+
+@functools.lru_cache(maxsize=256)
+def _errors_of(text: str) -> tuple[tuple[str, str], ...]:
+    """The errors of one stored form (memoized: replay loads the same skill again and again)."""
+    skill = json.loads(text)
+    errors = {(_path(e.absolute_path), e.message) for e in _validator().iter_errors(skill)}
     if isinstance(skill, dict) and "domain" in skill:
         problem = domain_problem(skill["domain"])
-        if problem and not any(e["path"] == "$.domain" for e in errors):
-            errors.append({"path": "$.domain", "message": problem})
-    errors.sort(key=lambda e: (e["path"], e["message"]))
-    return errors
+        if problem and not any(path == "$.domain" for path, _ in errors):
+            errors.add(("$.domain", problem))
+    return tuple(sorted(errors))
 
 
 def ensure_valid_skill(skill: Any, what: str = "skill") -> None:

@@ -223,3 +223,12 @@ def test_recorded_skill_round_trips_through_json(ocnb_home: Path) -> None:
     store = SkillStore(ocnb_home)
     sk = store.record(DOMAIN, 'na"""me\n', copy.deepcopy(steps()))
     assert json.loads(json.dumps(sk)) == sk == store.get(sk["id"])
+
+
+@pytest.mark.parametrize("value", [float("nan"), {1, 2}, object()])
+def test_values_json_cannot_hold_are_refused(ocnb_home: Path, value) -> None:
+    bad = steps()
+    bad[1]["replay_artifact"]["steps"][0]["args"]["value"] = value
+    with pytest.raises(InvalidArgument, match="JSON"):
+        SkillStore(ocnb_home).record(DOMAIN, "x", bad)
+    assert not SkillStore(ocnb_home).path(DOMAIN).exists()
