@@ -214,8 +214,9 @@ def skill_errors(skill: Any) -> list[dict[str, str]]:
     """
     try:
         text = json.dumps(skill, ensure_ascii=False, sort_keys=True, allow_nan=False)
+        text.encode("utf-8")  # a lone surrogate cannot be written to a UTF-8 file
     except (TypeError, ValueError) as exc:
-        return [{"path": "$", "message": f"a skill must be JSON data: {exc}"}]
+        return [{"path": "$", "message": f"a skill must be JSON data in valid Unicode: {exc}"}]
     return [{"path": p, "message": m} for p, m in _errors_of(text)]
 
 

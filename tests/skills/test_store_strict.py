@@ -225,7 +225,7 @@ def test_recorded_skill_round_trips_through_json(ocnb_home: Path) -> None:
     assert json.loads(json.dumps(sk)) == sk == store.get(sk["id"])
 
 
-@pytest.mark.parametrize("value", [float("nan"), {1, 2}, object()])
+@pytest.mark.parametrize("value", [float("nan"), {1, 2}, object(), "lone \ud800 surrogate"])
 def test_values_json_cannot_hold_are_refused(ocnb_home: Path, value) -> None:
     bad = steps()
     bad[1]["replay_artifact"]["steps"][0]["args"]["value"] = value
