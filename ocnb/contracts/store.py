@@ -70,12 +70,15 @@ class RecordStore:
         if data is None and not path.exists():
             return None
         if not isinstance(data, dict):
-            raise CorruptFile(f"{path} does not hold a JSON object; fix or move it — ocnb will not overwrite it")
+            raise CorruptFile(
+                f"{path} does not hold a JSON object; fix or move it — ocnb will not overwrite it", file=path
+            )
         found = data.get(self.version_key)
         if found != self.version:
             raise CorruptFile(
                 f"{path} has {self.version_key} {found!r}, this ocnb reads {self.version}; "
-                "fix or move it — ocnb will not overwrite it"
+                "fix or move it — ocnb will not overwrite it",
+                file=path,
             )
         return data
 

@@ -76,3 +76,15 @@ def test_no_clobber_write_refuses_an_existing_file(tmp_path: Path) -> None:
     assert target.read_bytes() == b"first" and sorted(p.name for p in tmp_path.iterdir()) == ["script.py"]
     atomic_write_bytes(target, b"third")
     assert target.read_bytes() == b"third"
+
+
+@pytest.mark.parametrize("content", ["{not json", "[1, 2]", '{"schema_version": 9, "assertion": {}}'])
+def test_every_corrupt_contract_file_is_corrupt_file_naming_it(ocnb_home: Path, content: str) -> None:
+    from ocnb.contracts import ContractStore
+
+    path = ocnb_home / "contracts" / "c1.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(content)
+    with pytest.raises(CorruptFile) as info:
+        ContractStore().get("c1")
+    assert info.value.code == "CORRUPT_FILE" and info.value.details["file"] == str(path)
