@@ -32,6 +32,7 @@ TARGET_PROPS: dict[str, Any] = {
 }
 CAPTURE = {"type": "boolean", "description": "return the selector_chain; record the step for a skill"}
 SETTLE_S = 0.1
+OPENS_TAB_WAIT_S = 3.0
 
 
 def _target_args(args: dict[str, Any]) -> tuple[str | None, str | None]:
@@ -50,27 +51,67 @@ def _timeout(ctx: Any) -> int:
     return min(int(ctx.config.default_timeout_ms), 10_000)
 
 
+#: A click on this element opens a new tab by itself: a link or form whose target is not this one.
+_OPENS_TAB_JS = """el => {
+  const link = el.closest('a[href], area[href]');
+  let target = link ? link.getAttribute('target') : null;
+  if (!link && el.form && (el.type === 'submit' || el.type === 'image'))
+    target = el.getAttribute('formtarget') || el.form.getAttribute('target');
+  return !!target && !/^_(self|parent|top)$/i.test(target);
+}"""
+
+
 class _Watch:
     """What a page looks like before an action, to report what the action changed."""
 
-    def __init__(self, ctx: Any, page: Any, frame: Any) -> None:
-        self.ctx, self.page, self.frame = ctx, page, frame
+    def __init__(self, ctx: Any, page: Any, frame: Any, element: Any = None) -> None:
+        self.ctx, self.page, self.frame, self.element = ctx, page, frame, element
         self.navigated = False
+        self.popups: list[Any] = []
         self.started = time.time()
 
     async def __aenter__(self) -> _Watch:
         self.url = self.page.url
         self.tabs = set(self.ctx.browser.tabs)
         self.mutations = await self._mutations()
+        self.opens_tab = await self._opens_tab()
         self.page.on("framenavigated", self._on_nav)
+        self.page.on("popup", self._on_popup)
         return self
 
     async def __aexit__(self, *exc: object) -> None:
         self.page.remove_listener("framenavigated", self._on_nav)
+        self.page.remove_listener("popup", self._on_popup)
 
     def _on_nav(self, frame: Any) -> None:
         if frame is self.page.main_frame:
             self.navigated = True
+
+    def _on_popup(self, page: Any) -> None:
+        self.popups.append(page)
+
+    async def _opens_tab(self) -> bool:
+        """Whether the element is (inside) a link or form that targets another browsing context."""
+        if self.element is None:
+            return False
+        try:
+            return bool(await self.element.evaluate(_OPENS_TAB_JS))
+        except Exception:  # noqa: BLE001 - detached or in a closed frame: nothing to wait for
+            return False
+
+    async def _new_tabs(self) -> list[str]:
+        """Tabs opened since the action. A popup the page announced (a ``popup`` event, or a
+        ``target=_blank`` link that was clicked) is waited for until it is registered as a tab, so a
+        slow machine does not report ``new_tab: null`` for a link that opened one."""
+        started = time.monotonic()
+        while True:
+            new = [t for t in self.ctx.browser.tabs if t not in self.tabs]
+            # An announced popup is waited for up to the call's timeout; a clicked link whose page
+            # may have cancelled the navigation, for at most OPENS_TAB_WAIT_S.
+            limit = _timeout(self.ctx) / 1000 if self.popups else OPENS_TAB_WAIT_S if self.opens_tab else 0
+            if new or time.monotonic() - started >= limit:
+                return new
+            await asyncio.sleep(0.05)
 
     async def _mutations(self) -> int | None:
         try:
@@ -88,7 +129,7 @@ class _Watch:
         out: dict[str, Any] = {"navigated": self.navigated or self.page.url != self.url}
         if out["navigated"]:
             out["url"] = self.page.url
-        new = [t for t in self.ctx.browser.tabs if t not in self.tabs]
+        new = await self._new_tabs()
         out["new_tab"] = new[0] if new else None
         tab = self.ctx.browser.tab_of(self.page)
         dialogs = [dict(d) for d in (tab.dialogs if tab else []) if d.get("ts", 0) >= self.started]
@@ -154,7 +195,7 @@ async def interact(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     page = await ctx.page(args.get("tab_id"))
     r = await resolve_target(page, ref=ref, query=query)
     chain = await _chain_if(args, page, r)
-    async with _Watch(ctx, page, r.frame) as watch:
+    async with _Watch(ctx, page, r.frame, r.element if action in ("click", "press") else None) as watch:
         await _act(page, r, action, args, _timeout(ctx))
         changes = await watch.changes()
     return await _result(ctx, page, r, changes, chain, action=action, via=r.via)
