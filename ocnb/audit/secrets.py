@@ -1,13 +1,30 @@
 """Secrets from a dotenv file, used in tool arguments as ``${SECRET:NAME}``.
 
 The values enter a call only inside dispatch (:meth:`SecretStore.substitute`, just before the
-handler) and leave through :meth:`SecretStore.mask`, which writes each literal value back as its
+handler) and leave through :meth:`SecretStore.mask`, which writes each value back as its
 placeholder — longest value first, so a secret that contains another is never half-masked.
 Nothing here ever prints, logs or reprs a value: ``repr(store)`` shows names only.
+
+A value is masked in every spelling a browser, a server or a serializer gives it, even mixed within
+one occurrence (each character may be spelled differently):
+
+- as written; URL-encoded (``quote``/``quote_plus``, ``+`` for a space, upper- or lower-case hex,
+  and encoded twice, ``%2520``); HTML-escaped (``&amp;``, ``&lt;``, ``&#38;``, ``&#x26;``…);
+  JSON- or JavaScript-escaped (``\\"``, ``\\/``, ``\\u0026``, surrogate pairs…);
+- a prefix of at least :data:`MIN_PREFIX` characters cut at a truncation boundary: just before an
+  ellipsis (``…``, ``...``) or a truncation marker, or at the end of a text the caller says was cut
+  (:meth:`SecretStore.mask_text` with ``truncated=True``);
+- the transforms that are cheap to compute — upper and lower case, reversed, base64 (standard and
+  URL-safe, at any offset, e.g. inside ``Basic`` credentials) and hex — for values of at least
+  :data:`MIN_TRANSFORM` characters (shorter ones would match ordinary text).
+
+A page can transform a value in ways no masker can follow (encrypt it, split it, encode it twice in
+base64): that cannot be masked in general, and the README says so.
 """
 
 from __future__ import annotations
 
+import base64
 import os
 import re
 from collections.abc import Mapping
@@ -16,7 +33,16 @@ from typing import Any
 
 from ocnb.errors import InvalidArgument, MissingSecret
 
-__all__ = ["MAX_SECRETS", "PLACEHOLDER_RE", "SecretStore", "parse_dotenv", "placeholder"]
+__all__ = [
+    "MAX_SECRETS",
+    "MIN_PREFIX",
+    "MIN_TRANSFORM",
+    "PLACEHOLDER_RE",
+    "SecretStore",
+    "parse_dotenv",
+    "placeholder",
+    "spellings",
+]
 
 #: At most this many names in one store.
 MAX_SECRETS = 100
@@ -25,12 +51,116 @@ NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 #: ``${SECRET:NAME}`` in an argument value.
 PLACEHOLDER_RE = re.compile(r"\$\{SECRET:([A-Za-z_][A-Za-z0-9_]*)\}")
 _LINE_RE = re.compile(r"^(?:export\s+)?([^=\s]*)\s*=\s*(.*)$")
+#: A prefix of a secret this long or longer, cut at a truncation boundary, is masked too.
+MIN_PREFIX = 6
+#: Case variants, the reversed value, base64 and hex are masked for values at least this long.
+MIN_TRANSFORM = 6
+#: Where a text was cut: an ellipsis or one of ocnb's truncation markers (optionally after spaces).
+_BOUNDARY = r"(?=\s*(?:…|\.\.\.|<!-- ocnb: truncated|\[truncated))"
+#: Appended to a text the caller says was cut, so that its end is a boundary; removed afterwards.
+_CUT_SENTINEL = "…\x00ocnb-cut"
+_HTML_NAMED = {"&": "amp", "<": "lt", ">": "gt", '"': "quot", "'": "apos", "\xa0": "nbsp"}
+#: JSON's short escapes, as the character after the backslash(es).
+_JSON_SHORT = {'"': '"', "\\": "\\", "/": "/", "\n": "n", "\r": "r", "\t": "t", "\b": "b", "\f": "f"}
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\", "$": "$"}
 
 
 def placeholder(name: str) -> str:
     """The placeholder that stands for secret ``name``: ``${SECRET:NAME}``."""
     return "${SECRET:" + name + "}"
+
+
+def _ci(text: str) -> str:
+    """``text`` as a regex whose ASCII letters match either case (hex digits, entity names)."""
+    return "".join(f"[{c.lower()}{c.upper()}]" if c.isascii() and c.isalpha() else re.escape(c) for c in text)
+
+
+def _char_pattern(ch: str) -> str:
+    """A regex for one character of a secret in any of its spellings (see the module docstring)."""
+    alts = [re.escape(ch)]
+    if ch.isascii() and ch.isalnum():
+        return alts[0]  # no encoder spells a letter or a digit any other way
+    data = ch.encode("utf-8", "surrogatepass")
+    alts.append("".join("%" + _ci(f"{b:02x}") for b in data))  # URL-encoded
+    alts.append("".join("%25" + _ci(f"{b:02x}") for b in data))  # URL-encoded twice
+    if ch == " ":
+        alts.append(r"\+")  # quote_plus, form bodies
+    cp = ord(ch)
+    alts.append(f"&\\#0*{cp};")  # HTML numeric references
+    alts.append(f"&\\#[xX]0*{_ci(f'{cp:x}')};")
+    if ch in _HTML_NAMED:
+        alts.append(f"&{_ci(_HTML_NAMED[ch])};?")
+    # JSON and JavaScript escapes, behind one backslash or more (JSON inside JSON doubles them).
+    if cp > 0xFFFF:  # JSON writes astral characters as a surrogate pair
+        hi, lo = 0xD800 + ((cp - 0x10000) >> 10), 0xDC00 + ((cp - 0x10000) & 0x3FF)
+        alts.append(r"\\+[uU]" + _ci(f"{hi:04x}") + r"\\+[uU]" + _ci(f"{lo:04x}"))
+    else:
+        alts.append(r"\\+[uU]" + _ci(f"{cp:04x}"))
+    if ch in _JSON_SHORT:
+        alts.append(r"\\+" + re.escape(_JSON_SHORT[ch]) if ch != "\\" else r"\\+")
+    if cp < 0x80:
+        alts.append(r"\\+[xX]" + _ci(f"{cp:02x}"))  # JavaScript \xHH
+    # The character itself last: an escape that starts with it (``\\\\``) is tried whole first.
+    return "(?:" + "|".join(dict.fromkeys(alts[1:] + alts[:1])) + ")"
+
+
+def _b64_cores(value: str) -> list[str]:
+    """The base64 text of ``value`` that does not depend on its neighbours, at each offset mod 3.
+
+    Inside a longer base64 text (``user:password`` in Basic credentials) the characters that cover
+    only the value's own bits are the same whatever comes before and after it.
+    """
+    data = value.encode("utf-8", "surrogatepass")
+    cores: list[str] = []
+    for k in range(3):
+        enc = base64.b64encode(b"\0" * k + data + b"\0\0").decode("ascii")
+        start, end = -(-8 * k // 6), 8 * (k + len(data)) // 6
+        core = enc[start:end]
+        if len(core) >= 8:
+            cores.append(core)
+            cores.append(core.replace("+", "-").replace("/", "_"))
+    return list(dict.fromkeys(cores))
+
+
+def _secret_pattern(value: str) -> str:
+    """One regex for a secret: every spelling, a cut prefix before a boundary, cheap transforms."""
+    chars = [_char_pattern(c) for c in value]
+    if len(chars) > MIN_PREFIX:
+        # The first MIN_PREFIX characters, then each further one present or a truncation boundary.
+        # Once at a boundary, every later step succeeds empty, so the match is the cut prefix.
+        flex = "".join(chars[:MIN_PREFIX]) + "".join(f"(?:{c}|{_BOUNDARY})" for c in chars[MIN_PREFIX:])
+    else:
+        flex = "".join(chars)
+    if len(value) < MIN_TRANSFORM:
+        return flex
+    alts = [f"(?i:{flex})", f"(?i:{re.escape(value[::-1])})"]
+    # The one character after a base64 core holds the value's last bits with its neighbour's.
+    alts += [re.escape(core) + "[A-Za-z0-9+/_-]?=*" for core in _b64_cores(value)]
+    alts.append(_ci(value.encode("utf-8", "surrogatepass").hex()))
+    return "|".join(alts)
+
+
+def spellings(value: str) -> list[str]:
+    """Common spellings of ``value`` that :meth:`SecretStore.mask_text` masks (for tests and audits).
+
+    The literal; ``quote`` and ``quote_plus`` with upper- and lower-case hex; HTML-escaped; the
+    inside of its JSON string; and, from :data:`MIN_TRANSFORM` characters, upper and lower case,
+    reversed and base64. Empty spellings and duplicates are left out.
+    """
+    import html
+    import json
+    from urllib.parse import quote, quote_plus
+
+    out = [value]
+    for enc in (quote(value, safe=""), quote(value), quote_plus(value)):
+        out += [enc, re.sub(r"%[0-9A-F]{2}", lambda m: m.group(0).lower(), enc)]
+    out += [html.escape(value), html.escape(value, quote=False), json.dumps(value)[1:-1]]
+    out.append(json.dumps(value, ensure_ascii=True)[1:-1])
+    if len(value) >= MIN_TRANSFORM:
+        raw = value.encode("utf-8", "surrogatepass")
+        out += [value.upper(), value.lower(), value[::-1], base64.b64encode(raw).decode("ascii")]
+        out.append(base64.urlsafe_b64encode(raw).decode("ascii").rstrip("="))
+    return [s for s in dict.fromkeys(out) if s]
 
 
 def _unquote_double(raw: str, where: str) -> tuple[str, str]:
@@ -88,6 +218,36 @@ def parse_dotenv(text: str, *, source: str = "<dotenv>") -> dict[str, str]:
     return values
 
 
+class _Masker:
+    """The regex of one secret and the needles that must occur in a text it can match."""
+
+    def __init__(self, value: str, name: str) -> None:
+        self.replacement = placeholder(name)
+        self.regex = re.compile(f"(?P<keep>{PLACEHOLDER_RE.pattern})|{_secret_pattern(value)}")
+        # ASCII letters and digits have one spelling (either case), so a run of them is in every
+        # spelling of the value, and the first characters' run in every cut prefix.
+        needles = [_longest_run(value), _longest_run(value[:MIN_PREFIX])]
+        if len(value) >= MIN_TRANSFORM:
+            needles += [needles[0][::-1], value.encode("utf-8", "surrogatepass").hex()]
+            needles += [core.lower() for core in _b64_cores(value)]
+        self.needles = None if "" in needles[:2] else list(dict.fromkeys(needles))
+
+    def apply(self, text: str, folded: str) -> str:
+        """``text`` with this secret masked; ``folded`` is the lower-case text, for the quick check."""
+        if self.needles is not None and not any(n in folded for n in self.needles):
+            return text
+        return self.regex.sub(self._replace, text)
+
+    def _replace(self, m: re.Match[str]) -> str:
+        return m.group(0) if m.group("keep") is not None else self.replacement
+
+
+def _longest_run(value: str) -> str:
+    """The longest run of ASCII letters and digits in ``value``, lower case ("" when none)."""
+    runs = re.findall(r"[A-Za-z0-9]+", value)
+    return max(runs, key=len).lower() if runs else ""
+
+
 class SecretStore:
     """Named secret values; substitutes placeholders in, masks literal values out.
 
@@ -98,8 +258,7 @@ class SecretStore:
 
     def __init__(self, values: Mapping[str, str] | None = None) -> None:
         self._values: dict[str, str] = {}
-        self._mask_re: re.Pattern[str] | None = None
-        self._mask_names: dict[str, str] = {}
+        self._maskers: list[_Masker] = []  # longest value first
         if values:
             self.update(values)
 
@@ -136,11 +295,12 @@ class SecretStore:
 
     def _rebuild(self) -> None:
         # Longest value first: the regex alternation then prefers the longer secret at a position.
+        # A placeholder already in the text comes first of all, so it is kept as it is.
         pairs = sorted(((v, n) for n, v in self._values.items() if v), key=lambda p: (-len(p[0]), p[1]))
-        self._mask_names = {}
+        by_value: dict[str, str] = {}
         for value, name in pairs:
-            self._mask_names.setdefault(value, name)
-        self._mask_re = re.compile("|".join(re.escape(v) for v in self._mask_names)) if self._mask_names else None
+            by_value.setdefault(value, name)
+        self._maskers = [_Masker(value, name) for value, name in by_value.items()]
 
     @property
     def names(self) -> list[str]:
@@ -181,15 +341,29 @@ class SecretStore:
             )
         return _map_strings(value, lambda s: PLACEHOLDER_RE.sub(lambda m: self._values[m.group(1)], s), keys=False)
 
-    def mask_text(self, text: str) -> str:
-        """Replace every literal secret value in ``text`` by its placeholder, longest first."""
-        if self._mask_re is None or not text:
+    def mask_text(self, text: str, *, truncated: bool = False) -> str:
+        """Replace every secret value in ``text``, in any spelling, by its placeholder, longest first.
+
+        ``truncated=True`` says ``text`` was cut at its end: a prefix of a secret of at least
+        :data:`MIN_PREFIX` characters there is masked too.
+        """
+        if not self._maskers or not text:
             return text
-        return self._mask_re.sub(lambda m: placeholder(self._mask_names[m.group(0)]), text)
+        if truncated:
+            text += _CUT_SENTINEL
+        folded = text.lower()
+        for masker in self._maskers:
+            text = masker.apply(text, folded)
+        return text[: -len(_CUT_SENTINEL)] if truncated else text
+
+    def clip_text(self, text: str, max_len: int) -> str:
+        """``text`` masked, then cut to ``max_len`` characters (the cut never leaves part of a secret)."""
+        masked = self.mask_text(text)
+        return masked if len(masked) <= max_len else self.mask_text(masked[:max_len], truncated=True)
 
     def mask(self, obj: Any) -> Any:
         """Return a copy of a JSON-able object with secret values masked in every string and key."""
-        if self._mask_re is None:
+        if not self._maskers:
             return obj
         return _map_strings(obj, self.mask_text, keys=True)
 
