@@ -6,6 +6,11 @@ once lose nothing. A corrupt JSON file raises :class:`~ocnb.errors.CorruptFile` 
 naming the file) and is never overwritten. A writer killed between creating its temp file and the
 rename leaves ``.<name>.<random>.tmp`` behind; the next write of the same file removes it (at once
 when the caller holds the file's lock, else once it is older than :data:`STALE_TEMP_S`).
+
+Everything ocnb writes is private to the user: files are created ``0600`` (:data:`PRIVATE_FILE`) and
+folders ``0700`` (:data:`PRIVATE_DIR`), whatever the umask. Every writer goes through this module —
+:func:`atomic_write_bytes` and its siblings, :func:`open_append` for the journal and the trace,
+:func:`private_dir` for a folder of its own — so there is one place where modes are decided.
 """
 
 from __future__ import annotations
@@ -25,6 +30,8 @@ from filelock import FileLock
 from .errors import CorruptFile
 
 __all__ = [
+    "PRIVATE_DIR",
+    "PRIVATE_FILE",
     "STALE_TEMP_S",
     "CorruptFile",
     "atomic_write_bytes",
@@ -33,12 +40,68 @@ __all__ = [
     "clean_stale_temps",
     "file_lock",
     "ocnb_home",
+    "open_append",
+    "private_dir",
     "read_json",
 ]
 
 
 #: A temp file of a write older than this (seconds) is a leftover of a killed writer, not a live one.
 STALE_TEMP_S = 600.0
+#: The mode of every file ocnb creates: read and write for the user only.
+PRIVATE_FILE = 0o600
+#: The mode of every folder ocnb creates: the user only.
+PRIVATE_DIR = 0o700
+
+
+def private_dir(path: str | os.PathLike[str], *, tighten: bool = False) -> Path:
+    """Make the folder ``path`` and its missing parents, each ``0700``; return it.
+
+    ``tighten=True`` also takes group and other permissions off ``path`` itself when it exists
+    (a folder an older version of ocnb created ``0755``), if it belongs to this user.
+    """
+    target = Path(path)
+    missing: list[Path] = []
+    p = target
+    while not p.exists() and p != p.parent:
+        missing.append(p)
+        p = p.parent
+    for folder in reversed(missing):
+        try:
+            folder.mkdir(mode=PRIVATE_DIR)
+        except FileExistsError:  # made by another writer meanwhile
+            continue
+        with contextlib.suppress(OSError):
+            os.chmod(folder, PRIVATE_DIR)  # the umask may have taken bits off, never added any
+    if not target.is_dir():
+        target.mkdir(parents=True, exist_ok=True)  # raises the clear error (a file in the way …)
+    if tighten and not missing:
+        _tighten(target, PRIVATE_DIR)
+    return target
+
+
+def _tighten(path: Path, mode: int, fd: int | None = None) -> None:
+    """Set ``mode`` on a file or folder of this user that grants group or other anything."""
+    with contextlib.suppress(OSError):
+        st = os.fstat(fd) if fd is not None else path.stat()
+        if st.st_mode & 0o077 and (not hasattr(os, "getuid") or st.st_uid == os.getuid()):
+            if fd is not None and hasattr(os, "fchmod"):
+                os.fchmod(fd, mode)
+            else:
+                os.chmod(path, mode)
+
+
+def open_append(path: str | os.PathLike[str]) -> int:
+    """Open ``path`` for appending whole lines (``O_APPEND``), created ``0600``; returns the fd.
+
+    A file an older version created ``0644`` is made ``0600`` when opened.
+    """
+    target = Path(path)
+    private_dir(target.parent)
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_BINARY", 0)
+    fd = os.open(target, flags, PRIVATE_FILE)
+    _tighten(target, PRIVATE_FILE, fd)
+    return fd
 
 
 def ocnb_home(home: str | os.PathLike[str] | None = None) -> Path:
@@ -87,11 +150,11 @@ def atomic_write_bytes(
     leftover temp file of ``path`` is removed, not only stale ones.
     """
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(target.parent)
     clean_stale_temps(target, 0 if locked else STALE_TEMP_S)
     if not overwrite and target.exists():
         raise FileExistsError(str(target))
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)  # 0600
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
@@ -156,6 +219,6 @@ def read_json(path: str | os.PathLike[str], default: Any = None) -> Any:
 def file_lock(path: str | os.PathLike[str], timeout: float = 30.0) -> Iterator[None]:
     """Hold an inter-process lock named after ``path`` (``<path>.lock``) for a read-modify-write."""
     p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(p) + ".lock", timeout=timeout):
+    private_dir(p.parent)
+    with FileLock(str(p) + ".lock", timeout=timeout, mode=PRIVATE_FILE):
         yield

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidArgument
 from ..results import ToolError, ToolResult
+from ..storage import atomic_write_bytes
 
 if TYPE_CHECKING:
     from ..dispatch import CallContext
@@ -55,10 +56,8 @@ async def handoff_hook(call: CallContext, result: ToolResult) -> ToolResult | No
         payload["intent"] = call.intent
     try:
         page = await session._browser_state().page(call.tab_id)
-        folder = session.home / "screenshots" / session.id
-        folder.mkdir(parents=True, exist_ok=True)
-        path = folder / f"handoff-{handoff_id}.png"
-        path.write_bytes(await page.screenshot(type="png"))
+        path = session.home / "screenshots" / session.id / f"handoff-{handoff_id}.png"
+        atomic_write_bytes(path, await page.screenshot(type="png"))  # 0600, in folders 0700
         payload["screenshot"] = str(path)
     except Exception:  # noqa: BLE001 - the payload is useful without a picture
         pass

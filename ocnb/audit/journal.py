@@ -32,7 +32,7 @@ except ImportError:  # pragma: no cover - Windows
 from ocnb.audit.jsonl import Clock, dumps_line, iso_ms, iter_jsonl, parse_ts, utc_now
 from ocnb.audit.sanitize import clip, sanitize_args
 from ocnb.audit.secrets import SecretStore
-from ocnb.storage import file_lock
+from ocnb.storage import file_lock, open_append, private_dir
 
 __all__ = [
     "ENTRY_FIELDS",
@@ -216,7 +216,7 @@ class Journal:
         self._memory: deque[dict[str, Any]] = deque(maxlen=max_memory)
         self._last_seq: dict[str, int] = {}
         self._lock = threading.Lock()
-        self.dir.mkdir(parents=True, exist_ok=True)
+        private_dir(self.dir, tighten=True)
         self._day: str | None = None
         self._fd: int | None = None
         self.prune()
@@ -301,8 +301,7 @@ class Journal:
         if self._fd is not None and os.fstat(self._fd).st_nlink == 0:
             self._close_fd()  # the day file was deleted under us: start it again
         if self._fd is None:
-            flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_BINARY", 0)
-            self._fd = os.open(self.path_for(ts), flags, 0o644)
+            self._fd = open_append(self.path_for(ts))  # 0600
         if fcntl is not None:
             # A blocking flock on the day file itself: waiters wake at once (no polling).
             fcntl.flock(self._fd, fcntl.LOCK_EX)

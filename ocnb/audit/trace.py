@@ -25,7 +25,7 @@ from typing import Any
 from ocnb.audit.jsonl import Clock, dumps_line, iso_ms, iter_jsonl, loads, utc_now
 from ocnb.audit.sanitize import sanitize_args
 from ocnb.audit.secrets import SecretStore
-from ocnb.storage import atomic_write_json, read_json
+from ocnb.storage import atomic_write_json, open_append, private_dir, read_json
 
 __all__ = [
     "EVENT_KINDS",
@@ -151,7 +151,7 @@ class TraceWriter:
         self._clock = clock or utc_now
         self._lock = threading.Lock()
         self._closed = False
-        self.dir.mkdir(parents=True, exist_ok=True)
+        private_dir(self.dir, tighten=True)
         existing = event_files(self.dir)
         start_seq = next((seq for p in reversed(existing) if (seq := _last_seq(p))), 0)
         self._ids = ids if ids is not None else itertools.count(start_seq + 1)
@@ -181,8 +181,7 @@ class TraceWriter:
             os.close(self._fd)
         self._index += 1
         path = self.dir / f"events-{self._index:04d}.jsonl"
-        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_BINARY", 0)
-        self._fd = os.open(path, flags, 0o644)
+        self._fd = open_append(path)  # 0600
         self._size = os.fstat(self._fd).st_size
         self._files.append((path, self._size))
 

@@ -21,7 +21,7 @@ from ocnb.discovery.descriptors import (
     ManifestError,
     from_manifest,
 )
-from ocnb.storage import ocnb_home
+from ocnb.storage import ocnb_home, private_dir
 
 __all__ = ["ManifestSet", "ManifestWarning", "ManifestWatcher", "manifest_roots"]
 
@@ -119,7 +119,7 @@ class ManifestWatcher:
         if self._thread is not None:
             return
         for root in self.manifests.roots:
-            root.mkdir(parents=True, exist_ok=True)
+            private_dir(root)
         self._stop.clear()
         self._thread = threading.Thread(target=self._run, name="ocnb-manifest-watch", daemon=True)
         self._thread.start()

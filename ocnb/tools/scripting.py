@@ -8,6 +8,7 @@ from typing import Any
 
 from ..errors import Disabled, OcnbError, from_playwright
 from ..registry import tool
+from ..storage import atomic_write_bytes
 
 __all__ = ["javascript_tool", "page_screenshot"]
 
@@ -54,12 +55,8 @@ def png_size(data: bytes) -> tuple[int, int]:
 )
 async def page_screenshot(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     page = await ctx.page(args.get("tab_id"))
-    folder = ctx.home / "screenshots" / ctx.session.id
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"shot-{ctx.call.seq:05d}.png"
+    path = ctx.home / "screenshots" / ctx.session.id / f"shot-{ctx.call.seq:05d}.png"
     data = await page.screenshot(full_page=bool(args.get("full_page", False)), type="png")
-    tmp = path.with_suffix(".png.tmp")
-    tmp.write_bytes(data)
-    tmp.replace(path)
+    atomic_write_bytes(path, data)  # 0600, in folders 0700
     width, height = png_size(data)
     return {"path": str(path), "bytes": len(data), "width": width, "height": height, "url": page.url}
