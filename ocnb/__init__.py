@@ -12,6 +12,17 @@ from .session import Session, session
 from .telemetry import journal_df, replay_df, trace_df
 
 
+def capability_map() -> str:
+    """The capability map (one line per tool, grouped by category) as text, from the installed package.
+
+    The same text as ``ocnb capability-map --print`` and the checked-in ``docs/agent/capability-map.md``;
+    load it as a model's system prompt so it can choose a tool before it sees any schema.
+    """
+    from .capmap import generate
+
+    return generate()
+
+
 def load_ipython_extension(ipython: object) -> None:
     """``%load_ext ocnb``: register the ``%oc`` / ``%%oc`` magics."""
     from .magics import load_ipython_extension as _load
@@ -31,6 +42,7 @@ __all__ = [
     "ToolResult",
     "__version__",
     "build_registry",
+    "capability_map",
     "dispatch",
     "journal_df",
     "load_ipython_extension",

@@ -1,8 +1,11 @@
 """Generate ``docs/agent/capability-map.md`` from the tool registry, and guard it against drift.
 
-``ocnb capability-map`` (or ``python -m ocnb.capmap``) writes the map; ``--check`` exits 1 when the
-checked-in file differs from a fresh generation. The map is one line per tool, grouped by category,
-meant to be loaded as a system-prompt preamble so a model can choose a tool without the full schemas.
+``ocnb capability-map --print`` (or :func:`ocnb.capability_map` in Python) gives the map's text from
+the installed package, which is all a pip user has. In a source checkout ``ocnb capability-map`` (or
+``python -m ocnb.capmap``) writes the checkout's ``docs/agent/capability-map.md`` whatever the working
+folder; elsewhere writing needs ``--path FILE``. ``--check`` exits 1 when the file differs from a fresh
+generation. The map is one line per tool, grouped by category, meant to be loaded as a system-prompt
+preamble so a model can choose a tool without the full schemas.
 
 Excluded on purpose: meta-tools that exist only to discover other tools (:data:`EXCLUDED`). A map
 that lists them would describe the discovery mechanism instead of the capabilities, and in
@@ -10,7 +13,7 @@ discovery mode they are the only tools a model starts with anyway.
 
 The output is deterministic to the byte (sorted, LF endings, one trailing newline) and capped:
 target ≤ 4,096 bytes, hard ceiling 6,144 bytes and ≤ 1,500 cl100k tokens — enforced here.
-No runtime module imports this generator.
+No runtime module imports this generator at import time (:func:`ocnb.capability_map` does on call).
 """
 
 from __future__ import annotations
@@ -25,7 +28,18 @@ from typing import Any
 
 from .registry import Registry, ToolDef
 
-__all__ = ["EXCLUDED", "HARD_BYTES", "MAX_TOKENS", "TARGET_BYTES", "check", "generate", "main", "map_names", "write"]
+__all__ = [
+    "EXCLUDED",
+    "HARD_BYTES",
+    "MAX_TOKENS",
+    "TARGET_BYTES",
+    "check",
+    "checkout_path",
+    "generate",
+    "main",
+    "map_names",
+    "write",
+]
 
 #: Meta-tools that exist to discover other tools; not capabilities themselves.
 EXCLUDED = frozenset({"expand_tools", "discover_capabilities"})
@@ -152,11 +166,46 @@ def check(path: Path = DEFAULT_PATH) -> bool:
         return False
 
 
+def checkout_path() -> Path | None:
+    """The map of the source checkout this package runs from, or ``None`` when installed from a wheel."""
+    root = Path(__file__).resolve().parent.parent
+    if (root / "pyproject.toml").is_file() and (root / DEFAULT_PATH.parent).is_dir():
+        return root / DEFAULT_PATH
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="ocnb capability-map", description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 if the checked-in map has drifted")
-    parser.add_argument("--path", type=Path, default=DEFAULT_PATH)
+    parser = argparse.ArgumentParser(
+        prog="ocnb capability-map",
+        description="Print, write or check the capability map (one line per tool) generated from the tool registry.",
+        epilog="In Python: ocnb.capability_map() returns the same text as --print.",
+    )
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--print", action="store_true", help="write the map to stdout (works from an installed package)")
+    mode.add_argument("--check", action="store_true", help="exit 1 if the map at --path has drifted")
+    parser.add_argument(
+        "--path",
+        type=Path,
+        help="the file to write or check (default: docs/agent/capability-map.md of the source checkout; "
+        "required outside one)",
+    )
     ns = parser.parse_args(argv)
+    if ns.print:
+        try:
+            sys.stdout.write(generate())
+        except CapsExceeded as exc:
+            print(f"ocnb capability-map: {exc}", file=sys.stderr)
+            return 2
+        return 0
+    if ns.path is None:
+        ns.path = checkout_path()
+        if ns.path is None:
+            print(
+                "ocnb capability-map: not running from a source checkout, so there is no docs/agent/ to "
+                "write into; use --print to read the map, or --path FILE to write it",
+                file=sys.stderr,
+            )
+            return 2
     try:
         if ns.check:
             if not check(ns.path):

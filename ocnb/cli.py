@@ -10,7 +10,7 @@ __all__ = ["main"]
 COMMANDS = {
     "demo": ("ocnb.demo", "run the demo against the bundled site and write reports/"),
     "demo-site": ("ocnb.demosite", "serve the bundled demo site on 127.0.0.1"),
-    "capability-map": ("ocnb.capmap", "generate docs/agent/capability-map.md (--check for drift)"),
+    "capability-map": ("ocnb.capmap", "print the tool map (--print), write it (--path), check it (--check)"),
     "mcp": ("ocnb.mcp.cli", "serve the tools over MCP (stdio, or --http PORT)"),
 }
 

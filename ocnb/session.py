@@ -125,6 +125,11 @@ class Session:
 
         trace_event(self, kind, body)
 
+    def _clip_text(self, text: str, max_len: int) -> str:
+        """``text`` cut to ``max_len`` characters, secrets masked first (the cut never halves one)."""
+        store = getattr(self, "secrets", None)
+        return store.clip_text(text, max_len) if store is not None else text[:max_len]
+
     def journal_df(self, since: Any = None) -> Any:
         """This session's journal as a DataFrame (see :func:`ocnb.journal_df` for the columns)."""
         from .telemetry import journal_df
@@ -169,7 +174,7 @@ class Session:
             self._start_lock = asyncio.Lock()
         async with self._start_lock:
             if self._state is None:
-                state = BrowserState(self.config, on_event=self.trace_event)
+                state = BrowserState(self.config, on_event=self.trace_event, clip_text=self._clip_text)
                 await state.start(executable_path=self.executable_path, connect=self.connect_url, cdp=self.cdp_url)
                 self._state = state
         return self._state

@@ -122,14 +122,18 @@ def test_map_names_equal_live_session_tools(monkeypatch) -> None:
 
 
 def test_no_runtime_module_imports_the_generator() -> None:
+    """Only at call time (``ocnb.capability_map()``), never when a module is imported."""
     offenders = []
     for path in (ROOT / "ocnb").rglob("*.py"):
         if path.name in {"capmap.py", "cli.py"}:
             continue
         text = path.read_text()
-        if re.search(r"(from \.+capmap|import ocnb\.capmap|from ocnb\.capmap|from \. import capmap)", text):
+        if re.search(r"^(from \.+capmap|import ocnb\.capmap|from ocnb\.capmap|from \. import capmap)", text, re.M):
             offenders.append(str(path))
     assert offenders == []
+    probe = "import sys, ocnb, ocnb.session; print('ocnb.capmap' in sys.modules)"
+    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert run.stdout.strip() == "False", run.stderr
 
 
 def test_preamble_example_runs_unchanged_against_a_fake_http_layer(monkeypatch, tmp_path) -> None:
@@ -164,4 +168,4 @@ def test_preamble_example_runs_unchanged_against_a_fake_http_layer(monkeypatch, 
     monkeypatch.setattr(anthropic, "Anthropic", FakeTransportAnthropic)
     monkeypatch.chdir(ROOT)
     exec(compile(code, "docs/agent/README.md", "exec"), {})
-    assert seen and seen[0]["system"] == MAP.read_text()
+    assert seen and seen[0]["system"] == capmap.generate()
