@@ -1,11 +1,16 @@
 """Turn a skill into a standalone Playwright Python script that runs without ocnb.
 
 The script is fixed code plus data. Every piece of data — the skill's name, id and domain, its
-steps and selectors, the start URL, the parameter names — is embedded as a Python literal
-(``pprint`` of a JSON round-trip, checked with ``ast.literal_eval``), never pasted into code,
-docstrings or comments: a skill name holding ``\"\"\"`` or a selector holding ``"false"`` stays
+steps, selectors and element fingerprints, the start URL, the parameter names — is embedded as a
+Python literal (``pprint`` of a JSON round-trip, checked with ``ast.literal_eval``), never pasted into
+code, docstrings or comments: a skill name holding ``\"\"\"`` or a selector holding ``"false"`` stays
 exactly what it was. ``${var}`` placeholders become required command-line options;
 ``${SECRET:NAME}`` is read from the environment variable ``NAME`` when the script runs.
+
+The script finds each step's element the way ``oc_skill_replay`` does, with the same engine: ocnb's
+in-page script (``ocnb/perception/snapshot.js``, embedded as the literal ``ENGINE``) singles the
+element out through the selector chain and checks it against the recorded fingerprint before the
+script acts; an element it cannot vouch for stops the script with the reason, nothing is done to it.
 """
 
 from __future__ import annotations
@@ -17,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidArgument
+from ..perception.refs import script as engine_script
+from ..perception.selectors import _HANDLE_JS, TOLERABLE, step_fingerprint, stored_chain
 from ..storage import atomic_write_text
 from .replay import _VAR
 
@@ -26,16 +33,20 @@ _HEAD = '''#!/usr/bin/env python3
 """Replay a skill recorded with ocnb, with Playwright alone (no ocnb needed).
 
     pip install playwright && python -m playwright install chromium   # or set CHROMIUM=/path/to/chromium
-    python this_script.py --help    # the options: one per ${var} of the skill, --start-url, --headed
+    python this_script.py --help    # the options: one per ${var} of the skill, --start-url, --tolerate, --headed
 
 Secrets (${SECRET:NAME} in the skill) are read from environment variables of the same name.
-The skill's name, id and domain are in SKILL below.
+The skill's name, id and domain are in SKILL below. Each step's element is found and checked against
+its recorded fingerprint by ocnb's in-page engine (ENGINE, at the end of the file) before the script
+acts on it; an element that cannot be vouched for stops the script and nothing is done to it.
 """
 
 import argparse
 import os
 import re
 import sys
+import time
+from urllib.parse import urlsplit
 
 from playwright.sync_api import sync_playwright
 
@@ -46,35 +57,75 @@ _BODY = '''
 PLACEHOLDER = re.compile(r"\\$\\{(SECRET:)?([A-Za-z_][A-Za-z0-9_]*)\\}")
 
 
-def locate(frame, sel):
-    """A Playwright locator for one selector-chain entry (None for types a script cannot use)."""
-    kind = sel["type"]
-    if kind == "role_name":
-        return frame.get_by_role(sel["role"], name=sel.get("name") or None, exact=True)
-    if kind == "accessible_name":
-        return frame.get_by_label(sel["value"], exact=True)
-    if kind == "css":
-        return frame.locator(sel["value"])
-    if kind == "xpath":
-        return frame.locator("xpath=" + sel["value"])
-    if kind == "text":
-        return frame.get_by_text(sel["value"], exact=True)
-    return None
+_NEXT = [1]  # the next ref number the engine may give out on this page (refs are never reused)
 
 
-def resolve(page, index, step):
-    """The first selector of the chain that matches exactly one element (retried for about 3 s)."""
-    for _ in range(30):
-        frames = page.frames
-        ordinal = step.get("frame_ordinal", 0)
-        frame = frames[ordinal] if 0 <= ordinal < len(frames) else None
-        for sel in step["selectors"] if frame is not None else []:
-            loc = locate(frame, sel)
-            if loc is not None and loc.count() == 1:
-                return loc
-        page.wait_for_timeout(100)
-    tried = ", ".join(sel["type"] for sel in step["selectors"])
-    sys.exit(f"step {index} ({step['kind']}): no selector matched exactly one element (tried {tried})")
+def engine(frame, req):
+    """Run one request of ocnb's in-page engine in ``frame``."""
+    out = frame.evaluate(ENGINE, dict(req, next=_NEXT[0]))
+    _NEXT[0] = max(_NEXT[0], int(out["next"]))
+    return out["result"]
+
+
+def origin_path(url):
+    p = urlsplit(url)
+    return f"{p.scheme}://{p.netloc}{p.path}"
+
+
+def frames_of(page, step):
+    """The recorded frame: found again by its address when it is a child frame, else by position."""
+    where = (step.get("fingerprint") or {}).get("frame") or {}
+    ordinal = int(where.get("ordinal", step.get("frame_ordinal", 0)) or 0)
+    frames = page.frames
+    if where.get("url"):
+        hits = [f for f in frames if origin_path(f.url) == where["url"]]
+        return sorted(hits, key=lambda f: frames.index(f) != ordinal)
+    return [frames[ordinal]] if 0 <= ordinal < len(frames) else []
+
+
+def why(out, fp):
+    """One line on why no element could be vouched for."""
+    status = out.get("status", "none")
+    want = f"{fp.get('role', 'element')} {fp.get('name', '')!r}" if fp else "the recorded element"
+    if status == "refused":
+        r, found = out["refused"], out.get("found") or {}
+        diffs = [f"{d} is {found.get(d)!r}, recorded {fp.get(d)!r}" for d in r.get("differs", []) if d != "visible"]
+        if "visible" in r.get("differs", []):
+            diffs.append("it is hidden")
+        return f"refused {r.get('role')} {r.get('name', '')!r}, not the recorded {want}: " + "; ".join(diffs)
+    if status == "ambiguous":
+        return f"{out.get('agreeing', 2)} visible elements agree with the recorded {want}; none can be chosen"
+    if status == "frame":
+        return "the recorded frame is not on the page"
+    return f"no element matches any selector of the recorded {want}"
+
+
+def resolve(page, index, step, tolerate, timeout_s):
+    """The element the chain singles out that agrees with the step's fingerprint (polled up to timeout_s)."""
+    fp = {k: v for k, v in (step.get("fingerprint") or {}).items() if k != "frame"}
+    req = {"op": "resolveStep", "chain": step["selectors"], "fingerprint": fp, "tolerate": tolerate}
+    deadline = time.monotonic() + timeout_s
+    while True:
+        results = []
+        for frame in frames_of(page, step):
+            try:
+                results.append((frame, engine(frame, req)))
+            except Exception:  # a frame that navigated or went away: poll again
+                continue
+        oks = [(f, out) for f, out in results if out["status"] == "ok"]
+        if len(oks) == 1:
+            frame, out = oks[0]
+            el = frame.evaluate_handle(HANDLE_JS, int(out["ref"][3:])).as_element()
+            if el is not None:
+                return el
+        if time.monotonic() >= deadline:
+            if len(oks) > 1:
+                last = {"status": "ambiguous", "agreeing": len(oks)}
+            else:
+                informative = [out for _, out in results if out["status"] != "none"]
+                last = informative[0] if informative else (results[0][1] if results else {"status": "frame"})
+            sys.exit(f"step {index} ({step['kind']}): {why(last, fp)}; nothing was done to it")
+        page.wait_for_timeout(50)
 
 
 def fill_in(value, params):
@@ -96,7 +147,9 @@ def fill_in(value, params):
     return PLACEHOLDER.sub(one, value)
 
 
-def run(page, params):
+def run(page, params, tolerate=(), timeout_s=5.0):
+    """Run every step on ``page``; ``tolerate`` names fingerprint words that may differ (see TOLERABLE)."""
+    fields = sorted({f for word in tolerate for f in TOLERABLE[word]})
     for index, step in enumerate(STEPS):
         args = fill_in(step.get("args", {}), params)
         kind, action = step["kind"], args.get("action")
@@ -106,7 +159,7 @@ def run(page, params):
         if kind == "press" and not step["selectors"]:
             page.keyboard.press(args["key"])
             continue
-        el = resolve(page, index, step)
+        el = resolve(page, index, step, fields, timeout_s)
         if kind == "press":
             el.press(args["key"])
         elif kind == "scroll":
@@ -122,7 +175,7 @@ def run(page, params):
             else:
                 el.fill(str(args.get("value", "")))
         elif kind == "fill":
-            el.press_sequentially(str(args.get("value", "")))
+            el.type(str(args.get("value", "")))
         elif action == "double_click":
             el.dblclick()
         elif action == "check":
@@ -140,6 +193,10 @@ def main(argv=None):
     for name in PARAMS:
         parser.add_argument("--" + name, dest="param:" + name, required=True, metavar="VALUE")
     parser.add_argument("--start-url", default=START_URL, help="page to open first (when the skill does not navigate)")
+    if "tolerate" not in PARAMS:
+        parser.add_argument(
+            "--tolerate", action="append", default=[], choices=sorted(TOLERABLE), help="accept a changed name/label…"
+        )
     if "headed" not in PARAMS:
         parser.add_argument("--headed", action="store_true", help="show the browser window")
     ns = vars(parser.parse_args(argv))
@@ -153,14 +210,17 @@ def main(argv=None):
         if STEPS and STEPS[0]["kind"] != "navigate" and ns["start_url"]:
             page.goto(ns["start_url"])
         print("skill:", SKILL["name"], SKILL["id"])
-        run(page, params)
+        run(page, params, ns.get("tolerate") or ())
         print("done:", page.url, "|", page.title())
         browser.close()
 
+'''
+
+_TAIL = """
 
 if __name__ == "__main__":
     main()
-'''
+"""
 
 
 def _literal(value: Any) -> str:
@@ -180,7 +240,12 @@ def script_data(skill: dict[str, Any]) -> dict[str, Any]:
         art = st.get("replay_artifact") or {}
         start_url = start_url or art.get("url")
         for low in art.get("steps", []):
-            steps.append({k: low[k] for k in ("kind", "selectors", "frame_ordinal", "args") if k in low})
+            step = {k: low[k] for k in ("kind", "selectors", "frame_ordinal", "args") if k in low}
+            step["selectors"] = stored_chain(low.get("selectors"))
+            fp = step_fingerprint(low) if step["selectors"] else {}
+            if fp:
+                step["fingerprint"] = fp
+            steps.append(step)
     found: set[str] = set()
 
     def walk(value: Any) -> None:
@@ -210,7 +275,19 @@ def export_script(skill: dict[str, Any], filename: str = "skill.py") -> str:
     del filename
     data = script_data(skill)
     block = "".join(f"{name} = {_literal(value)}\n" for name, value in data.items())
-    return _HEAD + block + _BODY
+    return _HEAD + block + _BODY + _engine_block() + _TAIL
+
+
+def _engine_block() -> str:
+    """ocnb's matching engine, as data: the in-page script, the handle lookup, the tolerable words."""
+    engine = {
+        "TOLERABLE": {word: list(fields) for word, fields in TOLERABLE.items()},
+        "HANDLE_JS": _HANDLE_JS,
+        "ENGINE": engine_script(),  # ocnb/perception/snapshot.js: the engine oc_skill_replay uses
+    }
+    return "\n# ocnb's in-page engine (ocnb/perception/snapshot.js), the one oc_skill_replay uses.\n" + "".join(
+        f"{name} = {_literal(value)}\n" for name, value in engine.items()
+    )
 
 
 def write_script(skill: dict[str, Any], path: str | Path, *, overwrite: bool = False) -> dict[str, Any]:

@@ -151,3 +151,69 @@ def test_a_missing_secret_stops_the_script_with_its_name(site, module_home, tmp_
         module.fill_in({"value": "${SECRET:SIGNUP_PW}"}, {})
     monkeypatch.setenv("SIGNUP_PW", "x")
     assert module.fill_in(["${who}-${SECRET:SIGNUP_PW}", 3], {"who": "A"}) == ["A-x", 3]
+
+
+VERIFY_DRIVER = """
+import importlib.util, json, os, sys
+spec = importlib.util.spec_from_file_location("exported", sys.argv[1])
+m = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(m)
+from playwright.sync_api import sync_playwright
+out = {}
+with sync_playwright() as p:
+    args = ["--no-sandbox"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []
+    b = p.chromium.launch(executable_path=os.environ.get("CHROMIUM") or None, args=args)
+    for label, tolerate in (("strict", ()), ("tolerant", ("name",))):
+        page = b.new_page()
+        try:
+            m.run(page, {}, tolerate, timeout_s=1.0)
+            out[label] = {"exit": None}
+        except SystemExit as exc:
+            out[label] = {"exit": str(exc)}
+        out[label]["email"] = page.evaluate("() => document.querySelector('#email').value")
+        page.close()
+    b.close()
+print(json.dumps(out))
+"""
+
+
+def test_exported_script_refuses_an_element_it_cannot_vouch_for(session, site, module_home, tmp_path) -> None:
+    from ocnb.skills.export import export_script
+
+    url = site.page("form.html") + "?variant=renamed"  # the Email label now reads "E-mail address"
+    email = fill("Email", "#email", "ada@example.com")
+    email["fingerprint"] = {  # as capture records it
+        "role": "textbox",
+        "name": "Email",
+        "tag": "input",
+        "type": "email",
+        "name_attr": "email",
+        "autocomplete": "email",
+        "label": "Email",
+        "frame": {"ordinal": 0},
+    }
+    steps = [
+        {"tool": "navigate", "args": {"url": url}, "replay_artifact": art(url, navigate(url))},
+        {"tool": "interact", "args": {}, "replay_artifact": art(url, email)},
+    ]
+    skill = SkillStore(module_home).record(url.split("/")[2], "verify-export", steps)
+    script = tmp_path / "verify.py"
+    script.write_text(export_script(skill))
+    out = subprocess.run(
+        [sys.executable, "-c", VERIFY_DRIVER, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env=_env(),
+    )
+    assert out.returncode == 0, out.stderr
+    runs = json.loads(out.stdout.strip().splitlines()[-1])
+    strict, tolerant = runs["strict"], runs["tolerant"]
+    assert strict["exit"].startswith("step 1 (fill): refused textbox 'E-mail address'"), strict
+    assert "name is 'E-mail address', recorded 'Email'" in strict["exit"] and strict["email"] == ""
+    assert tolerant == {"exit": None, "email": "ada@example.com"}
+    # the same decisions as oc_skill_replay: one engine
+    refused = session.oc_skill_replay(skill_id=skill["id"], step_timeout_ms=1000)
+    assert refused.error.code == "ARTIFACT_RESOLUTION_FAILED" and refused.error.details["failure"]["step_index"] == 1
+    assert session.oc_skill_replay(skill_id=skill["id"], tolerate=["name"]).ok

@@ -145,12 +145,10 @@ def test_exported_script_embeds_data_only_as_literals(name: str, steps: list, st
     compile(tree, "skill.py", "exec")
     assert _shape(tree) == _shape(REFERENCE)  # the same code whatever the data: nothing injected
     assert ast.get_docstring(tree) == ast.get_docstring(REFERENCE)
+    data = script_data(skill)
     embedded = {
         node.targets[0].id: ast.literal_eval(node.value)
         for node in tree.body
-        if isinstance(node, ast.Assign)
-        and isinstance(node.targets[0], ast.Name)
-        and node.targets[0].id.isupper()
-        and node.targets[0].id != "PLACEHOLDER"
+        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name) and node.targets[0].id in data
     }
-    assert embedded == script_data(skill)
+    assert embedded == data
