@@ -97,6 +97,10 @@ def launch_args() -> list[str]:
     return args
 
 
+#: Console messages are kept (and traced) cut to this many characters, after masking secrets.
+CONSOLE_MAX_CHARS = 2000
+
+
 @dataclass
 class Tab:
     """One page of the context plus what ocnb observed on it (bounded ring buffers)."""
@@ -119,10 +123,17 @@ class Tab:
 class BrowserState:
     """The browser, its one context and its tabs. Create with :meth:`start` on the browser thread."""
 
-    def __init__(self, config: Config, on_event: Callable[[str, dict[str, Any]], None] | None = None) -> None:
+    def __init__(
+        self,
+        config: Config,
+        on_event: Callable[[str, dict[str, Any]], None] | None = None,
+        clip_text: Callable[[str, int], str] | None = None,
+    ) -> None:
         self.config = config
         #: Receives page events for the trace: navigation, console, dialog, download, popup.
         self.on_event = on_event or (lambda kind, body: None)
+        #: Cuts console text to a length; the session's masks secrets first (``SecretStore.clip_text``).
+        self.clip_text = clip_text or (lambda text, n: text[:n])
         self._pw: Any = None
         self.browser: Any = None
         self.context: Any = None
@@ -236,7 +247,7 @@ class BrowserState:
         return tab
 
     def _on_console(self, tab: Tab, msg: Any) -> None:
-        entry = {"ts": time.time(), "type": msg.type, "text": msg.text[:2000]}
+        entry = {"ts": time.time(), "type": msg.type, "text": self.clip_text(msg.text, CONSOLE_MAX_CHARS)}
         tab.console.append(entry)
         self.on_event("console", {"tab_id": tab.id, "type": entry["type"], "text": entry["text"]})
 

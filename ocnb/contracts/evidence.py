@@ -11,8 +11,9 @@ A bundle is a folder ``OCNB_HOME/evidence/<bundle_id>/`` holding
   :data:`MAX_DOM_BYTES`);
 - ``screenshot.png``: the viewport.
 
-Every text goes through the caller's ``mask`` (normally ``SecretStore.mask``) before it reaches the
-disk. The screenshot is pixels and cannot be masked: password fields show dots, but a secret shown
+Every text goes through the caller's ``mask`` (normally ``SecretStore.mask``, which knows a secret's
+URL-encoded, HTML-escaped and JSON-escaped spellings) before it reaches the disk — the DOM before it
+is cut, so the cut never leaves part of a secret. Files are ``0600`` and folders ``0700``. The screenshot is pixels and cannot be masked: password fields show dots, but a secret shown
 in clear text on the page would be visible in it. A bundle is assembled in a hidden temporary folder
 and renamed into place, so a reader never sees half a bundle.
 """
@@ -31,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ocnb.errors import InvalidArgument
-from ocnb.storage import CorruptFile, ocnb_home
+from ocnb.storage import PRIVATE_FILE, CorruptFile, ocnb_home, private_dir
 
 from .assertions import PageObservations
 from .validation import dumps_canonical
@@ -85,9 +86,16 @@ _COMPACT_JS = """
 """
 
 
-def compact_dom(html: str, max_bytes: int = MAX_DOM_BYTES) -> tuple[str, bool]:
-    """Collapse runs of whitespace to one space and cut at ``max_bytes``; returns (html, truncated)."""
+def compact_dom(
+    html: str, max_bytes: int = MAX_DOM_BYTES, mask: Callable[[str], str] | None = None
+) -> tuple[str, bool]:
+    """Collapse runs of whitespace to one space and cut at ``max_bytes``; returns (html, truncated).
+
+    ``mask`` (secrets → placeholders) runs on the whole text, before the cut.
+    """
     text = re.sub(r"\s+", " ", html).strip()
+    if mask is not None:
+        text = mask(text)
     data = text.encode("utf-8")
     if len(data) <= max_bytes:
         return text, False
@@ -116,7 +124,8 @@ def _new_bundle_id(now: datetime) -> str:
 
 
 def _fsync_write(path: Path, data: bytes) -> None:
-    with open(path, "wb") as fh:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0), PRIVATE_FILE)
+    with os.fdopen(fd, "wb") as fh:
         fh.write(data)
         fh.flush()
         os.fsync(fh.fileno())
@@ -153,7 +162,7 @@ async def create_bundle(
     except Exception as exc:  # noqa: BLE001 - what cannot be captured is listed, not raised
         errors.append(f"title: {_first_line(exc)}")
     try:
-        dom, truncated = compact_dom(await page.evaluate(_COMPACT_JS, MAX_ATTR_CHARS))
+        dom, truncated = compact_dom(await page.evaluate(_COMPACT_JS, MAX_ATTR_CHARS), mask=mask)
     except Exception as exc:  # noqa: BLE001 - what cannot be captured is listed, not raised
         errors.append(f"dom: {_first_line(exc)}")
     try:
@@ -183,15 +192,15 @@ async def create_bundle(
     }
     meta = mask(json.loads(json.dumps(meta, default=str)))  # plain JSON first, then masked
 
-    root = bundle_dir(home)
-    root.mkdir(parents=True, exist_ok=True)
+    root = private_dir(bundle_dir(home), tighten=True)
     tmp = root / f".tmp-{bundle_id}"
     final = root / bundle_id
-    tmp.mkdir()
+    tmp.mkdir(mode=0o700)
+    os.chmod(tmp, 0o700)  # whatever the umask
     try:
         _fsync_write(tmp / "bundle.json", dumps_canonical(meta).encode("utf-8"))
         if dom is not None:
-            _fsync_write(tmp / "dom.html", mask(dom).encode("utf-8"))
+            _fsync_write(tmp / "dom.html", dom.encode("utf-8"))  # masked before it was cut
         if shot is not None:
             _fsync_write(tmp / "screenshot.png", shot)
         os.rename(tmp, final)
