@@ -42,6 +42,8 @@ _ID_ARG = {"type": "string", "pattern": "^[A-Za-z0-9_.-]{1,64}$"}
     required=["contract_id", "assertion"],
 )
 async def oc_contract_define(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+    # Stored as the caller gave it: ${SECRET:…} placeholders, substituted again by oc_assert.
+    args = {**args, **{k: v for k, v in ctx.call.args.items() if k in ("assertion", "description")}}
     store = ContractStore(ctx.home)
     contract = store.define(args["contract_id"], args["assertion"], description=args.get("description"))
     return {
@@ -74,6 +76,9 @@ async def oc_assert(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
         )
     if has_id:
         assertion = ContractStore(ctx.home).get(args["contract_id"]).assertion
+        secrets = getattr(ctx.session, "secrets", None)
+        if secrets is not None:  # a stored contract holds placeholders, never values
+            assertion = secrets.substitute(assertion)
     else:
         assertion = args["assertion"]
         raise_if_invalid(validate_assertion(assertion, "$.assertion"), "assertion")

@@ -35,6 +35,8 @@ __all__ = ["oc_skill_export", "oc_skill_recall", "oc_skill_record", "oc_skill_re
     required=["name"],
 )
 async def oc_skill_record(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+    # What is stored is what the caller gave: ${SECRET:…} placeholders, never the substituted values.
+    args = {**args, **{k: v for k, v in ctx.call.args.items() if k in ("name", "description", "steps", "domain")}}
     tab = ctx.tab(args.get("tab_id"))
     captured = list(tab.capture)
     steps = args.get("steps") or to_skill_steps(captured, artifacts=bool(ctx.config.skill_replay))
