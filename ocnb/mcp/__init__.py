@@ -7,7 +7,17 @@ stdio (or ``--http PORT``) server. Both are thin adapters: ``tools/list`` is the
 
 from __future__ import annotations
 
-from .http import McpHandle, McpSecurityWarning, serve
+from .http import McpHandle, McpSecurityWarning, McpTokenError, load_or_create_token, serve
 from .server import McpBridge, run_stdio, to_call_result, tool_to_mcp
 
-__all__ = ["McpBridge", "McpHandle", "McpSecurityWarning", "run_stdio", "serve", "to_call_result", "tool_to_mcp"]
+__all__ = [
+    "McpBridge",
+    "McpHandle",
+    "McpSecurityWarning",
+    "McpTokenError",
+    "load_or_create_token",
+    "run_stdio",
+    "serve",
+    "to_call_result",
+    "tool_to_mcp",
+]

@@ -4,6 +4,7 @@ Examples::
 
     ocnb mcp                              # stdio; e.g. `claude mcp add ocnb -- ocnb mcp`
     ocnb mcp --http 8765                  # HTTP on 127.0.0.1:8765 with a bearer token
+    ocnb mcp --http 8765 --token-file ~/.ocnb/mcp-token   # the same token after every restart
     ocnb mcp --pilot --headed --home ./.ocnb --secrets .env
 
 In stdio mode stdout carries the protocol only; everything else goes to stderr.
@@ -22,11 +23,35 @@ from typing import Any
 __all__ = ["build_parser", "main"]
 
 
+TOKEN_HELP = """\
+stdio (the default) needs no token: the client starts the server itself, e.g.
+  {"mcpServers": {"ocnb": {"command": "ocnb", "args": ["mcp"]}}}
+
+HTTP (--http PORT) needs a bearer token on every request: clients send the header
+  Authorization: Bearer <token>
+Where the token is: printed at start (first lines on stdout, with ready-to-paste client
+configuration). Without --token-file it is new at every start; with --token-file PATH it is
+kept in PATH (reused when the file exists, else created with mode 0600), so a saved client
+configuration keeps working after a restart. OCNB_MCP_TOKEN=<token> sets the token itself
+(at least 16 characters; with --token-file it must match the file, or seeds a new one).
+"""
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="ocnb mcp", description="Serve the ocnb browser tools over MCP.")
+    p = argparse.ArgumentParser(
+        prog="ocnb mcp",
+        description="Serve the ocnb browser tools over MCP.",
+        epilog=TOKEN_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("--http", type=int, metavar="PORT", help="serve streamable HTTP on PORT (0 = any) instead of stdio")
     p.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1; others warn)")
     p.add_argument("--no-auth", action="store_true", help="HTTP without the bearer token (warns)")
+    p.add_argument(
+        "--token-file",
+        metavar="PATH",
+        help="keep the HTTP bearer token in PATH: reused if it exists, else created (mode 0600)",
+    )
     p.add_argument("--pilot", action="store_true", help="also serve the pilot tier of tools")
     p.add_argument(
         "--discovery", action="store_true", help="start tools/list with discover_capabilities only; it grows"
@@ -58,7 +83,14 @@ def _serve_http(session: Any, opts: argparse.Namespace) -> int:
     with warnings.catch_warnings():
         warnings.simplefilter("always")
         warnings.showwarning = _print_warning  # type: ignore[assignment]
-        handle = serve(session, opts.http, auth=not opts.no_auth, host=opts.host, discovery=opts.discovery)
+        handle = serve(
+            session,
+            opts.http,
+            auth=not opts.no_auth,
+            host=opts.host,
+            discovery=opts.discovery,
+            token_file=opts.token_file,
+        )
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
@@ -77,7 +109,24 @@ def _print_warning(message: Any, category: Any, *args: Any, **kwargs: Any) -> No
 
 def main(argv: list[str] | None = None) -> int:
     """Run ``ocnb mcp`` with ``argv`` (default ``sys.argv[1:]``); returns the exit status."""
-    opts = build_parser().parse_args(argv)
+    parser = build_parser()
+    opts = parser.parse_args(argv)
+    if opts.token_file and opts.no_auth:
+        parser.error("--token-file and --no-auth contradict each other")
+    if opts.token_file and opts.http is None:
+        parser.error("--token-file is for --http; stdio needs no token")
+    if opts.http is not None and not opts.no_auth:
+        from .http import TOKEN_ENV, McpTokenError, _check_token, load_or_create_token
+
+        given = os.environ.get(TOKEN_ENV, "").strip() or None
+        try:  # before the browser starts: a bad token (file) is a one-line error, not a traceback
+            if opts.token_file:
+                load_or_create_token(opts.token_file, given)
+            elif given:
+                _check_token(given, f"${TOKEN_ENV}")
+        except McpTokenError as exc:
+            print(f"ocnb mcp: {exc}", file=sys.stderr)
+            return 2
     session = _session(opts)
     try:
         if opts.http is not None:

@@ -5,6 +5,11 @@ URL, the bearer token generated at start and ready-to-paste client configuration
 the session's browser thread, so they proceed while a notebook cell is busy and are serialized with
 the cell's own calls. ``handle.status()`` reports, ``handle.stop()`` shuts down and frees the port.
 
+The token is new at every start unless one is given: ``token=`` (or the ``OCNB_MCP_TOKEN``
+environment variable), or ``token_file=PATH`` — the file's token is reused when the file exists, else
+a new one is written there (mode 0600, atomically), so a saved client configuration survives restarts
+(see :func:`load_or_create_token`).
+
 Security: every request needs ``Authorization: Bearer <token>`` (401 otherwise); ``Host`` must name
 this server and a browser ``Origin`` must be this server's own (DNS-rebinding protection: 421/403);
 bodies over ``max_body_bytes`` get 413. Binding to a non-loopback address, or ``auth=False``, is an
@@ -17,6 +22,7 @@ import asyncio
 import datetime as _dt
 import ipaddress
 import json
+import os
 import secrets
 import socket
 import sys
@@ -25,6 +31,7 @@ import time
 import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import uvicorn
@@ -38,7 +45,16 @@ from .server import McpBridge
 if TYPE_CHECKING:
     from ..session import Session
 
-__all__ = ["DEFAULT_MAX_BODY_BYTES", "MCP_PATH", "McpHandle", "McpSecurityWarning", "serve"]
+__all__ = [
+    "DEFAULT_MAX_BODY_BYTES",
+    "MCP_PATH",
+    "TOKEN_ENV",
+    "McpHandle",
+    "McpSecurityWarning",
+    "McpTokenError",
+    "load_or_create_token",
+    "serve",
+]
 
 MCP_PATH = "/mcp"
 DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
@@ -47,6 +63,82 @@ _LOOPBACK_NAMES = {"localhost"}
 
 class McpSecurityWarning(UserWarning):
     """A deliberate weakening of the MCP server's defaults (no auth, non-loopback bind)."""
+
+
+#: Environment variable that gives the bearer token itself (instead of a new one at every start).
+TOKEN_ENV = "OCNB_MCP_TOKEN"
+_MIN_TOKEN = 16
+_TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~+/=")
+
+
+class McpTokenError(ValueError):
+    """A bearer token (given, or read from a token file) that cannot be used; the file is left as it is."""
+
+
+def _check_token(token: str, where: str) -> str:
+    if len(token) < _MIN_TOKEN or not set(token) <= _TOKEN_CHARS:
+        raise McpTokenError(
+            f"the bearer token from {where} must be at least {_MIN_TOKEN} characters of A-Z a-z 0-9 - . _ ~ + / = "
+            f"(it is {len(token)} characters)"
+        )
+    return token
+
+
+def load_or_create_token(path: str | os.PathLike[str], token: str | None = None) -> str:
+    """The bearer token kept in ``path``: read when the file exists, else created there.
+
+    A new file holds ``token`` if given, else a fresh random one (``secrets.token_urlsafe(32)``). It is
+    written with mode 0600 under a temporary name and linked into place, so another process starting
+    at the same moment either sees the whole file or creates its own first and both use that one.
+    An existing file that is empty or holds something that is not a token raises
+    :class:`McpTokenError` and is never overwritten; one readable by other users gets a
+    :class:`McpSecurityWarning`. Given both a ``token`` and a file holding another, the file wins only
+    if they agree: otherwise :class:`McpTokenError`.
+    """
+    path = Path(path).expanduser()
+    if token is not None:
+        _check_token(token, f"the given token (or ${TOKEN_ENV})")
+    for _ in range(2):
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            raise McpTokenError(f"cannot read the MCP token file {path}: {exc}") from exc
+        else:
+            found = _check_token(text.strip(), f"the token file {path}")
+            if token is not None and token != found:
+                raise McpTokenError(
+                    f"the given token (or ${TOKEN_ENV}) differs from the one in {path}; drop one or make them agree"
+                )
+            if os.name == "posix" and path.stat().st_mode & 0o077:
+                warnings.warn(
+                    f"the MCP token file {path} is readable by other users; run: chmod 600 {path}",
+                    McpSecurityWarning,
+                    stacklevel=2,
+                )
+            return found
+        new = token if token is not None else secrets.token_urlsafe(32)
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(new + "\n")
+                f.flush()
+                os.fsync(f.fileno())
+            try:
+                os.link(tmp, path)  # atomic, and never replaces a file another process made meanwhile
+            except FileExistsError:
+                continue  # someone else was first: read theirs
+            except OSError:  # a file system without hard links
+                if path.exists():
+                    continue
+                os.replace(tmp, path)
+            return new
+        finally:
+            tmp.unlink(missing_ok=True)
+    raise McpTokenError(f"the MCP token file {path} keeps changing; try again")
 
 
 def is_loopback(host: str) -> bool:
@@ -155,6 +247,8 @@ class McpHandle:
     _stopped: bool = field(default=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _on_close: Any = field(default=None, repr=False)
+    #: Where the token is kept across restarts (``token_file=``), or ``None`` for a per-start token.
+    token_file: Path | None = None
 
     @property
     def session(self) -> Session:
@@ -193,7 +287,14 @@ class McpHandle:
     def banner(self) -> str:
         """What :func:`serve` prints: URL, token and client configuration."""
         lines = [f"ocnb MCP server: {self.url}  (session {self.session.id}, {len(self.session.registry)} tools)"]
-        lines.append(f"Bearer token: {self.token}" if self.token else "Auth: OFF (anyone who can reach the port)")
+        if not self.token:
+            lines.append("Auth: OFF (anyone who can reach the port)")
+        elif self.token_file is not None:
+            lines.append(f"Bearer token: {self.token}  (kept in {self.token_file}; the same after a restart)")
+        else:
+            lines.append(f"Bearer token: {self.token}  (new at every start; --token-file PATH keeps one)")
+        if self.token:
+            lines.append("Clients send it as the HTTP header  Authorization: Bearer <token>")
         lines += ["", "Claude Code:", f"  {self.claude_code_command()}", ""]
         lines += ["Cursor / VS Code / .mcp.json:", json.dumps(self.client_config(), indent=2), ""]
         lines += ["Claude Desktop (claude_desktop_config.json, via mcp-remote):"]
@@ -208,6 +309,7 @@ class McpHandle:
             "host": self.host,
             "port": self.port,
             "auth": self.token is not None,
+            "token_file": str(self.token_file) if self.token_file is not None else None,
             "session_id": self.session.id,
             "tools": len(self.session.registry),
             "pilot": self.session.registry.pilot,
@@ -265,6 +367,8 @@ def serve(
     quiet: bool = False,
     startup_timeout: float = 15.0,
     discovery: bool = False,
+    token: str | None = None,
+    token_file: str | os.PathLike[str] | None = None,
 ) -> McpHandle:
     """Serve ``session``'s tools over streamable HTTP at ``http://host:port/mcp`` from a daemon thread.
 
@@ -279,6 +383,12 @@ def serve(
         quiet: do not print the banner (URL, token, client configuration).
         discovery: discovery mode — ``tools/list`` starts with ``discover_capabilities`` only and
             grows with what discovery finds, so an agent starts with a few hundred tokens of tools.
+        token: the bearer token to require (default: ``$OCNB_MCP_TOKEN`` if set, else a new one).
+        token_file: keep the token in this file: reused when it exists, else created with mode 0600
+            (see :func:`load_or_create_token`), so client configurations survive a restart.
+
+    Raises:
+        McpTokenError: the given token, ``$OCNB_MCP_TOKEN`` or the token file's content is unusable.
     """
     if session is None:
         from ..session import session as default_session
@@ -297,7 +407,18 @@ def serve(
             McpSecurityWarning,
             stacklevel=2,
         )
-    token = secrets.token_urlsafe(32) if auth else None
+    if auth:
+        where = "token="
+        if token is None and os.environ.get(TOKEN_ENV):
+            token, where = os.environ[TOKEN_ENV].strip(), f"${TOKEN_ENV}"
+        if token_file is not None:
+            token = load_or_create_token(token_file, token)
+        elif token is not None:
+            _check_token(token, where)
+        else:
+            token = secrets.token_urlsafe(32)
+    else:
+        token = None
     sock = _bind(host, port)
     bound_port = int(sock.getsockname()[1])
     url_host = _host_for_url(host if host not in ("0.0.0.0", "::") else "127.0.0.1")
@@ -339,6 +460,7 @@ def serve(
         _thread=thread,
         _sock=sock,
         _stats=stats,
+        token_file=Path(token_file).expanduser().resolve() if token_file is not None and auth else None,
     )
     thread.start()
     deadline = time.monotonic() + startup_timeout
