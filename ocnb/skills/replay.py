@@ -280,7 +280,10 @@ async def replay_skill(
             if post and post.get("contract_id"):
                 contract = contracts.get(post["contract_id"])
                 outcome = await evaluate_until(
-                    contract.assertion, page, lambda: PageObservations.from_tab(tab), timeout_ms=step_timeout_ms
+                    _with_secrets(contract.assertion, secrets),
+                    page,
+                    lambda: PageObservations.from_tab(tab),
+                    timeout_ms=step_timeout_ms,
                 )
                 if not outcome.passed and stop_on_contract_failure:
                     bundle = await evidence(
@@ -321,10 +324,18 @@ async def replay_skill(
     if skill.get("contract_id") and hi == len(_flatten(skill) or []) - 1:
         contract = contracts.get(skill["contract_id"])
         outcome = await evaluate_until(
-            contract.assertion, page, lambda: PageObservations.from_tab(tab), timeout_ms=step_timeout_ms
+            _with_secrets(contract.assertion, secrets),
+            page,
+            lambda: PageObservations.from_tab(tab),
+            timeout_ms=step_timeout_ms,
         )
         if not outcome.passed:
             bundle = await evidence(f"skill contract {contract.id} failed", {"failures": outcome.failures})
             return fail("CONTRACT_FAILED", hi, f"skill contract {contract.id} failed: {outcome.failures[:3]}", bundle)
     report["ok"] = True
     return report
+
+
+def _with_secrets(assertion: Any, secrets: Any) -> Any:
+    """A stored contract's assertion with its ``${SECRET:…}`` placeholders filled in (only to check it)."""
+    return secrets.substitute(assertion) if secrets is not None else assertion

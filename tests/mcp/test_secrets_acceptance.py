@@ -200,3 +200,29 @@ def test_encoded_needles_are_real() -> None:
     assert "s3cr3t+pass+%26+%3Cb%3Eword%3C%2Fb%3E+42" in found  # a form body
     assert "s3cr3t pass &amp; &lt;b&gt;word&lt;/b&gt; 42" in found  # the DOM
     assert base64.b64encode(SECRET.encode()).decode() in found
+
+
+def test_a_contract_that_names_a_secret_is_stored_as_its_placeholder_and_still_checks(
+    site: Any, ocnb_home: Path, tmp_path: Path
+) -> None:
+    env = tmp_path / "secrets.env"
+    env.write_text("PIN='pin 4711 secret'\n")
+    url = site.page("echo") + "?pin=${SECRET:PIN}"
+    nav = {"kind": "navigate", "selectors": [], "frame_ordinal": 0, "args": {"url": url}, "risky": False}
+    artifact = {"schema_version": 1, "recorded_at": "2026-11-23T00:00:00Z", "url": url, "steps": [nav]}
+    artifact["recorder"] = {"ocnb_version": ocnb.__version__}
+    shown = {"kind": "dom_text", "selector": "#fields", "contains": "pin: ${SECRET:PIN}"}
+    with ocnb.Session(home=ocnb_home, secrets=env) as s:
+        assert s.oc_contract_define(contract_id="pin-shown", assertion=shown).ok
+        rec = s.oc_skill_record(
+            name="pin",
+            steps=[{"tool": "navigate", "args": {"url": url}, "replay_artifact": artifact}],
+            contract_id="pin-shown",
+        )
+        assert rec.ok, rec
+        replay = s.oc_skill_replay(skill_id=rec.data["skill_id"])
+        assert replay.ok and replay.data["ok"], replay  # the placeholder was filled in to check
+        assert s.oc_assert(contract_id="pin-shown").data["verdict"] == "pass"
+        assert s.oc_assert(contract_id="pin-shown").data["summary"].count("${SECRET:PIN}") == 1
+    stored = "".join(p.read_text() for p in ocnb_home.rglob("*.json"))
+    assert "${SECRET:PIN}" in stored and "4711" not in stored
