@@ -432,7 +432,7 @@ class OcMagics(Magics):
         words = shlex.split(rest)
         sub = words[0] if words else "status"
         if sub not in MCP_SUBCOMMANDS:
-            raise UsageError("usage: %oc mcp start [--port N] | status | stop")
+            raise UsageError("usage: %oc mcp start [--port N] [--token-file PATH] | status | stop")
         try:
             from . import mcp as ocnb_mcp
         except ImportError:
@@ -440,12 +440,15 @@ class OcMagics(Magics):
         if sub == "start":
             _, flags = _split(words[1:])
             opts = dict(flags)
-            if set(opts) - {"port", "host"}:
-                raise UsageError("usage: %oc mcp start [--port N]")
+            if set(opts) - {"port", "host", "token_file"}:
+                raise UsageError("usage: %oc mcp start [--port N] [--token-file PATH]")
             if self._mcp_server is not None:
                 raise UsageError("an MCP server is already running here; %oc mcp stop first")
             port = int(opts.get("port") or 0)
-            self._mcp_server = ocnb_mcp.serve(self.session(), port=port)
+            try:
+                self._mcp_server = ocnb_mcp.serve(self.session(), port=port, token_file=opts.get("token_file"))
+            except ocnb_mcp.McpTokenError as exc:
+                raise UsageError(str(exc)) from None
             return self._mcp_server
         if sub == "status":
             if self._mcp_server is None:

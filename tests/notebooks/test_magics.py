@@ -327,6 +327,23 @@ def test_mcp_start_status_stop(ip: Any, capsys: Any) -> None:
     assert "no MCP server running" in capsys.readouterr().out
 
 
+def test_mcp_start_with_a_token_file_reuses_its_token(ip: Any, tmp_path: Path, capsys: Any) -> None:
+    pytest.importorskip("ocnb.mcp")
+    token_file = tmp_path / "mcp-token"
+    tokens = []
+    for _ in range(2):  # a restart of the kernel's server keeps the token a client was given
+        handle = oc(ip, f"mcp start --token-file {token_file}")
+        try:
+            tokens.append(handle.token)
+            assert f"kept in {token_file}" in capsys.readouterr().out
+        finally:
+            oc(ip, "mcp stop")
+    assert tokens[0] == tokens[1] == token_file.read_text().strip()
+    (tmp_path / "bad").write_text("short")
+    with pytest.raises(UsageError, match="at least 16 characters"):
+        oc(ip, f"mcp start --token-file {tmp_path / 'bad'}")
+
+
 @needs("discover_capabilities")
 def test_discover_ranks_capabilities(ip: Any) -> None:
     result = oc(ip, 'discover "take a screenshot of the page"')
