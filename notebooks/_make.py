@@ -155,21 +155,38 @@ r = s.call("oc_skill_replay", skill_id=skill_id).raise_for_error()
 pd.DataFrame(r["step_results"])[["index", "kind", "resolved_via", "selector_attempts", "ok"]]"""
         ),
         md(
-            "The Email label is renamed (`?variant=renamed`): the chain's role+name entry no longer matches, "
-            "so replay falls back to the next robust entry (a stable CSS selector) — `resolved_via` says which."
+            "The Email label is renamed (`?variant=renamed`). A stable CSS selector still finds the field, but its "
+            "accessible name no longer agrees with the fingerprint recorded with the step, so replay refuses "
+            "before acting on it, naming the fields that differ and the candidate it refused:"
         ),
         code(
             """%oc navigate {form}?variant=renamed
-r = s.call("oc_skill_replay", skill_id=skill_id).raise_for_error()
+refused = s.call("oc_skill_replay", skill_id=skill_id)
+refused.data["failure"]"""
+        ),
+        md(
+            'When the rename is expected, say so for one replay: `tolerate: ["name"]` accepts a changed label '
+            "(role and input type are never tolerated). It relaxes every step it covers — the radio buttons "
+            '"Free" and "Pro" differ only by name — so keep it to the renamed step with `step_range`:'
+        ),
+        code(
+            """%oc navigate {form}?variant=renamed
+r = s.call("oc_skill_replay", skill_id=skill_id, tolerate=["name"], step_range={"from": 1, "to": 1}).raise_for_error()
 pd.DataFrame(r["step_results"])[["index", "kind", "resolved_via", "selector_attempts", "ok"]]"""
         ),
         md("On a page the skill was not recorded on, replay refuses before acting, with a precise code:"),
         code('%oc navigate {site.page("login.html")}\ns.call("oc_skill_replay", skill_id=skill_id)'),
         md("## Replay telemetry and export"),
         code("ocnb.replay_df(skill_id)"),
-        md("The export is a plain Playwright script that runs without ocnb:"),
+        md(
+            "The export is a plain Playwright script that runs without ocnb. Its data (steps, selectors, "
+            "fingerprints) are Python literals; at its end it carries the in-page engine replay uses, so it "
+            "checks each element the same way. An existing file is kept unless `--overwrite true`:"
+        ),
         code(
-            'from pathlib import Path\n\nexported = %oc oc_skill_export $skill_id\nprint(Path(exported["path"]).read_text())'
+            "from pathlib import Path\n\nexported = %oc oc_skill_export $skill_id --overwrite true\n"
+            'script = Path(exported["path"]).read_text()\n'
+            'print(script[: script.index("\\n# ocnb\'s in-page engine")])'
         ),
         code(TEARDOWN),
     ]
