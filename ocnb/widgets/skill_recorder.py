@@ -320,13 +320,18 @@ class SkillRecorder(w.VBox):
             self.status.value = f"replayed {len(self.replay_status)} step(s): ok"
         return self._report(result)
 
-    def export(self, path: str | None = None) -> ToolResult:
-        """Export the saved skill as a standalone Playwright script (``oc_skill_export``) and show it."""
+    def export(self, path: str | None = None, *, overwrite: bool = False) -> ToolResult:
+        """Export the saved skill as a standalone Playwright script (``oc_skill_export``) and show it.
+
+        An existing file is kept (``INVALID_ARGUMENT``) unless ``overwrite`` is true.
+        """
         if not self.skill_id:
             return self._report(ToolResult.failure("oc_skill_export", "INVALID_ARGUMENT", "save the skill first"))
         args: dict[str, Any] = {"skill_id": self.skill_id}
         if path:
             args["path"] = str(path)
+        if overwrite:
+            args["overwrite"] = True
         result = self.call("oc_skill_export", args)
         if result.ok:
             script = _first(result.data, "script", "code")

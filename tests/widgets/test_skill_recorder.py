@@ -106,6 +106,9 @@ def test_save_replay_and_export_call_the_skill_tools(tmp_path: Path) -> None:
     rec.export_button.click()
     assert caller.calls[-1].tool == "oc_skill_export"
     assert rec.script == "print('replay me')\n" == rec.script_box.value
+    assert "overwrite" not in caller.calls[-1].args  # an existing file is kept unless asked
+    rec.export(overwrite=True)
+    assert caller.calls[-1].args == {"skill_id": "sk_1", "overwrite": True}
     assert all(not c.quiet for c in caller.calls)  # every skill action is journaled
 
 
