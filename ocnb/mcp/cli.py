@@ -45,7 +45,14 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--http", type=int, metavar="PORT", help="serve streamable HTTP on PORT (0 = any) instead of stdio")
-    p.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1; others warn)")
+    p.add_argument(
+        "--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1; others need --allow-remote)"
+    )
+    p.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="let --host be a non-loopback address: other machines with the token can drive the browser",
+    )
     p.add_argument("--no-auth", action="store_true", help="HTTP without the bearer token (warns)")
     p.add_argument(
         "--token-file",
@@ -90,6 +97,7 @@ def _serve_http(session: Any, opts: argparse.Namespace) -> int:
             host=opts.host,
             discovery=opts.discovery,
             token_file=opts.token_file,
+            allow_remote=opts.allow_remote,
         )
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -115,6 +123,12 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--token-file and --no-auth contradict each other")
     if opts.token_file and opts.http is None:
         parser.error("--token-file is for --http; stdio needs no token")
+    if opts.http is not None and not opts.allow_remote:
+        from .http import is_loopback, remote_bind_refusal
+
+        if not is_loopback(opts.host):  # before the browser starts
+            print(f"ocnb mcp: {remote_bind_refusal(opts.host)}", file=sys.stderr)
+            return 2
     if opts.http is not None and not opts.no_auth:
         from .http import TOKEN_ENV, McpTokenError, _check_token, load_or_create_token
 

@@ -12,8 +12,9 @@ a new one is written there (mode 0600, atomically), so a saved client configurat
 
 Security: every request needs ``Authorization: Bearer <token>`` (401 otherwise); ``Host`` must name
 this server and a browser ``Origin`` must be this server's own (DNS-rebinding protection: 421/403);
-bodies over ``max_body_bytes`` get 413. Binding to a non-loopback address, or ``auth=False``, is an
-explicit choice that emits :class:`McpSecurityWarning`.
+bodies over ``max_body_bytes`` get 413. A non-loopback bind address is refused
+(:class:`McpRemoteBindError`) unless ``allow_remote=True``; that, or ``auth=False``, is an explicit
+choice that emits :class:`McpSecurityWarning`.
 """
 
 from __future__ import annotations
@@ -50,9 +51,11 @@ __all__ = [
     "MCP_PATH",
     "TOKEN_ENV",
     "McpHandle",
+    "McpRemoteBindError",
     "McpSecurityWarning",
     "McpTokenError",
     "load_or_create_token",
+    "remote_bind_refusal",
     "serve",
 ]
 
@@ -63,6 +66,10 @@ _LOOPBACK_NAMES = {"localhost"}
 
 class McpSecurityWarning(UserWarning):
     """A deliberate weakening of the MCP server's defaults (no auth, non-loopback bind)."""
+
+
+class McpRemoteBindError(ValueError):
+    """A non-loopback bind address without ``allow_remote=True`` (``--allow-remote``)."""
 
 
 #: Environment variable that gives the bearer token itself (instead of a new one at every start).
@@ -149,6 +156,15 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False
+
+
+def remote_bind_refusal(host: str) -> str:
+    """Why a non-loopback ``host`` is refused, and how to bind it anyway."""
+    return (
+        f"refusing to bind the MCP server to {host!r}: it is not a loopback address, so other machines "
+        "could reach the browser; use 127.0.0.1 (the default), or pass --allow-remote "
+        "(allow_remote=True) if that is what you want"
+    )
 
 
 def _host_for_url(host: str) -> str:
@@ -369,6 +385,7 @@ def serve(
     discovery: bool = False,
     token: str | None = None,
     token_file: str | os.PathLike[str] | None = None,
+    allow_remote: bool = False,
 ) -> McpHandle:
     """Serve ``session``'s tools over streamable HTTP at ``http://host:port/mcp`` from a daemon thread.
 
@@ -377,7 +394,9 @@ def serve(
         port: TCP port; 0 picks a free one.
         auth: require the bearer token generated now. ``False`` warns (anyone on the host may drive
             the browser).
-        host: bind address; loopback by default. Anything else warns and is reachable from the network.
+        host: bind address; loopback by default. Anything else is refused unless ``allow_remote``.
+        allow_remote: bind a non-loopback ``host`` anyway (warns): every machine that can reach the
+            address and holds the token can drive the browser, read its pages and the journal.
         allowed_hosts / allowed_origins: extra ``Host`` values / browser origins to accept.
         max_body_bytes: larger request bodies are refused with 413.
         quiet: do not print the banner (URL, token, client configuration).
@@ -389,12 +408,15 @@ def serve(
 
     Raises:
         McpTokenError: the given token, ``$OCNB_MCP_TOKEN`` or the token file's content is unusable.
+        McpRemoteBindError: ``host`` is not a loopback address and ``allow_remote`` is false.
     """
     if session is None:
         from ..session import session as default_session
 
         session = default_session()
     if not is_loopback(host):
+        if not allow_remote:
+            raise McpRemoteBindError(remote_bind_refusal(host))
         warnings.warn(
             f"the MCP server binds to {host!r}, not loopback: other machines can reach it"
             + ("" if auth else " and, with auth off, drive the browser"),

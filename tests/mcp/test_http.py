@@ -296,13 +296,13 @@ def test_no_auth_is_explicit_and_warns(shared_session: ocnb.Session) -> None:
 
 
 def test_non_loopback_bind_warns(shared_session: ocnb.Session, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Asking for a non-loopback address is allowed but loud (bound here to loopback for the test)."""
+    """A non-loopback address with allow_remote is served but loud (bound here to loopback for the test)."""
     import ocnb.mcp.http as mcp_http
 
     real_bind = mcp_http._bind
     monkeypatch.setattr(mcp_http, "_bind", lambda host, port: real_bind("127.0.0.1", port))
     with pytest.warns(McpSecurityWarning, match="not loopback"):
-        handle = serve(shared_session, host="192.0.2.10", quiet=True)
+        handle = serve(shared_session, host="192.0.2.10", quiet=True, allow_remote=True)
     handle.stop()
     assert mcp_http.is_loopback("127.0.0.1") and mcp_http.is_loopback("::1") and mcp_http.is_loopback("localhost")
     assert not mcp_http.is_loopback("0.0.0.0") and not mcp_http.is_loopback("192.168.1.2")
