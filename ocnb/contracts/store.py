@@ -97,7 +97,7 @@ class RecordStore:
         path = self.path(record_id)
         with file_lock(path):
             self.read(record_id)
-            atomic_write_text(path, text)
+            atomic_write_text(path, text, locked=True)  # under the lock: leftovers of killed writers go
         return path
 
     def ids(self) -> list[str]:
