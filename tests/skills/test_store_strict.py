@@ -232,3 +232,31 @@ def test_values_json_cannot_hold_are_refused(ocnb_home: Path, value) -> None:
     with pytest.raises(InvalidArgument, match="JSON"):
         SkillStore(ocnb_home).record(DOMAIN, "x", bad)
     assert not SkillStore(ocnb_home).path(DOMAIN).exists()
+
+
+WRITER = """
+import sys
+from ocnb.skills.store import SkillStore
+from tests.skills.test_store_strict import DOMAIN, steps
+store = SkillStore(sys.argv[1])
+for i in range(10):
+    store.record(DOMAIN, f"{sys.argv[2]}-{i}", steps())
+"""
+
+
+@pytest.mark.slow
+def test_two_processes_recording_at_once_lose_nothing_and_leave_no_temp_files(ocnb_home: Path) -> None:
+    import subprocess
+    import sys
+
+    root = str(Path(__file__).resolve().parents[2])
+    procs = [
+        subprocess.Popen([sys.executable, "-c", WRITER, str(ocnb_home), tag], cwd=root, stderr=subprocess.PIPE)
+        for tag in ("a", "b")
+    ]
+    for p in procs:
+        _, err = p.communicate(timeout=120)
+        assert p.returncode == 0, err
+    store = SkillStore(ocnb_home)
+    assert sorted(s["name"] for s in store.all()) == sorted(f"{t}-{i}" for t in "ab" for i in range(10))
+    assert store.problems == [] and not list(store.path(DOMAIN).parent.glob("*.tmp"))
