@@ -133,9 +133,11 @@ def _discovery(data: dict[str, Any]) -> str:
     )
     tokens = data.get("tokens") or {}
     tok = ", ".join(f"{_esc(k)}: {_esc(v)}" for k, v in tokens.items())
+    ranker = _esc(data.get("retriever") or "")
     return (
         f'<div class="ocnb-discovery"><b>discover</b> <i>{_esc(data.get("query", ""))}</i>'
         f"{f' <span style=color:#666>(tokens {tok})</span>' if tok else ''}"
+        f"{f' <span style=color:#666>ranked by {ranker}</span>' if ranker else ''}"
         "<table><thead><tr><th>#</th><th>capability</th><th>summary</th><th>relevance</th></tr></thead>"
         f"<tbody>{rows}</tbody></table></div>"
     )

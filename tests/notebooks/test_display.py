@@ -101,10 +101,12 @@ def test_discovery_results_are_a_ranked_table() -> None:
             {"id": "tool:navigate", "name": "navigate", "summary": "Open a URL.", "relevance": 0.2},
         ],
         "tokens": {"tier0": 40, "tier1": 60},
+        "retriever": "WordLlama 0.7 + BM25 0.3",
     }
     html = ToolResult.success("discover_capabilities", data)._repr_mimebundle_()["text/html"]
     assert html.index("tool:page_screenshot") < html.index("tool:navigate")
     assert "0.910" in html and "tier1: 60" in html
+    assert "ranked by WordLlama 0.7 + BM25 0.3" in html
 
 
 def test_other_data_is_json_folded_when_long() -> None:
