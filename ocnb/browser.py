@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .config import Config
-from .errors import BrowserUnavailable, InvalidArgument, TargetClosed
+from .errors import BrowserCrashed, BrowserUnavailable, InvalidArgument, PageCrashed, TargetClosed
 
 __all__ = ["BrowserState", "Tab", "find_chromium", "launch_args", "playwright_headless_shell"]
 
@@ -114,6 +114,12 @@ class Tab:
     capture: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=100))
     opener: str | None = None
     created: float = field(default_factory=time.time)
+    #: Closed on purpose (tabs_close, a failed tabs_create), not lost to a crash.
+    closing: bool = False
+    #: The last title read from the page: what ``tabs_context`` shows for a page too busy to answer.
+    title: str = ""
+    #: The renderer died (Playwright's ``crash`` event): every call on the tab is ``PAGE_CRASHED``.
+    crashed: bool = False
 
     @property
     def closed(self) -> bool:
@@ -145,6 +151,12 @@ class BrowserState:
         self.requests: deque[dict[str, Any]] = deque(maxlen=2000)
         self._ids = itertools.count(1)
         self._by_page: dict[int, Tab] = {}
+        #: Set when the browser died under us (not by :meth:`close`): when, and the tabs lost.
+        self.crash: dict[str, Any] | None = None
+        #: True once a call has been answered ``BROWSER_CRASHED``; the next one relaunches.
+        self.crash_reported = False
+        self._closing = False
+        self._gone: deque[tuple[float, dict[str, Any]]] = deque(maxlen=100)
 
     # -- lifecycle ----------------------------------------------------------------------------
     async def start(
@@ -204,9 +216,30 @@ class BrowserState:
 
     def _on_disconnected(self, _browser: Any) -> None:
         self.connected = False
+        if self._closing or self.crash is not None:
+            return
+        now = time.monotonic()
+        lost = [info for ts, info in self._gone if now - ts < 5.0]
+        lost += [{"tab_id": t.id, "url": t.page.url, "title": t.title} for t in self.tabs.values()]
+        lost.sort(key=lambda t: int(t["tab_id"][1:]))
+        self.crash = {"ts": time.time(), "lost_tabs": lost, "remote": self.remote}
+        self.on_event("browser_crashed", {"lost_tabs": lost, "remote": self.remote})
+
+    def crashed_error(self) -> BrowserCrashed:
+        """The ``BROWSER_CRASHED`` error for this dead browser; marks the crash as reported."""
+        crash = self.crash or {"lost_tabs": [], "remote": self.remote}
+        self.crash_reported = True
+        lost = crash["lost_tabs"]
+        what = "the connection to the remote browser dropped" if crash.get("remote") else "the browser process died"
+        tabs = ", ".join(f"{t['tab_id']} {t['url']}" for t in lost[:10]) or "none"
+        return BrowserCrashed(
+            f"{what}; lost {len(lost)} tab(s): {tabs}. The next call starts a new browser",
+            details={"lost_tabs": lost, "relaunch": "next call"},
+        )
 
     async def close(self) -> None:
         """Close context, browser and Playwright; safe to call twice and after a crash."""
+        self._closing = True
         for obj, method in ((self.context, "close"), (self.browser, "close"), (self._pw, "stop")):
             if obj is None:
                 continue
@@ -244,7 +277,12 @@ class BrowserState:
         )
         page.on("dialog", lambda d, t=tab: self._on_dialog(t, d))
         page.on("close", lambda p, t=tab: self._on_close(t))
+        page.on("crash", lambda p, t=tab: self._on_crash(t))
         return tab
+
+    def _on_crash(self, tab: Tab) -> None:
+        tab.crashed = True
+        self.on_event("page_crash", {"tab_id": tab.id, "url": tab.page.url})
 
     def _on_console(self, tab: Tab, msg: Any) -> None:
         entry = {"ts": time.time(), "type": msg.type, "text": self.clip_text(msg.text, CONSOLE_MAX_CHARS)}
@@ -266,6 +304,9 @@ class BrowserState:
         self.requests.append({"ts": time.time(), "url": request.url, "method": request.method})
 
     def _on_close(self, tab: Tab) -> None:
+        if tab.id in self.tabs and not tab.closing:
+            # A crash closes every page a moment before the browser reports the disconnect.
+            self._gone.append((time.monotonic(), {"tab_id": tab.id, "url": tab.page.url, "title": tab.title}))
         self.tabs.pop(tab.id, None)
         self._by_page.pop(id(tab.page), None)
         if self.active_id == tab.id:
@@ -303,23 +344,44 @@ class BrowserState:
         self.active_id = tab.id
         return tab
 
+    async def close_tab(self, tab: Tab) -> None:
+        """Close a tab on purpose and forget it; the next most recent tab becomes active."""
+        tab.closing = True
+        try:
+            await tab.page.close()
+        finally:
+            self._on_close(tab)
+
     def _check(self) -> None:
+        if self.crash is not None:
+            raise self.crashed_error()
         if self.context is None or not self.connected:
             raise TargetClosed("the browser is not connected" + (f" ({self.remote})" if self.remote else ""))
 
-    def tab(self, tab_id: str | None = None) -> Tab:
-        """The tab ``tab_id`` (default: the active one)."""
+    def tab(self, tab_id: str | None = None, *, crashed_ok: bool = False) -> Tab:
+        """The tab ``tab_id`` (default: the active one); ``PAGE_CRASHED`` for a crashed one."""
         self._check()
         if tab_id is None:
             if self.active_id is None or self.active_id not in self.tabs:
                 raise TargetClosed("no open tab; create one with tabs_create")
-            return self.tabs[self.active_id]
-        tab = self.tabs.get(tab_id)
-        if tab is None:
-            raise InvalidArgument(
-                f"no tab {tab_id!r}; open tabs: {', '.join(self.tabs) or 'none'}", details={"tab_id": tab_id}
-            )
+            tab = self.tabs[self.active_id]
+        else:
+            found = self.tabs.get(tab_id)
+            if found is None:
+                raise InvalidArgument(
+                    f"no tab {tab_id!r}; open tabs: {', '.join(self.tabs) or 'none'}", details={"tab_id": tab_id}
+                )
+            tab = found
+        if tab.crashed and not crashed_ok:
+            raise self.page_crashed_error(tab)
         return tab
+
+    @staticmethod
+    def page_crashed_error(tab: Tab) -> PageCrashed:
+        return PageCrashed(
+            f"the page in tab {tab.id} crashed ({tab.page.url}); close it with tabs_close and open a new one",
+            details={"tab_id": tab.id, "url": tab.page.url},
+        )
 
     async def page(self, tab_id: str | None = None) -> Any:
         """The Playwright page of a tab; opens a fresh tab when the last one was closed."""

@@ -12,7 +12,9 @@
     │   └── AmbiguousTarget      AMBIGUOUS_TARGET    with the candidates
     ├── Timeout                  TIMEOUT
     ├── NavigationFailed         NAVIGATION_FAILED
-    ├── TargetClosed             TARGET_CLOSED       page, context or browser closed / connection dropped
+    ├── TargetClosed             TARGET_CLOSED       page, context or browser closed by a call
+    ├── BrowserCrashed           BROWSER_CRASHED     the browser died under a live session (once; the next call relaunches)
+    ├── PageCrashed              PAGE_CRASHED        the tab's renderer died; close the tab
     ├── BlockedUrl               BLOCKED_URL
     ├── FileNotAllowed           FILE_NOT_ALLOWED
     ├── MissingSecret            MISSING_SECRET
@@ -28,17 +30,21 @@ Skill replay adds its own codes (``ARTIFACT_MISSING``, ``ARTIFACT_RESOLUTION_FAI
 ``CONTRACT_FAILED``, ``STEP_TIMEOUT``, ``TARGET_NAVIGATED_AWAY``, ``PAGE_MISMATCH``,
 ``RISKY_STEP_BLOCKED``); raise ``OcnbError(msg, code=...)`` for those.
 
-Playwright's exceptions are translated at one seam, :func:`from_playwright`.
+Playwright's exceptions are translated at one seam, :func:`from_playwright`: by type first
+(Playwright's ``TimeoutError``, ``TargetClosedError``), then by the few messages Playwright has no type
+for (``net::ERR_…``, "Execution context was destroyed", an invalid selector, "Target crashed").
 """
 
 from __future__ import annotations
 
+import errno as errno_mod
 from typing import Any
 
 __all__ = [
     "ERROR_CODES",
     "AmbiguousTarget",
     "BlockedUrl",
+    "BrowserCrashed",
     "BrowserUnavailable",
     "BudgetExhausted",
     "CorruptFile",
@@ -52,6 +58,7 @@ __all__ = [
     "NavigationFailed",
     "NeedsHuman",
     "OcnbError",
+    "PageCrashed",
     "SessionClosed",
     "StaleRef",
     "TargetClosed",
@@ -72,6 +79,8 @@ ERROR_CODES: dict[str, str] = {
     "TIMEOUT": "The operation did not finish in time.",
     "NAVIGATION_FAILED": "The page could not be loaded.",
     "TARGET_CLOSED": "The page, context or browser is closed.",
+    "BROWSER_CRASHED": "The browser died; its tabs are lost and the next call starts a new one.",
+    "PAGE_CRASHED": "The tab's page crashed; close it with tabs_close and open a new one.",
     "BLOCKED_URL": "This URL scheme is not allowed.",
     "FILE_NOT_ALLOWED": "The file is outside the upload root.",
     "MISSING_SECRET": "A ${SECRET:NAME} placeholder names an unknown secret.",
@@ -82,7 +91,7 @@ ERROR_CODES: dict[str, str] = {
     "ARTIFACT_RESOLUTION_FAILED": "No selector in the step's chain resolves.",
     "CONTRACT_FAILED": "An outcome contract failed.",
     "STEP_TIMEOUT": "A replay step did not finish in time.",
-    "TARGET_NAVIGATED_AWAY": "The page left the expected origin during replay.",
+    "TARGET_NAVIGATED_AWAY": "The page navigated away mid-call (in replay: outside the expected origin).",
     "PAGE_MISMATCH": "The start page does not match the recorded page.",
     "RISKY_STEP_BLOCKED": "The skill has a risky step and allow_risky is false.",
     "SCRIPT_ERROR": "The JavaScript expression threw an error in the page.",
@@ -154,6 +163,22 @@ class TargetClosed(OcnbError):
     code = "TARGET_CLOSED"
 
 
+class BrowserCrashed(TargetClosed):
+    """The browser process died (or the connection to a remote one dropped) under a live session.
+
+    Reported once, with what was lost in ``details["lost_tabs"]`` (tab ids and URLs); the next call
+    starts a new browser (``oc_connection_health`` with ``relaunch: true`` does it at once).
+    """
+
+    code = "BROWSER_CRASHED"
+
+
+class PageCrashed(TargetClosed):
+    """A tab's renderer died (out of memory, a crash). The tab cannot be used again: close it."""
+
+    code = "PAGE_CRASHED"
+
+
 class BlockedUrl(OcnbError):
     code = "BLOCKED_URL"
 
@@ -205,25 +230,65 @@ class SessionClosed(OcnbError):
     code = "SESSION_CLOSED"
 
 
+_NAV_GONE = ("Execution context was destroyed", "Cannot find context with specified id", "frame was detached")
+_BAD_SELECTOR = (
+    "is not a valid selector",
+    "is not a valid XPath expression",
+    "while parsing selector",
+    "while parsing css selector",
+    "InvalidSelectorError",
+)
+
+
+_PATH_ERRNOS = {
+    getattr(errno_mod, name): name
+    for name in ("ENAMETOOLONG", "ENOENT", "ENOTDIR", "EISDIR", "EACCES", "EPERM", "ELOOP", "EEXIST")
+    if hasattr(errno_mod, name)
+}
+
+
 def from_playwright(exc: BaseException) -> OcnbError:
-    """Translate a Playwright (or asyncio) exception into the matching :class:`OcnbError`."""
+    """Translate a Playwright (or asyncio, or OS) exception into the matching :class:`OcnbError`.
+
+    The one place that knows Playwright's errors: tools let them propagate (dispatch translates) or
+    call this to add context (the URL of a failed navigation).
+    """
     import asyncio
 
     if isinstance(exc, OcnbError):
         return exc
     text = str(exc).strip()
     first = text.splitlines()[0] if text else type(exc).__name__
-    name = type(exc).__name__
-    if isinstance(exc, asyncio.TimeoutError) or name == "TimeoutError":
+    from playwright._impl._errors import TargetClosedError
+    from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+    if "Target crashed" in text or "Page crashed" in text:
+        return PageCrashed(f"the page crashed ({first}); close the tab with tabs_close and open a new one")
+    if isinstance(exc, PlaywrightTimeout | asyncio.TimeoutError | TimeoutError):
         return Timeout(first)
-    if (
-        name == "TargetClosedError"
-        or "Target page, context or browser has been closed" in text
-        or ("has been closed" in text)
-    ):
+    if isinstance(exc, TargetClosedError):
         return TargetClosed(first)
+    if isinstance(exc, ValueError) and "null byte" in text:
+        return InvalidArgument("a path or string argument contains a NUL byte (\\x00), which no file name can hold")
+    if isinstance(exc, RecursionError):
+        return InvalidArgument("the arguments are nested too deeply")
+    if isinstance(exc, OSError) and exc.errno in _PATH_ERRNOS:  # a path the caller gave cannot be used
+        name = str(exc.filename)[:120] if exc.filename is not None else "the path"
+        return InvalidArgument(f"{name}: {exc.strerror}", details={"errno": _PATH_ERRNOS[exc.errno]})
     if "net::ERR_" in text or "NS_ERROR" in text:
         return NavigationFailed(first)
-    if "Connection closed" in text or "Browser closed" in text or "browser has disconnected" in text:
+    if any(m in text for m in _NAV_GONE):
+        return OcnbError(
+            f"the page navigated away while the call was running ({first}); read the page again",
+            code="TARGET_NAVIGATED_AWAY",
+        )
+    if any(m in text for m in _BAD_SELECTOR):
+        return InvalidArgument(f"invalid selector: {first}", details={"reason": first})
+    if (
+        "Target page, context or browser has been closed" in text
+        or "Connection closed" in text
+        or "Browser closed" in text
+        or "browser has disconnected" in text
+    ):
         return TargetClosed(first)
-    return OcnbError(f"{name}: {first}")
+    return OcnbError(f"{type(exc).__name__}: {first}")

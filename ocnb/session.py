@@ -95,8 +95,12 @@ class Session:
         self._closed = False
         self._close_lock = threading.Lock()
         self.secrets: Any = None
+        #: Browser crashes seen (each relaunched on the next call); the last one's lost tabs.
+        self.crashes: list[dict[str, Any]] = []
+        self._relaunched: dict[str, Any] | None = None
         self._install_methods()
         self._install_features(secrets)
+        self.pipeline.after.insert(0, _crash_hook)  # first: every later hook sees the one crash code
         _LIVE.add(self)
 
     # -- features plugged into the pipeline ---------------------------------------------------
@@ -173,11 +177,45 @@ class Session:
         if self._start_lock is None:
             self._start_lock = asyncio.Lock()
         async with self._start_lock:
+            old = self._state
+            if old is not None and old.crash is not None and old.crash_reported:
+                await self._drop_browser()  # the crash was reported once: this call relaunches
             if self._state is None:
                 state = BrowserState(self.config, on_event=self.trace_event, clip_text=self._clip_text)
                 await state.start(executable_path=self.executable_path, connect=self.connect_url, cdp=self.cdp_url)
                 self._state = state
+                if self.crashes and not self.crashes[-1].get("relaunched"):
+                    self.crashes[-1]["relaunched"] = True
+                    self._relaunched = self.crashes[-1]
+                    self.trace_event("browser_relaunched", {"lost_tabs": self.crashes[-1]["lost_tabs"]})
         return self._state
+
+    async def _drop_browser(self) -> dict[str, Any] | None:
+        """Close the current browser (dead or alive) and forget it; returns its crash record, if any."""
+        state, self._state = self._state, None
+        if state is None:
+            return None
+        crash = state.crash
+        if crash is not None and not any(c is crash for c in self.crashes):
+            self.crashes.append(crash)
+        await state.close()
+        return crash
+
+    async def relaunch_browser(self) -> dict[str, Any]:
+        """Start a new browser now (after a crash, or to start clean); returns what was lost."""
+        if self._start_lock is None:
+            self._start_lock = asyncio.Lock()
+        async with self._start_lock:
+            state = self._state
+            tabs = state.tabs.values() if state is not None else []
+            lost = [{"tab_id": t.id, "url": t.page.url, "title": t.title} for t in tabs]
+            crash = await self._drop_browser()
+            if crash is not None:
+                lost = crash["lost_tabs"]
+                crash["relaunched"] = True
+        await self._ensure_browser()
+        self.trace_event("browser_relaunched", {"lost_tabs": lost, "after_crash": crash is not None})
+        return {"after_crash": crash is not None, "lost_tabs": lost}
 
     def start(self) -> Session:
         """Start the browser now rather than on the first call (raises BROWSER_UNAVAILABLE)."""
@@ -246,6 +284,38 @@ class Session:
 
     def __dir__(self) -> list[str]:
         return sorted(set(super().__dir__()) | set(self.registry.names()))
+
+
+async def _crash_hook(call: Any, result: ToolResult) -> ToolResult | None:
+    """After-hook: a call that failed because the browser or its page died gets one code.
+
+    ``BROWSER_CRASHED`` (once, with the lost tabs; the next call relaunches) when the browser went
+    away, ``PAGE_CRASHED`` when the tab's renderer died, whatever error the handler happened to see.
+    The call that relaunched a crashed browser says so in its journal summary.
+    """
+    session: Session = call.session
+    if session._relaunched is not None:
+        session._relaunched = None
+        call.extra["summary_note"] = "browser relaunched after a crash"
+    state = session._state
+    if result.ok or state is None or result.error is None:
+        return None
+    code = result.error.code
+    if code in ("BROWSER_CRASHED", "PAGE_CRASHED", "SESSION_CLOSED"):
+        return None
+    if state.crash is None and code == "TARGET_CLOSED" and state.browser is not None:
+        for _ in range(20):  # the disconnected event can trail the error of a call in flight
+            if state.crash is not None or state._closing:
+                break
+            await asyncio.sleep(0.05)
+    if state.crash is not None:
+        err: Any = state.crashed_error()
+    else:
+        tab = state.tabs.get(call.tab_id) if call.tab_id else state.tabs.get(state.active_id or "")
+        if tab is None or not tab.crashed:
+            return None
+        err = state.page_crashed_error(tab)
+    return ToolResult.failure(result.tool, err.code, err.message, err.details)
 
 
 def _make_method(tooldef: ToolDef) -> Any:

@@ -101,7 +101,7 @@ def _record(call: CallContext, result: ToolResult) -> None:
             "ok": result.ok,
             "error_code": result.error.code if result.error is not None else None,
             "duration_ms": call.duration_ms,
-            "summary": result_summary(result),
+            "summary": "; ".join(filter(None, [result_summary(result), call.extra.get("summary_note")])),
             "source": call.source,
         }
         if call.intent:

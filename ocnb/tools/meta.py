@@ -14,20 +14,33 @@ __all__ = ["expand_tools", "oc_connection_health"]
     category="observability",
     uses_page=False,
     description="Report the browser connection and open pages. "
-    "Includes the version, and the executable or the remote endpoint.",
-    properties={},
+    "Includes the version, and the executable or the remote endpoint. "
+    "relaunch: true starts a new browser now (after BROWSER_CRASHED the next call does it anyway).",
+    properties={"relaunch": {"type": "boolean", "description": "start a new browser; open tabs are lost"}},
 )
 async def oc_connection_health(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+    relaunched = None
+    if args.get("relaunch"):
+        done = ctx.session._relaunched  # this call already relaunched a browser whose crash was reported
+        relaunched = {"after_crash": True, "lost_tabs": done["lost_tabs"]} if done else None
+        relaunched = relaunched or await ctx.session.relaunch_browser()
     b = ctx.browser
-    return {
-        "connected": bool(b.connected),
-        "version": await b.version() if b.connected else None,
+    out = {
+        "connected": bool(b.connected) and b.crash is None,
+        "version": await b.version() if b.connected and b.crash is None else None,
         "executable": b.executable,
         "remote": b.remote,
         "pages": len(b.tabs),
         "active_tab": b.active_id,
         "session_id": ctx.session.id,
+        "crashes": len(ctx.session.crashes) + (1 if b.crash is not None else 0),
     }
+    if b.crash is not None:
+        out["crashed"] = {"lost_tabs": b.crash["lost_tabs"], "relaunch": "next call"}
+        b.crash_reported = True  # reported here: the next call relaunches
+    if relaunched is not None:
+        out["relaunched"] = relaunched
+    return out
 
 
 @tool(

@@ -16,12 +16,14 @@ CAPTURE_SCHEMA = {"type": "boolean", "description": "record the step for a skill
 WAIT_UNTIL = {"type": "string", "enum": ["load", "domcontentloaded", "networkidle", "commit"]}
 
 
-async def page_info(page: Any) -> dict[str, Any]:
-    """url and title of a page (title empty when the page is mid-navigation)."""
+async def page_info(page: Any, tab: Any = None) -> dict[str, Any]:
+    """url and title of a page (title empty when the page is mid-navigation); remembered on its tab."""
     try:
         title = await page.title()
     except Exception:  # noqa: BLE001
         title = ""
+    if tab is not None:
+        tab.title = title
     return {"url": page.url, "title": title}
 
 
@@ -51,6 +53,10 @@ def _nav_error(exc: BaseException, url: str) -> OcnbError:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         return NavigationFailed(f"could not load {url}: {reason}", details={"url": url, "reason": reason})
     return err
+
+
+def _tab(ctx: Any, page: Any) -> Any:
+    return ctx.browser.tab_of(page)
 
 
 def check_url_arg(config: Any, args: dict[str, Any]) -> None:
@@ -89,7 +95,7 @@ async def navigate(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     except Exception as exc:  # noqa: BLE001
         await settle(page)
         raise _nav_error(exc, url) from None
-    info = await page_info(page)
+    info = await page_info(page, _tab(ctx, page))
     info["status"] = response.status if response is not None else None
     info["tab_id"] = ctx.browser.tab_of(page).id if ctx.browser.tab_of(page) else None
     if url in ("back", "forward") and response is None and info["url"] == "about:blank":
@@ -110,7 +116,7 @@ async def page_reload(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
         response = await page.reload(wait_until=args.get("wait_until", "load"), timeout=ctx.config.default_timeout_ms)
     except Exception as exc:  # noqa: BLE001
         raise _nav_error(exc, page.url) from None
-    info = await page_info(page)
+    info = await page_info(page, _tab(ctx, page))
     info["status"] = response.status if response is not None else None
     return info
 
@@ -153,12 +159,12 @@ async def wait_for(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
             await asyncio.sleep(args["time_ms"] / 1000)
     except Exception as exc:  # noqa: BLE001
         err = from_playwright(exc)
-        if err.code == "TIMEOUT" or "Timeout" in str(exc):
+        if err.code == "TIMEOUT":
             raise Timeout(
                 f"{kind} {args[kind]!r} not reached within {timeout} ms", details={kind: args[kind]}
             ) from None
-        if "is not a valid selector" in str(exc) or "Unexpected token" in str(exc):
-            raise InvalidArgument(f"invalid selector {args[kind]!r}") from None
+        if err.code == "INVALID_ARGUMENT" and kind == "selector":
+            raise InvalidArgument(f"invalid selector {args[kind]!r}", details={"selector": args[kind]}) from None
         raise err from None
     waited = round((asyncio.get_running_loop().time() - started) * 1000)
-    return {"condition": kind, "value": args[kind], "waited_ms": waited, **(await page_info(page))}
+    return {"condition": kind, "value": args[kind], "waited_ms": waited, **(await page_info(page, _tab(ctx, page)))}

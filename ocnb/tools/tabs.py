@@ -2,20 +2,45 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from typing import Any
 
-from ..errors import InvalidArgument
+from ..errors import InvalidArgument, NavigationFailed
 from ..registry import tool
 from .navigation import CAPTURE_SCHEMA, _nav_error, check_url_arg, page_info
 
 __all__ = ["tabs_activate", "tabs_close", "tabs_context", "tabs_create"]
 
+#: How long tabs_context waits for one page's title before it answers from the last one known.
+TITLE_WAIT_S = 0.5
+
+
+async def _title(tab: Any) -> bool:
+    """Refresh ``tab.title`` within TITLE_WAIT_S; False when the page did not answer (busy, hung, crashed)."""
+    if tab.crashed:
+        return False
+    try:
+        tab.title = await asyncio.wait_for(tab.page.title(), TITLE_WAIT_S)
+    except asyncio.TimeoutError:
+        return False
+    except Exception:  # noqa: BLE001 - mid-navigation: keep the last title
+        return True
+    return True
+
 
 async def _describe(ctx: Any) -> list[dict[str, Any]]:
+    """Every tab, asked in parallel; a page that does not answer in time shows its last known title."""
+    tabs = list(ctx.browser.tabs.values())
+    answered = await asyncio.gather(*(_title(t) for t in tabs))
     out = []
-    for tab in ctx.browser.tabs.values():
-        info = await page_info(tab.page)
-        out.append({"tab_id": tab.id, **info, "active": tab.id == ctx.browser.active_id, "opener": tab.opener})
+    for tab, ok in zip(tabs, answered, strict=True):
+        row = {"tab_id": tab.id, "url": tab.page.url, "title": tab.title, "active": tab.id == ctx.browser.active_id}
+        row["opener"] = tab.opener
+        row["responsive"] = ok
+        if tab.crashed:
+            row["crashed"] = True
+        out.append(row)
     return out
 
 
@@ -30,20 +55,34 @@ async def _describe(ctx: Any) -> list[dict[str, Any]]:
 )
 async def tabs_create(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     url = args.get("url")
-    tab = await ctx.browser.new_tab()
+    if isinstance(url, str) and url.strip() in ("back", "forward"):
+        raise InvalidArgument(f"a new tab has no history to go {url.strip()} to; give a URL", details={"url": url})
+    browser = ctx.browser
+    before = browser.active_id
+    tab = await browser.new_tab()
     if url:
         try:
             await tab.page.goto(url, timeout=ctx.config.default_timeout_ms)
-        except Exception as exc:  # noqa: BLE001
-            raise _nav_error(exc, url) from None
-    return {"tab_id": tab.id, **(await page_info(tab.page)), "tabs": len(ctx.browser.tabs)}
+        except BaseException as exc:  # a failed (or cancelled) call leaves nothing behind
+            with contextlib.suppress(Exception):
+                await asyncio.shield(browser.close_tab(tab))
+            if before in browser.tabs:
+                browser.active_id = before
+            if not isinstance(exc, Exception):
+                raise
+            err = _nav_error(exc, url)
+            if isinstance(err, NavigationFailed):
+                err.message += "; the tab it opened was closed"
+            raise err from None
+    return {"tab_id": tab.id, **(await page_info(tab.page, tab)), "tabs": len(browser.tabs)}
 
 
 @tool(
     name="tabs_context",
     category="tabs",
     uses_page=False,
-    description="List the open tabs. Each has tab_id, url, title and whether it is active.",
+    description="List the open tabs. Each has tab_id, url, title, active, and responsive "
+    "(false: the page is busy or hung; its last known title is shown).",
     properties={},
 )
 async def tabs_context(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
@@ -63,7 +102,7 @@ async def tabs_activate(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     tab = ctx.browser.tab(args["tab_id"])
     await tab.page.bring_to_front()
     ctx.browser.active_id = tab.id
-    return {"tab_id": tab.id, **(await page_info(tab.page))}
+    return {"tab_id": tab.id, **(await page_info(tab.page, tab))}
 
 
 @tool(
@@ -75,10 +114,9 @@ async def tabs_activate(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     properties={"tab_id": {"type": "string"}},
 )
 async def tabs_close(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
-    tab = ctx.browser.tab(args.get("tab_id"))
+    tab = ctx.browser.tab(args.get("tab_id"), crashed_ok=True)
     if tab.closed:
         raise InvalidArgument(f"tab {tab.id} is already closed")
     closed = tab.id
-    await tab.page.close()
-    ctx.browser._on_close(tab)
+    await ctx.browser.close_tab(tab)
     return {"closed": closed, "active": ctx.browser.active_id, "tabs": len(ctx.browser.tabs)}

@@ -1,0 +1,231 @@
+"""Issue 16 (4, 5, 7): a killed browser comes back, a crashed page gives one code, a hung tab does not
+block tabs_context, and a failed tabs_create leaves no tab behind."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import ocnb
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "mcp"))
+
+pytestmark = pytest.mark.browser
+
+
+def browser_pid(s: ocnb.Session) -> int:
+    """The Chromium browser process of a session (asked over CDP)."""
+
+    async def ask() -> int:
+        cdp = await s._state.browser.new_browser_cdp_session()  # type: ignore[union-attr]
+        info = await cdp.send("SystemInfo.getProcessInfo")
+        await cdp.detach()
+        return next(int(p["id"]) for p in info["processInfo"] if p["type"] == "browser")
+
+    return int(s.run(ask(), 10))
+
+
+def kill_browser(s: ocnb.Session) -> int:
+    pid = browser_pid(s)
+    os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + 5
+    while s._state is not None and s._state.crash is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return pid
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def test_killed_browser_is_reported_once_then_relaunched(fresh_session: ocnb.Session) -> None:
+    s = fresh_session
+    assert s.call("navigate", url="data:text/html,<title>One</title>1").ok
+    assert s.call("tabs_create", url="data:text/html,<title>Two</title>2").ok
+    old = kill_browser(s)
+
+    crashed = s.call("read_page")
+    assert crashed.error is not None and crashed.error.code == "BROWSER_CRASHED", crashed
+    lost = crashed.error.details["lost_tabs"]
+    assert [(t["tab_id"], t["url"]) for t in lost] == [
+        ("t1", "data:text/html,<title>One</title>1"),
+        ("t2", "data:text/html,<title>Two</title>2"),
+    ]
+    assert "t1 data:text/html" in crashed.error.message and "next call" in crashed.error.message
+
+    again = s.call("navigate", url="data:text/html,<title>Back</title>b")  # relaunches
+    assert again.ok, again
+    assert again.data["title"] == "Back"
+    assert s.call("read_page").ok
+    assert not alive(old)
+    assert browser_pid(s) != old
+    health = s.call("oc_connection_health").data
+    assert health["connected"] is True and health["crashes"] == 1
+
+    rows = s.journal_df()
+    codes = list(rows["error_code"].fillna(""))
+    assert codes.count("BROWSER_CRASHED") == 1
+    after = rows.iloc[codes.index("BROWSER_CRASHED") + 1]
+    assert after["tool"] == "navigate" and "browser relaunched after a crash" in after["summary"]
+    kinds = [e["kind"] for e in map(json.loads, _trace_lines(s))]
+    assert "browser_crashed" in kinds and "browser_relaunched" in kinds
+
+
+def _trace_lines(s: ocnb.Session) -> list[str]:
+    return [line for f in sorted((s.home / "traces" / s.id).glob("*.jsonl")) for line in f.read_text().splitlines()]
+
+
+def test_browser_killed_during_a_call(fresh_session: ocnb.Session) -> None:
+    s = fresh_session
+    assert s.call("navigate", url="data:text/html,<p>waiting</p>").ok
+    pid = browser_pid(s)
+    out: dict[str, Any] = {}
+    t = threading.Thread(target=lambda: out.setdefault("r", s.call("wait_for", selector="#never", timeout_ms=20000)))
+    t.start()
+    time.sleep(0.5)
+    os.kill(pid, signal.SIGKILL)
+    t.join(30)
+    r = out["r"]
+    assert r.error is not None and r.error.code == "BROWSER_CRASHED", r
+    assert r.error.details["lost_tabs"][0]["url"] == "data:text/html,<p>waiting</p>"
+    ok = s.call("navigate", url="about:blank")
+    assert ok.ok, ok
+
+
+def test_relaunch_over_the_api_and_health(fresh_session: ocnb.Session) -> None:
+    s = fresh_session
+    assert s.call("navigate", url="data:text/html,x").ok
+    kill_browser(s)
+    health = s.call("oc_connection_health")
+    assert health.ok and health.data["connected"] is False
+    assert health.data["crashed"]["lost_tabs"][0]["url"] == "data:text/html,x"
+    relaunched = s.call("oc_connection_health", relaunch=True)
+    assert relaunched.ok and relaunched.data["connected"] is True, relaunched
+    assert relaunched.data["relaunched"]["after_crash"] is True
+    assert s.call("navigate", url="about:blank").ok
+
+
+def test_page_crash_gives_one_code(fresh_session: ocnb.Session) -> None:
+    s = fresh_session
+    assert s.call("navigate", url="data:text/html,<title>Crashy</title><button>b</button>").ok
+    assert s.call("tabs_create", url="data:text/html,<title>Other</title>o").ok
+    assert s.call("tabs_activate", tab_id="t1").ok
+
+    async def crash() -> None:
+        import asyncio
+
+        page = s._state.tabs["t1"].page  # type: ignore[union-attr]
+        cdp = await page.context.new_cdp_session(page)
+        task = asyncio.ensure_future(cdp.send("Page.crash"))  # never answered: the renderer is gone
+        task.add_done_callback(lambda t: t.exception() if not t.cancelled() else None)
+        for _ in range(100):
+            if s._state.tabs["t1"].crashed:  # type: ignore[union-attr]
+                return
+            await asyncio.sleep(0.05)
+
+    s.run(crash(), 10)
+    calls = [
+        ("read_page", {}),
+        ("javascript_tool", {"expression": "1 + 1"}),
+        ("navigate", {"url": "data:text/html,again"}),
+        ("click", {"target": "b"}),
+        ("page_reload", {}),
+        ("read_page", {"tab_id": "t1"}),
+    ]
+    codes = {name: s.call(name, args).error.code for name, args in calls}  # type: ignore[union-attr]
+    assert set(codes.values()) == {"PAGE_CRASHED"}, codes
+    tabs = {t["tab_id"]: t for t in s.call("tabs_context").data["tabs"]}
+    assert tabs["t1"].get("crashed") is True and tabs["t2"].get("crashed") is None
+    assert s.call("read_page", tab_id="t2").ok  # the other tab is fine
+    closed = s.call("tabs_close", tab_id="t1")
+    assert closed.ok, closed
+    assert s.call("navigate", url="data:text/html,fine").ok
+
+
+def test_hung_tab_does_not_block_tabs_context(fresh_session: ocnb.Session) -> None:
+    s = fresh_session
+    assert s.call("navigate", url="data:text/html,<title>Calm</title>c").ok
+    hang = "data:text/html,<title>Hang</title><script>setTimeout(() => { while (true) {} }, 200)</script>"
+    assert s.call("tabs_create", url=hang).ok
+    time.sleep(0.6)
+    started = time.monotonic()
+    r = s.call("tabs_context")
+    took = time.monotonic() - started
+    assert r.ok, r
+    assert took < 3, took
+    tabs = {t["tab_id"]: t for t in r.data["tabs"]}
+    assert tabs["t1"]["responsive"] is True and tabs["t1"]["title"] == "Calm"
+    assert tabs["t2"]["responsive"] is False
+    assert tabs["t2"]["title"] == "Hang"  # the title known from tabs_create
+    assert tabs["t2"]["url"] == hang
+    assert s.call("tabs_close", tab_id="t2").ok
+    assert s.call("tabs_context").data["tabs"][0]["responsive"] is True
+
+
+@pytest.mark.parametrize(
+    ("url", "code"),
+    [("back", "INVALID_ARGUMENT"), ("forward", "INVALID_ARGUMENT"), ("http://127.0.0.1:9/", "NAVIGATION_FAILED")],
+)
+def test_failed_tabs_create_leaves_no_tab(session: ocnb.Session, url: str, code: str) -> None:
+    s = session
+    before = s.call("tabs_context").data
+    r = s.call("tabs_create", url=url)
+    assert r.error is not None and r.error.code == code, r
+    after = s.call("tabs_context").data
+    assert [t["tab_id"] for t in after["tabs"]] == [t["tab_id"] for t in before["tabs"]]
+    assert after["active"] == before["active"]
+
+
+def test_unresolvable_host_tabs_create_leaves_no_tab(session: ocnb.Session) -> None:
+    before = session.call("tabs_context").data["tabs"]
+    r = session.call("tabs_create", url="http://no-such-host.invalid/")
+    assert r.error is not None and r.error.code == "NAVIGATION_FAILED"
+    assert "closed" in r.error.message
+    assert len(session.call("tabs_context").data["tabs"]) == len(before)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_killed_browser_over_mcp(ocnb_home: Path, anyio_backend: str) -> None:
+    from mcp_shim_helpers import http_client
+
+    from ocnb.mcp import serve
+
+    s = ocnb.Session(headless=True, home=ocnb_home)
+    s.start()
+    handle = serve(s, quiet=True)
+    try:
+        async with http_client(handle) as client:
+
+            async def call(name: str, args: dict[str, Any]) -> dict[str, Any]:
+                res = await client.call_tool(name, args)
+                return dict(json.loads(res.content[0].text))  # type: ignore[union-attr]
+
+            assert (await call("navigate", {"url": "data:text/html,<title>M</title>m"}))["ok"]
+            kill_browser(s)
+            first = await call("navigate", {"url": "data:text/html,next"})
+            assert first["ok"] is False and first["error"]["code"] == "BROWSER_CRASHED", first
+            assert first["error"]["details"]["lost_tabs"][0]["url"] == "data:text/html,<title>M</title>m"
+            second = await call("navigate", {"url": "data:text/html,<title>N</title>n"})
+            assert second["ok"] is True and second["data"]["title"] == "N", second
+            # and the explicit way, with no BROWSER_CRASHED in between
+            kill_browser(s)
+            health = await call("oc_connection_health", {"relaunch": True})
+            assert health["ok"] and health["data"]["connected"] is True, health
+            assert health["data"]["relaunched"]["lost_tabs"][0]["title"] == "N"
+            assert (await call("navigate", {"url": "about:blank"}))["ok"]
+    finally:
+        handle.stop()
+        s.close()
