@@ -23,7 +23,7 @@ from typing import Any
 
 from ..errors import InvalidArgument
 from ..perception.refs import script as engine_script
-from ..perception.selectors import _HANDLE_JS, TOLERABLE, step_fingerprint, stored_chain
+from ..perception.selectors import TOLERABLE, step_fingerprint, stored_chain
 from ..storage import atomic_write_text
 from .replay import _VAR
 
@@ -65,6 +65,17 @@ def engine(frame, req):
     out = frame.evaluate(ENGINE, dict(req, next=_NEXT[0]))
     _NEXT[0] = max(_NEXT[0], int(out["next"]))
     return out["result"]
+
+
+def element(frame, ref):
+    """The live element behind a ref the engine just gave out (None when it is gone)."""
+    out = frame.evaluate_handle(ENGINE, {"op": "resolve", "id": int(ref[3:]), "next": _NEXT[0]})
+    result = out.get_property("result")
+    out.dispose()
+    el = result.as_element()
+    if el is None:
+        result.dispose()
+    return el
 
 
 def origin_path(url):
@@ -115,7 +126,7 @@ def resolve(page, index, step, tolerate, timeout_s):
         oks = [(f, out) for f, out in results if out["status"] == "ok"]
         if len(oks) == 1:
             frame, out = oks[0]
-            el = frame.evaluate_handle(HANDLE_JS, int(out["ref"][3:])).as_element()
+            el = element(frame, out["ref"])
             if el is not None:
                 return el
         if time.monotonic() >= deadline:
@@ -279,10 +290,9 @@ def export_script(skill: dict[str, Any], filename: str = "skill.py") -> str:
 
 
 def _engine_block() -> str:
-    """ocnb's matching engine, as data: the in-page script, the handle lookup, the tolerable words."""
+    """ocnb's matching engine, as data: the tolerable words and the in-page script."""
     engine = {
         "TOLERABLE": {word: list(fields) for word, fields in TOLERABLE.items()},
-        "HANDLE_JS": _HANDLE_JS,
         "ENGINE": engine_script(),  # ocnb/perception/snapshot.js: the engine oc_skill_replay uses
     }
     return "\n# ocnb's in-page engine (ocnb/perception/snapshot.js), the one oc_skill_replay uses.\n" + "".join(
