@@ -37,7 +37,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..errors import InvalidArgument, OcnbError
-from .refs import call, call_handle, page_refs, parse_ref
+from .refs import call, page_refs, parse_ref
 
 __all__ = [
     "FINGERPRINT_FIELDS",
@@ -187,6 +187,45 @@ def _frames(page: Any, fp: dict[str, Any], ordinal: int) -> list[Any]:
     return [frames[ordinal]] if 0 <= ordinal < len(frames) else []
 
 
+#: The element of a ref just assigned by ``resolveStep``, read from snapshot.js's per-document state
+#: without sending the whole script again (one round trip instead of five: this is replay's hot path).
+_HANDLE_JS = """(id) => {
+  const S = window[Symbol.for("ocnb.perception")];
+  const w = S && S.els.get(id);
+  const el = w && w.deref();
+  return el && el.isConnected ? el : null;
+}"""
+
+
+_FIRST_JS = """(req) => {
+  const f = window[Symbol.for("ocnb.perception.fn")];
+  return f ? f({ ...req, op: "resolveFirst", next: 0 }).result : null;
+}"""
+
+
+async def _first(frame: Any, req: dict[str, Any]) -> Any:
+    """The element when the chain's first entry singles out one that agrees (no refs assigned), else None."""
+    try:
+        js = await frame.evaluate_handle(_FIRST_JS, req)
+    except Exception:  # noqa: BLE001 - the slow path explains what went wrong
+        return None
+    el = js.as_element()
+    if el is None:
+        await js.dispose()
+    return el
+
+
+async def _handle(frame: Any, ref: str) -> Any:
+    try:
+        js = await frame.evaluate_handle(_HANDLE_JS, parse_ref(ref))
+    except Exception:  # noqa: BLE001 - the frame navigated between the two calls: poll again
+        return None
+    el = js.as_element()
+    if el is None:
+        await js.dispose()
+    return el
+
+
 def _show(c: dict[str, Any]) -> str:
     return f'{c.get("ref")} {c.get("role")} "{c.get("name", "")}"'
 
@@ -249,6 +288,12 @@ async def resolve(
     state = page_refs(page)
     deadline = time.monotonic() + max(timeout_ms, 0) / 1000
     attempts = 0
+    if len(frames := _frames(page, fp, ordinal)) == 1 and chain:
+        # The common case in one round trip: the first entry singles out an element that agrees.
+        handle = await _first(frames[0], {"chain": chain, "fingerprint": js_fp, "tolerate": tol})
+        if handle is not None:
+            role, name = str(fp.get("role") or ""), str(fp.get("name") or "")
+            return Resolution(handle, frames[0], "", role, name, 0, chain[0]["type"], 1, bool(js_fp), tol)
     while True:
         attempts += 1
         frames = _frames(page, fp, ordinal)
@@ -265,7 +310,7 @@ async def resolve(
         oks = [(f, o) for f, o in results if o["status"] == "ok"]
         if len(oks) == 1:
             frame, out = oks[0]
-            handle = await call_handle(frame, page, {"op": "resolve", "id": parse_ref(out["ref"])})
+            handle = await _handle(frame, out["ref"])
             if handle is not None:
                 found = out.get("found") or {}
                 return Resolution(

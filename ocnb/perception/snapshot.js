@@ -2,8 +2,11 @@
 // function `(req) => result`; Python calls it with a request object `{op, ...}`.
 // State lives per document under a Symbol on window: element <-> ref number (never reused; the
 // counter is owned by Python per page, so a ref from an old document can never name a new element).
-(req) => {
+// The function also keeps itself per document (FN_KEY), so later calls need not send this source again.
+(function ocnbPerception(req) {
   const KEY = Symbol.for("ocnb.perception");
+  const FN_KEY = Symbol.for("ocnb.perception.fn");
+  if (!window[FN_KEY]) Object.defineProperty(window, FN_KEY, { value: ocnbPerception, enumerable: false });
   let S = window[KEY];
   if (!S) {
     S = { ids: new WeakMap(), els: new Map(), mutations: 0, observer: null };
@@ -380,6 +383,33 @@
   const onlyInteractive = opts.filter === "interactive";
   const frameMarks = [];
 
+  // Content longer than this makes an interactive element a container (see emitElement).
+  const ATOMIC_CHARS = 150;
+  // The first few visible words of an element, up to the end of its first block of text (images'
+  // alt text only when it has no text at all), marked "…" as the start of what is listed beneath it.
+  function firstWords(el) {
+    const words = [];
+    let alt = "", done = false;
+    const visit = (n) => {
+      if (done) return;
+      if (n.nodeType === 3) {
+        const p = n.parentElement;
+        if (!p || selfVisible(p)) for (const w of ws(n.nodeValue).split(" ")) if (w && words.length < 6) words.push(w);
+        done = words.length >= 6;
+        return;
+      }
+      if (n.nodeType !== 1 || hiddenTree(n, true)) return;
+      if (n.tagName === "IMG") { if (!alt) alt = ws(n.getAttribute("alt")); return; }
+      const block = n.tagName === "BR" || !INLINE_DISPLAY.test(style(n).display);
+      if (block && words.length) { done = true; return; }
+      for (const c of childNodesOf(n)) visit(c);
+      if (block && words.length) done = true;
+    };
+    for (const c of childNodesOf(el)) visit(c);
+    const t = ws(words.join(" ")) || alt;
+    return t.length > 48 ? t.slice(0, 47) + "…" : t + "…";
+  }
+
   function describeLine(el, role, name, ref, states, extra) {
     let s = "- " + displayRole(el, role);
     if (name) s += " " + q(clip(name, 300));
@@ -416,7 +446,13 @@
           return false;
         }
         const ref = refOf(el);
-        const [name] = nameOf(el, role);
+        let [name, nameSrc] = nameOf(el, role);
+        // More than a short phrase inside (an article with a click handler, a card link, a role=button
+        // wrapper): a container. Its line gets a short name (its own label, or its first words) and its
+        // content stays beneath it; only atomic controls fold their text into their name.
+        const container = !forceBlock && tag !== "INPUT" && tag !== "TEXTAREA" && tag !== "SELECT" &&
+          (nameSrc === "content" ? name : textOf(el)).length > ATOMIC_CHARS;
+        if (container) name = nameSrc === "content" ? firstWords(el) : clip(name, 120);
         const states = statesOf(el, role);
         let extra = "";
         if (role === "link") {
@@ -427,7 +463,7 @@
           if (v && v !== name) extra = "value=" + q(clip(v, 200));
         }
         // A link inside running text stays inline, markdown-style: "see [the docs](ax_9 → /docs) now".
-        if (role === "link" && name && !states.length && !onlyInteractive && bufText &&
+        if (role === "link" && name && !container && !states.length && !onlyInteractive && bufText &&
             INLINE_DISPLAY.test(style(el).display) && !hasInteractiveInside(el)) {
           pushText(" [" + clip(name, 300).replace(/[\[\]\\]/g, "\\$&") + "](" + PREFIX + ref + (extra ? " " + extra : "") + ") ");
           return true;
@@ -439,6 +475,14 @@
           const names = Array.from(el.options).map((o) => ws(o.label || o.textContent)).filter(Boolean);
           if (names.length && !onlyInteractive) node.line += " options: " + clip(names.join(" | "), 2000);
           else if (names.length) node.line += " options: " + clip(names.join(" | "), 400);
+          return true;
+        }
+        if (container) {
+          const saved = cur; const savedBuf = buf; const savedText = bufText;
+          cur = node; buf = []; bufText = false;
+          walkChildren(el, false);
+          flush();
+          buf = savedBuf; bufText = savedText; cur = saved;
           return true;
         }
         // Descend for nested interactive elements only (name already carries the text).
@@ -778,16 +822,16 @@
     const found = [];
     if (kind !== "role_name" && kind !== "accessible_name" && kind !== "text") return found;
     for (const el of allElements()) {
-      if (hiddenTree(el)) continue;
+      // cheapest tests first: the role needs no style; hiddenTree and names do
       const role = roleOf(el);
+      if (kind === "role_name" && displayRole(el, role) !== entry.role) continue;
+      if (!role && !isInteractive(el, role)) continue;
+      if (hiddenTree(el)) continue;
       if (kind === "role_name" || kind === "accessible_name") {
-        if (kind === "role_name" && displayRole(el, role) !== entry.role) continue;
-        if (!role && !isInteractive(el, role)) continue;
         const want = kind === "role_name" ? entry.name : entry.value;
         if (nameOf(el, role)[0] === want && visibleForAction(el)) found.push(el);
-      } else {
-        if (!isInteractive(el, role) && !role) continue;
-        if (textOf(el) === entry.value && visibleForAction(el)) found.push(el);
+      } else if (textOf(el) === entry.value && visibleForAction(el)) {
+        found.push(el);
       }
     }
     return found;
@@ -818,8 +862,9 @@
     }
     return out;
   }
-  function brief(el, cur, diff) {
-    const out = { ref: PREFIX + refOf(el), role: cur.role, name: cur.name, tag: cur.tag };
+  function brief(el, cur, diff, noRef) {
+    const out = { role: cur.role, name: cur.name, tag: cur.tag };
+    if (!noRef) out.ref = PREFIX + refOf(el);
     if (cur.type) out.type = cur.type;
     if (diff) out.differs = diff;
     return out;
@@ -828,11 +873,11 @@
   function nearby(fp, tolerate, skip) {
     const out = [];
     for (const el of allElements()) {
-      if (el === skip || hiddenTree(el)) continue;
+      if (el === skip) continue;
       const role = roleOf(el);
       if (fp.role && displayRole(el, role) !== fp.role) continue;
       if (!role && !isInteractive(el, role)) continue;
-      if (!visibleForAction(el)) continue;
+      if (hiddenTree(el) || !visibleForAction(el)) continue;
       const cur = fingerprintOf(el);
       if (fp.type && cur.type !== fp.type) continue;
       out.push([differs(fp, cur, tolerate), el, cur]);
@@ -842,10 +887,12 @@
   }
   // One replay step: the chain's entries in order; the first element a chain entry singles out that
   // agrees with the fingerprint (and is visible) is chosen, unless other visible elements agree as well.
-  function resolveStep(chain, fp, tolerate) {
+  // With `onlyFirst`, only an agreeing element singled out by the first entry counts (no refs assigned):
+  // the fast path, one round trip returning the element itself.
+  function resolveStep(chain, fp, tolerate, onlyFirst) {
     const counts = [];
     let refused = null;
-    for (let i = 0; i < chain.length; i++) {
+    for (let i = 0; i < (onlyFirst ? Math.min(1, chain.length) : chain.length); i++) {
       let m;
       try { m = matchEntry(chain[i]); } catch (e) { m = []; }
       counts.push(m.length);
@@ -855,17 +902,21 @@
       const diff = differs(fp, cur, tolerate);
       if (!visibleForAction(el)) diff.push("visible");
       if (!diff.length) {
-        if (!Object.keys(fp).length) return { status: "ok", ref: PREFIX + refOf(el), entry: i, counts, found: brief(el, cur) };
+        const ok = { status: "ok", el, entry: i, counts, found: brief(el, cur, null, onlyFirst) };
+        if (!onlyFirst) ok.ref = PREFIX + refOf(el);
+        if (!Object.keys(fp).length) return ok;
         const twins = nearby(fp, tolerate, el).filter((t) => !t[0].length);
+        if (onlyFirst && twins.length > (fp.twins || 0)) return { status: "ambiguous" };
         if (twins.length > (fp.twins || 0)) {
           return { status: "ambiguous", entry: i, counts, refused: brief(el, cur, []),
                    candidates: [brief(el, cur, [])].concat(twins.slice(0, 2).map((t) => brief(t[1], t[2], []))),
                    agreeing: twins.length + 1 };
         }
-        return { status: "ok", ref: PREFIX + refOf(el), entry: i, counts, found: brief(el, cur) };
+        return ok;
       }
       if (!refused) refused = { el, cur, diff, entry: i };
     }
+    if (onlyFirst) return { status: "slow" };
     const out = { status: refused ? "refused" : "none", counts };
     if (refused) {
       out.entry = refused.entry;
@@ -977,11 +1028,16 @@
   } else if (op === "fingerprint") {
     result = fingerprintOf(req.el);
   } else if (op === "resolveStep") {
-    result = resolveStep(req.chain || [], req.fingerprint || {}, req.tolerate || []);
+    result = resolveStep(req.chain || [], req.fingerprint || {}, req.tolerate || [], false);
+    delete result.el;
+  } else if (op === "resolveFirst") {
+    // the element itself when the chain's first entry singles out an agreeing one, else null
+    const r = resolveStep(req.chain || [], req.fingerprint || {}, req.tolerate || [], true);
+    result = r.status === "ok" ? r.el : null;
   } else if (op === "mutations") {
     result = S.mutations;
   } else {
     throw new Error("unknown op " + op);
   }
   return { result, next };
-}
+})

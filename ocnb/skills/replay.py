@@ -82,7 +82,7 @@ async def _act(page: Any, element: Any, step: dict[str, Any], timeout_ms: int) -
 
 async def _fill_action(element: Any, step: dict[str, Any]) -> str:
     """What "fill" means for this element: fill a text field, choose an option, or (un)check a box."""
-    fp = step_fingerprint(step)
+    fp = step.get("fingerprint") or step.get("target") or {}
     if fp.get("role") in ("textbox", "searchbox"):
         return "fill"  # known from the recording (and verified): no need to ask the page
     if fp.get("tag"):

@@ -3,8 +3,21 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
 
 from ocnb.skills.store import SkillStore
+
+#: The drift fixture site (served by the ``drift`` fixture of tests/skills/conftest.py).
+DRIFT = Path(__file__).resolve().parents[1] / "fixtures" / "sites" / "drift"
+#: The sign-up flow of drift/signup.html, as interact calls (recorded after a navigate).
+SIGNUP_FLOW: tuple[dict[str, Any], ...] = (
+    {"query": 'button "Accept cookies"', "action": "click"},
+    {"query": "First name", "action": "fill", "value": "${first}"},
+    {"query": "Email", "action": "fill", "value": "${email}"},
+    {"query": "I accept the terms", "action": "check"},
+    {"query": 'button "Sign up"', "action": "click"},
+)
 
 
 def art(url: str, *steps: dict) -> dict:
@@ -56,3 +69,28 @@ def form_skill(site, home: Path, name: str = "signup", contract_id: str | None =
         {"tool": "interact", "args": {}, "replay_artifact": art(url, click("button", "Sign up"))},
     ]
     return SkillStore(home).record(url.split("/")[2], name, steps, contract_id=contract_id)["id"]
+
+
+def record_flow(s: Any, url: str, name: str, flow: tuple[dict[str, Any], ...] = SIGNUP_FLOW) -> str:
+    """Record ``flow`` on ``url`` through capture_artifact (the real path); the skill's id."""
+    assert s.navigate(url=url, capture_artifact=True).ok
+    for args in flow:
+        r = s.interact(**args, capture_artifact=True)
+        assert r.ok and r.data["fingerprint"]["role"], r
+    rec = s.oc_skill_record(name=name)
+    assert rec.ok and rec.data["steps"] == len(flow) + 1 and rec.data["with_artifacts"], rec
+    return rec.data["skill_id"]
+
+
+def page_states(session: Any) -> dict[str, dict[str, Any]]:
+    """``window.__state()`` of every frame, by the frame's file name."""
+
+    async def read() -> dict[str, dict[str, Any]]:
+        page = await session._browser_state().page()
+        out = {}
+        for frame in page.frames:
+            name = urlsplit(frame.url).path.rsplit("/", 1)[-1]
+            out[name] = await frame.evaluate("() => window.__state ? window.__state() : null")
+        return out
+
+    return session.run(read())

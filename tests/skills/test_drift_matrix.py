@@ -11,18 +11,15 @@ are read back: exactly the steps before the refusal took effect, and nothing els
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import pytest
 
-from ocnb.demosite import DemoSite, serve
+from ocnb.demosite import DemoSite
+from tests.skills.helpers import page_states, record_flow
 
 pytestmark = pytest.mark.browser
 
-DRIFT = Path(__file__).resolve().parents[1] / "fixtures" / "sites" / "drift"
 PARAMS = {"first": "Ada", "email": "ada@example.com"}
 #: What each step (1–5) leaves on the page.
 EFFECTS: dict[int, tuple[str, Any]] = {
@@ -70,47 +67,11 @@ CASES: list[tuple[str, str, int | None, str | None, list[str]]] = [
 
 
 @pytest.fixture(scope="module")
-def drift() -> Iterator[DemoSite]:
-    with serve(root=DRIFT) as s:
-        yield s
-
-
-def _record(s: Any, url: str, name: str) -> str:
-    assert s.navigate(url=url, capture_artifact=True).ok
-    for args in (
-        {"query": 'button "Accept cookies"', "action": "click"},
-        {"query": "First name", "action": "fill", "value": "${first}"},
-        {"query": "Email", "action": "fill", "value": "${email}"},
-        {"query": "I accept the terms", "action": "check"},
-        {"query": 'button "Sign up"', "action": "click"},
-    ):
-        r = s.interact(**args, capture_artifact=True)
-        assert r.ok and r.data["fingerprint"]["role"], r
-    rec = s.oc_skill_record(name=name)
-    assert rec.ok and rec.data["steps"] == 6 and rec.data["with_artifacts"], rec
-    return rec.data["skill_id"]
-
-
-@pytest.fixture(scope="module")
 def skills(shared_session: Any, drift: DemoSite) -> dict[str, str]:
     return {
-        "signup": _record(shared_session, drift.page("signup.html"), "drift-signup"),
-        "framed": _record(shared_session, drift.page("framed.html"), "drift-framed"),
+        "signup": record_flow(shared_session, drift.page("signup.html"), "drift-signup"),
+        "framed": record_flow(shared_session, drift.page("framed.html"), "drift-framed"),
     }
-
-
-def _states(session: Any) -> dict[str, dict[str, Any]]:
-    """``window.__state()`` of every frame, by the frame's file name."""
-
-    async def read() -> dict[str, dict[str, Any]]:
-        page = await session._browser_state().page()
-        out = {}
-        for frame in page.frames:
-            name = urlsplit(frame.url).path.rsplit("/", 1)[-1]
-            out[name] = await frame.evaluate("() => window.__state ? window.__state() : null")
-        return out
-
-    return session.run(read())
 
 
 def _expected(done: int) -> tuple[dict[str, Any], list[str]]:
@@ -145,7 +106,7 @@ def test_drift(session, drift, skills, variant, page, refuse_at, refused_name, t
     if tolerate:
         args["tolerate"] = tolerate
     r = session.oc_skill_replay(skill_id=skills[page], **args)
-    states = _states(session)
+    states = page_states(session)
     signup = states.get("signup.html")
     if refuse_at is None:
         assert r.ok, r
@@ -195,6 +156,6 @@ def test_tolerate_never_accepts_a_different_type(session, drift, skills) -> None
     session.navigate(url=drift.page("signup.html") + "?v=phone")
     r = _replay(session, skills["signup"], tolerate=["name", "name_attr", "autocomplete"])
     assert r.data["failure"]["step_index"] == 3 and "type" in r.data["failure"]["differs"]
-    assert _states(session)["signup.html"]["values"]["phone"] == ""
+    assert page_states(session)["signup.html"]["values"]["phone"] == ""
     bad = session.oc_skill_replay(skill_id=skills["signup"], tolerate=["type"])
     assert bad.error.code == "INVALID_ARGUMENT" and bad.data["failure"]["code"] == "INVALID_ARGUMENT"
