@@ -286,6 +286,13 @@ class Session:
         return sorted(set(super().__dir__()) | set(self.registry.names()))
 
 
+#: What a call that ran into a dead browser or page may have seen instead of the crash itself.
+_CRASH_SYMPTOMS = frozenset(
+    {"TARGET_CLOSED", "INTERNAL", "SCRIPT_ERROR", "TIMEOUT", "NAVIGATION_FAILED", "TARGET_NAVIGATED_AWAY"}
+    | {"STALE_REF", "ELEMENT_NOT_FOUND"}
+)
+
+
 async def _crash_hook(call: Any, result: ToolResult) -> ToolResult | None:
     """After-hook: a call that failed because the browser or its page died gets one code.
 
@@ -301,8 +308,8 @@ async def _crash_hook(call: Any, result: ToolResult) -> ToolResult | None:
     if result.ok or state is None or result.error is None:
         return None
     code = result.error.code
-    if code in ("BROWSER_CRASHED", "PAGE_CRASHED", "SESSION_CLOSED"):
-        return None
+    if code not in _CRASH_SYMPTOMS:
+        return None  # the call was refused on its own merits (unknown tool, bad arguments …)
     if state.crash is None and code == "TARGET_CLOSED" and state.browser is not None:
         for _ in range(20):  # the disconnected event can trail the error of a call in flight
             if state.crash is not None or state._closing:

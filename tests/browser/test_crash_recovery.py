@@ -140,12 +140,15 @@ def test_page_crash_gives_one_code(fresh_session: ocnb.Session) -> None:
         ("read_page", {}),
         ("javascript_tool", {"expression": "1 + 1"}),
         ("navigate", {"url": "data:text/html,again"}),
-        ("click", {"target": "b"}),
+        ("interact", {"query": "b"}),
+        ("find", {"query": "b"}),
         ("page_reload", {}),
         ("read_page", {"tab_id": "t1"}),
     ]
     codes = {name: s.call(name, args).error.code for name, args in calls}  # type: ignore[union-attr]
     assert set(codes.values()) == {"PAGE_CRASHED"}, codes
+    assert s.call("no_such_tool").error.code == "UNKNOWN_TOOL"  # type: ignore[union-attr]
+    assert s.call("read_page", mode="nope").error.code == "INVALID_ARGUMENT"  # type: ignore[union-attr]
     tabs = {t["tab_id"]: t for t in s.call("tabs_context").data["tabs"]}
     assert tabs["t1"].get("crashed") is True and tabs["t2"].get("crashed") is None
     assert s.call("read_page", tab_id="t2").ok  # the other tab is fine
