@@ -306,12 +306,32 @@ class Journal:
             # A blocking flock on the day file itself: waiters wake at once (no polling).
             fcntl.flock(self._fd, fcntl.LOCK_EX)
             try:
-                _write_all(self._fd, line)
+                _write_all(self._fd, self._after_torn_line(ts, line))
             finally:
                 fcntl.flock(self._fd, fcntl.LOCK_UN)
         else:  # pragma: no cover - Windows
             with file_lock(self.dir / "journal"):
-                _write_all(self._fd, line)
+                _write_all(self._fd, self._after_torn_line(ts, line))
+
+    def _after_torn_line(self, ts: str, line: bytes) -> bytes:
+        """``line``, after a newline when the file does not end with one (a writer killed mid-line).
+
+        Under the lock. Only a file that changed since our own last write is read (its last byte).
+        """
+        assert self._fd is not None
+        size = os.fstat(self._fd).st_size
+        torn = False
+        if size and size != getattr(self, "_size", None):
+            fd = os.open(self.path_for(ts), os.O_RDONLY | getattr(os, "O_BINARY", 0))
+            try:
+                os.lseek(fd, size - 1, os.SEEK_SET)
+                torn = os.read(fd, 1) != b"\n"
+            finally:
+                os.close(fd)
+        if torn:
+            line = b"\n" + line
+        self._size = size + len(line)
+        return line
 
     def _close_fd(self) -> None:
         if self._fd is not None:
