@@ -473,7 +473,7 @@
         cur.kids.push(node);
         if (tag === "SELECT") {
           const names = Array.from(el.options).map((o) => ws(o.label || o.textContent)).filter(Boolean);
-          if (names.length && !onlyInteractive) node.line += " options: " + clip(names.join(" | "), 2000);
+          if (names.length && !onlyInteractive) node.line += " options: " + names.join(" | ");  // all: they are its words
           else if (names.length) node.line += " options: " + clip(names.join(" | "), 400);
           return true;
         }
@@ -802,6 +802,11 @@
   }
   function matchEntry(entry) {
     const kind = entry.type;
+    if (kind === "node_ref") {  // a ref of this document (refs never move to another element)
+      const m = /^ax_(\d+)$/.exec(String(entry.value));
+      const el = m ? lookup(+m[1]) : null;
+      return el ? [el] : [];
+    }
     if (kind === "css") {
       const found = [];
       const visit = (root) => {
