@@ -3,7 +3,8 @@
 - :mod:`.snapshot` — :func:`read_page` (modes ax/text/dom) over the in-page script ``snapshot.js``;
 - :mod:`.refs` — per-page ref registry; :func:`resolve_ref` or ``STALE_REF``;
 - :mod:`.targets` — :func:`resolve_target` (ref or query), :func:`find`, :func:`query_dom`;
-- :mod:`.selectors` — :func:`selector_chain` and :func:`resolve_chain` (skill replay builds on it).
+- :mod:`.selectors` — the one selector-chain resolver: :func:`~.selectors.capture_element` (chain +
+  fingerprint) when recording, :func:`~.selectors.resolve` (verified) when skill replay acts again.
 """
 
 from __future__ import annotations

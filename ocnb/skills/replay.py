@@ -1,9 +1,13 @@
 """Deterministic replay of a recorded skill from its selector chains — no LLM, no read_page, no find.
 
-Each step's chain is tried in order (most robust first); the first selector that matches exactly
-one element wins (``resolved_via``). The replay hands control back with a precise code when the page
-has changed: ``ARTIFACT_MISSING``, ``RISKY_STEP_BLOCKED``, ``PAGE_MISMATCH`` (checked before anything
-runs), ``ARTIFACT_RESOLUTION_FAILED``, ``STEP_TIMEOUT``, ``TARGET_NAVIGATED_AWAY``, ``CONTRACT_FAILED``.
+Before a step acts, its element is resolved and vouched for by :func:`ocnb.perception.selectors.resolve`:
+an entry of the chain singles it out, and it agrees with the fingerprint recorded with the step
+(role, name, tag, type, name/autocomplete attributes, label, frame) and is visible (``resolved_via``
+names the entry). The replay hands control back with a precise code when the page has changed:
+``ARTIFACT_MISSING``, ``RISKY_STEP_BLOCKED``, ``PAGE_MISMATCH`` (checked before anything runs),
+``ARTIFACT_RESOLUTION_FAILED`` (with the differing fields, the refused candidate and candidates),
+``STEP_TIMEOUT``, ``TARGET_NAVIGATED_AWAY``, ``CONTRACT_FAILED``. A failed replay's result data is
+:func:`envelope`: ``{ok: false, failure: {code, step_index, detail, evidence_bundle_path?}, …}``.
 """
 
 from __future__ import annotations
