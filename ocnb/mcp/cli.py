@@ -147,9 +147,12 @@ def main(argv: list[str] | None = None) -> int:
             return _serve_http(session, opts)
         import anyio
 
+        from .http import tools_line
         from .server import run_stdio
 
-        print(f"ocnb MCP server on stdio (session {session.id}, {len(session.registry)} tools)", file=sys.stderr)
+        print(
+            f"ocnb MCP server on stdio (session {session.id}, {tools_line(session, opts.discovery)})", file=sys.stderr
+        )
         anyio.run(lambda: run_stdio(session, discovery=opts.discovery))
         return 0
     except KeyboardInterrupt:

@@ -64,6 +64,14 @@ DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
 _LOOPBACK_NAMES = {"localhost"}
 
 
+def tools_line(session: Any, discovery: bool) -> str:
+    """How many tools a client sees, for a start-up banner: all of them, or discovery mode's start."""
+    n = len(session.registry)
+    if not discovery:
+        return f"{n} tools"
+    return f"discovery mode: tools/list starts with 1 tool of {n}, discover_capabilities, and grows with what it finds"
+
+
 class McpSecurityWarning(UserWarning):
     """A deliberate weakening of the MCP server's defaults (no auth, non-loopback bind)."""
 
@@ -302,7 +310,9 @@ class McpHandle:
 
     def banner(self) -> str:
         """What :func:`serve` prints: URL, token and client configuration."""
-        lines = [f"ocnb MCP server: {self.url}  (session {self.session.id}, {len(self.session.registry)} tools)"]
+        lines = [
+            f"ocnb MCP server: {self.url}  (session {self.session.id}, {tools_line(self.session, self.bridge.discovery)})"
+        ]
         if not self.token:
             lines.append("Auth: OFF (anyone who can reach the port)")
         elif self.token_file is not None:
@@ -328,6 +338,8 @@ class McpHandle:
             "token_file": str(self.token_file) if self.token_file is not None else None,
             "session_id": self.session.id,
             "tools": len(self.session.registry),
+            "tools_listed": len(self.bridge.visible_tools()),
+            "discovery": self.bridge.discovery,
             "pilot": self.session.registry.pilot,
             "connections": self.bridge.connections,
             "tool_calls": self.bridge.calls,

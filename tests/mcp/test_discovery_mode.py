@@ -26,6 +26,9 @@ async def test_list_grows_with_discovery_and_notifies(shared_session) -> None:
         async with http_client(handle, mode="legacy", message_handler=on_message) as client:
             first = (await client.list_tools()).tools
             assert [t.name for t in first] == ["discover_capabilities"]
+            # What the start-up banner and status say is what tools/list shows.
+            assert f"starts with 1 tool of {len(shared_session.registry)}" in handle.banner().splitlines()[0]
+            assert handle.status()["tools_listed"] == 1 and handle.status()["discovery"] is True
             small = count_tools([t.model_dump(by_alias=True, exclude_none=True) for t in first])
             with anyio.fail_after(10):
                 while handle.bridge.connections == 0:
