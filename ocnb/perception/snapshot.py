@@ -20,13 +20,19 @@ import asyncio
 import re
 from typing import Any
 
-from ..errors import InvalidArgument, StaleRef
+from ..errors import InvalidArgument, StaleRef, Timeout
 from ..tokens import count_text
 from .refs import call, page_refs, parse_ref
 
 __all__ = ["MODES", "read_page"]
 
 MODES = ("ax", "text", "dom")
+#: The most text one read returns (about 125k tokens, more than a model's context holds): a longer page is
+#: cut at a line with the truncation marker and ``truncated: true``. ``max_tokens`` cuts shorter.
+MAX_CONTENT_CHARS = 500_000
+#: No cl100k token of an outline is longer than this many characters (runs of spaces are the longest):
+#: only that much of the text can fit in ``max_tokens``, so only that much is tokenized.
+_CHARS_PER_TOKEN_MAX = 24
 _FRAME_MARK = re.compile(r"^( *)\x00frame:(\d+)$")
 _REF_IN_TEXT = re.compile(r"(?:\[|\]\()ax_\d+")
 
@@ -96,20 +102,51 @@ async def _read_frame(page: Any, frame: Any, opts: dict[str, Any], ref: int | No
     return out
 
 
-def _truncate(content: str, max_tokens: int) -> tuple[str, bool]:
-    """Keep whole lines within ``max_tokens`` and end with an explicit marker."""
-    if count_text(content) <= max_tokens:
+def _cap(content: str, max_chars: int = MAX_CONTENT_CHARS) -> tuple[str, bool]:
+    """Keep whole lines within ``max_chars`` characters and end with the marker."""
+    if len(content) <= max_chars:
         return content, False
+    cut = content.rfind("\n", 0, max_chars)
+    if cut < max_chars // 2:  # one very long line (a text block): cut inside it
+        cut = max_chars
+    kept = content[:cut]
+    rest = content.count("\n", cut) + (0 if content[cut] == "\n" else 1)
+    return kept + "\n" + _marker(rest), True
+
+
+def _truncate(content: str, max_tokens: int) -> tuple[str, bool]:
+    """Keep whole lines within ``max_tokens`` and end with an explicit marker.
+
+    Only the prefix that could fit is tokenized, so a huge page costs no more than a small one.
+    """
+    if len(content) <= max_tokens:
+        return content, False  # a token holds at least one character
+    window = max_tokens * _CHARS_PER_TOKEN_MAX
+    if len(content) <= window and count_text(content) <= max_tokens:
+        return content, False
+    total = content.count("\n") + 1
+    if len(content) > window:
+        cut = content.rfind("\n", 0, window)
+        content = content[: cut if cut > 0 else window]
     lines = content.split("\n")
     lo, hi = 0, len(lines)
     while lo < hi:  # largest prefix that fits together with the marker
         mid = (lo + hi + 1) // 2
-        text = "\n".join(lines[:mid]) + "\n" + _marker(len(lines) - mid)
+        text = "\n".join(lines[:mid]) + "\n" + _marker(total - mid)
         if count_text(text) <= max_tokens:
             lo = mid
         else:
             hi = mid - 1
-    return "\n".join([*lines[:lo], _marker(len(lines) - lo)]), True
+    if lo == 0:  # not even the first line fits: keep as much of it as does
+        first, a, b = lines[0], 0, len(lines[0])
+        while a < b:
+            mid = (a + b + 1) // 2
+            if count_text(first[:mid] + "…\n" + _marker(total)) <= max_tokens:
+                a = mid
+            else:
+                b = mid - 1
+        return (first[:a] + "…\n" if a else "") + _marker(total), True
+    return "\n".join([*lines[:lo], _marker(total - lo)]), True
 
 
 def _marker(n: int) -> str:
@@ -124,12 +161,15 @@ async def read_page(
     depth: int | None = None,
     ref_id: str | None = None,
     max_tokens: int | None = None,
+    timeout_s: float | None = None,
 ) -> dict[str, Any]:
     """Read ``page`` as text: ``{url, title, mode, content, truncated, ref_count}``.
 
     ``filter="interactive"`` keeps only elements with refs; ``depth`` limits nesting; ``ref_id``
     reads one element's subtree (``STALE_REF`` if it is gone); ``max_tokens`` caps the output
-    (cl100k tokens) and ends it with a ``… [truncated: …]`` marker.
+    (cl100k tokens) and ends it with a ``… [truncated: …]`` marker, and so does any text longer
+    than :data:`MAX_CONTENT_CHARS`. A snapshot that takes longer than ``timeout_s`` is ``TIMEOUT``
+    (a page too large to read whole: read part of it with ``ref_id``, or ``mode="text"``).
     """
     if mode not in MODES:
         raise InvalidArgument(f"mode must be one of {', '.join(MODES)}", details={"mode": mode})
@@ -148,15 +188,22 @@ async def read_page(
             frame = state.frames.get(ref)
             if frame is None or frame.is_detached():
                 raise StaleRef(f"{ref_id} is stale; call read_page for fresh refs", details={"ref": ref_id})
-        out = await _read_frame(page, frame, opts, ref, depth_left=8)
+        try:
+            out = await asyncio.wait_for(_read_frame(page, frame, opts, ref, depth_left=8), timeout_s)
+        except asyncio.TimeoutError:
+            raise Timeout(
+                f"the page's {mode} snapshot did not finish within {timeout_s:.1f} s: the page is too large "
+                "to read whole; read one part with ref_id, or try mode=text",
+                details={"url": page.url, "mode": mode},
+            ) from None
     if out.get("stale"):
         raise StaleRef(
             f"{ref_id} is stale: its element is gone; call read_page for fresh refs", details={"ref": ref_id}
         )
-    content = out.get("content") or ""
-    truncated = False
+    content, truncated = _cap(out.get("content") or "")
     if max_tokens is not None:
-        content, truncated = _truncate(content, max_tokens)
+        content, cut = _truncate(content, max_tokens)
+        truncated = truncated or cut
     return {
         "url": page.url,
         "title": out.get("title", "") if frame is page.main_frame else await page.title(),

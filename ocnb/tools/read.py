@@ -11,13 +11,17 @@ from ..registry import tool
 
 __all__ = ["find", "query_dom", "read_page"]
 
+#: The part of the call's timeout the page snapshot may take; the rest is for trimming and recording.
+SNAPSHOT_SHARE = 0.9
+
 
 @tool(
     name="read_page",
     category="dom",
     description="Read the page as compact text with refs (ax_12) on interactive elements. "
     "mode: ax (accessibility outline, default) | text | dom. filter=interactive keeps only elements with refs; "
-    "depth limits nesting; ref_id reads one element's subtree; max_tokens caps the output with a truncation marker. "
+    "depth limits nesting; ref_id reads one element's subtree; max_tokens caps the output with a truncation marker "
+    "(so does a 500,000-character ceiling; truncated: true). "
     "Refs stay the same across reads while the element lives.",
     properties={
         "mode": {"type": "string", "enum": ["ax", "text", "dom"]},
@@ -36,6 +40,7 @@ async def read_page(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
         depth=args.get("depth"),
         ref_id=args.get("ref_id"),
         max_tokens=args.get("max_tokens"),
+        timeout_s=ctx.config.default_timeout_ms / 1000 * SNAPSHOT_SHARE,
     )
 
 
