@@ -28,7 +28,7 @@ __all__ = ["RESULT_COLUMNS", "Pool", "replay_row"]
 #: Columns of the DataFrame ``Pool.replay`` returns, in order.
 RESULT_COLUMNS = ["row", "ok", "failure_code", "step_reached", "steps_total", "elapsed_ms", "evidence_path", "retried"]
 #: Codes that mean the browser itself is gone: the session is replaced and the row retried once.
-CRASH_CODES = ("TARGET_CLOSED", "BROWSER_UNAVAILABLE", "SESSION_CLOSED")
+CRASH_CODES = ("TARGET_CLOSED", "BROWSER_CRASHED", "PAGE_CRASHED", "BROWSER_UNAVAILABLE", "SESSION_CLOSED")
 
 
 def _rows(params: Any) -> list[dict[str, Any]]:

@@ -49,7 +49,7 @@ async def _goto(page: Any, url: str, wait_until: str, timeout: int) -> Any:
 
 def _nav_error(exc: BaseException, url: str) -> OcnbError:
     err = from_playwright(exc)
-    if err.code in ("INTERNAL", "NAVIGATION_FAILED"):
+    if err.code in ("INTERNAL", "NAVIGATION_FAILED", "TARGET_NAVIGATED_AWAY"):
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         return NavigationFailed(f"could not load {url}: {reason}", details={"url": url, "reason": reason})
     return err
