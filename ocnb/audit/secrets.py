@@ -60,6 +60,10 @@ _BOUNDARY = r"(?=\s*(?:…|\.\.\.|<!-- ocnb: truncated|\[truncated))"
 #: Appended to a text the caller says was cut, so that its end is a boundary; removed afterwards.
 _CUT_SENTINEL = "…\x00ocnb-cut"
 _HTML_NAMED = {"&": "amp", "<": "lt", ">": "gt", '"': "quot", "'": "apos", "\xa0": "nbsp"}
+#: The backslash of an escape: one, or two or three when the escape was escaped again (JSON inside
+#: JSON: ``\\u00e9`` → ``\\\\u00e9``, ``\\"`` → ``\\\\\\"``). Bounded, never ``\\+``: a run of backslashes
+#: must not be split many ways (catastrophic backtracking on a page full of them).
+_ESC = r"\\{1,3}"
 #: JSON's short escapes, as the character after the backslash(es).
 _JSON_SHORT = {'"': '"', "\\": "\\", "/": "/", "\n": "n", "\r": "r", "\t": "t", "\b": "b", "\f": "f"}
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\", "$": "$"}
@@ -93,13 +97,13 @@ def _char_pattern(ch: str) -> str:
     # JSON and JavaScript escapes, behind one backslash or more (JSON inside JSON doubles them).
     if cp > 0xFFFF:  # JSON writes astral characters as a surrogate pair
         hi, lo = 0xD800 + ((cp - 0x10000) >> 10), 0xDC00 + ((cp - 0x10000) & 0x3FF)
-        alts.append(r"\\+[uU]" + _ci(f"{hi:04x}") + r"\\+[uU]" + _ci(f"{lo:04x}"))
+        alts.append(_ESC + "[uU]" + _ci(f"{hi:04x}") + _ESC + "[uU]" + _ci(f"{lo:04x}"))
     else:
-        alts.append(r"\\+[uU]" + _ci(f"{cp:04x}"))
-    if ch in _JSON_SHORT:
-        alts.append(r"\\+" + re.escape(_JSON_SHORT[ch]) if ch != "\\" else r"\\+")
+        alts.append(_ESC + "[uU]" + _ci(f"{cp:04x}"))
+    if ch in _JSON_SHORT and ch != "\\":  # a backslash's own escapes: see _run_pattern
+        alts.append(_ESC + re.escape(_JSON_SHORT[ch]))
     if cp < 0x80:
-        alts.append(r"\\+[xX]" + _ci(f"{cp:02x}"))  # JavaScript \xHH
+        alts.append(_ESC + "[xX]" + _ci(f"{cp:02x}"))  # JavaScript \xHH
     # The character itself last: an escape that starts with it (``\\\\``) is tried whole first.
     return "(?:" + "|".join(dict.fromkeys(alts[1:] + alts[:1])) + ")"
 
@@ -122,15 +126,30 @@ def _b64_cores(value: str) -> list[str]:
     return list(dict.fromkeys(cores))
 
 
+def _run_pattern(n: int) -> str:
+    """A run of ``n`` backslashes: as written, JSON-escaped (2n), escaped twice (4n), or one by one."""
+    one = _char_pattern("\\")  # %5C, &#92;, \u005c … or the backslash itself
+    return f"(?:\\\\{{{4 * n}}}|\\\\{{{2 * n}}}|{one}{{{n}}})"
+
+
+def _units(value: str) -> list[tuple[int, str]]:
+    """``value`` as (length, regex) units: one per character, one per run of backslashes."""
+    out: list[tuple[int, str]] = []
+    for run in re.findall(r"\\+|[^\\]", value):
+        out.append((len(run), _run_pattern(len(run)) if run[0] == "\\" else _char_pattern(run)))
+    return out
+
+
 def _secret_pattern(value: str) -> str:
     """One regex for a secret: every spelling, a cut prefix before a boundary, cheap transforms."""
-    chars = [_char_pattern(c) for c in value]
-    if len(chars) > MIN_PREFIX:
-        # The first MIN_PREFIX characters, then each further one present or a truncation boundary.
+    parts: list[str] = []
+    length = 0
+    for n, unit in _units(value):
+        # The first MIN_PREFIX characters, then each further unit present or a truncation boundary.
         # Once at a boundary, every later step succeeds empty, so the match is the cut prefix.
-        flex = "".join(chars[:MIN_PREFIX]) + "".join(f"(?:{c}|{_BOUNDARY})" for c in chars[MIN_PREFIX:])
-    else:
-        flex = "".join(chars)
+        parts.append(unit if length < MIN_PREFIX or len(value) <= MIN_PREFIX else f"(?:{unit}|{_BOUNDARY})")
+        length += n
+    flex = "".join(parts)
     if len(value) < MIN_TRANSFORM:
         return flex
     alts = [f"(?i:{flex})", f"(?i:{re.escape(value[::-1])})"]

@@ -140,3 +140,19 @@ def test_masking_a_large_text_stays_fast() -> None:
     assert time.perf_counter() - start < 2.0
     dirty = page + html.escape("value-007-with spaces&<>")
     assert store.mask_text(dirty).endswith("${SECRET:N7}")
+
+
+@pytest.mark.parametrize(
+    "value", ["a" + "\\" * 10 + "b", "\\a" * 12, "x" + '\\"' * 12, "." * 20, "x" + " " * 20 + "y", "%" * 20, "&" * 20]
+)
+def test_no_catastrophic_backtracking(value: str) -> None:
+    store = SecretStore({"PW": value})
+    texts = ["a" + "\\" * 60 + "c", "\\" * 400, "\\a" * 200 + "X", '\\"' * 200 + "X", "." * 500, " " * 500 + "…"]
+    texts += ["%25" * 200, "&amp;" * 200, '\\\\"' * 200]
+    start = time.perf_counter()
+    for text in texts:
+        store.mask_text(text)
+        store.mask_text(text, truncated=True)
+    assert time.perf_counter() - start < 1.0
+    for spelled in (value, json.dumps(value)[1:-1], json.dumps(json.dumps(value))[1:-1]):
+        assert store.mask_text(f"<{spelled}>") in ("<${SECRET:PW}>", '<\\"${SECRET:PW}\\">'), spelled
