@@ -149,6 +149,12 @@ def test_refusal_names_the_differing_fields_and_candidates(session, drift, skill
     assert [(c["ref"], c["name"], c["type"], c["differs"]) for c in f["candidates"]] == [
         (f["refused"]["ref"], "Email address", "email", ["name", "label"])
     ]
+    # an agent (or the person at the notebook) confirms the candidate by its ref and carries on from there
+    acted = session.interact(ref=f["candidates"][0]["ref"], action="fill", value="ada@example.com")
+    assert acted.ok and acted.data["element"]["name"] == "Email address"
+    assert page_states(session)["signup.html"]["values"]["email"] == "ada@example.com"
+    rest = _replay(session, skills["signup"], step_range={"from": 4, "to": 5})
+    assert rest.ok and page_states(session)["signup.html"]["log"] == ["cookies", "submit"]
     assert "candidates: ax_" in f["detail"]
 
 
