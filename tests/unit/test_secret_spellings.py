@@ -9,6 +9,8 @@ import time
 from urllib.parse import quote, quote_plus
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ocnb.audit.sanitize import sanitize_args
 from ocnb.audit.secrets import MIN_PREFIX, SecretStore, spellings
@@ -156,3 +158,16 @@ def test_no_catastrophic_backtracking(value: str) -> None:
     assert time.perf_counter() - start < 1.0
     for spelled in (value, json.dumps(value)[1:-1], json.dumps(json.dumps(value))[1:-1]):
         assert store.mask_text(f"<{spelled}>") in ("<${SECRET:PW}>", '<\\"${SECRET:PW}\\">'), spelled
+
+
+_ALPHABET = st.sampled_from(list("ab Z9&<>\"'/\\%+é😀.…#;xu"))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(_ALPHABET, min_size=1, max_size=24), st.text(_ALPHABET, max_size=12), st.text(_ALPHABET, max_size=12))
+def test_no_spelling_survives_in_any_context(value: str, before: str, after: str) -> None:
+    store = SecretStore({"PW": value})
+    for spelled in spellings(value):
+        out = store.mask_text(before + spelled + after)
+        assert PH in out, (spelled, out)
+        assert spelled not in out or spelled in before or spelled in after, (spelled, out)
