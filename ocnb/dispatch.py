@@ -16,12 +16,14 @@ import asyncio
 import contextvars
 import copy
 import inspect
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .errors import InvalidArgument, InvalidIntent, OcnbError, SessionClosed, Timeout, UnknownTool, from_playwright
+from .errors import InvalidArgument, InvalidIntent, OcnbError, Timeout, UnknownTool, from_playwright
+from .jsonsafe import check_args, fix_text, is_strict_json, strict_copy
 from .registry import ToolDef
 from .results import ToolError, ToolResult
 
@@ -34,6 +36,10 @@ __all__ = ["SOURCES", "CallContext", "Pipeline", "ToolContext", "dispatch", "dis
 #: Faces a call can come from (recorded in the journal as ``source``).
 SOURCES = ("api", "magic", "widget", "mcp", "plan", "replay")
 INTENT_MAX = 120
+#: The longest a call may run whatever it asks for (the largest ``timeout_ms`` any schema allows).
+MAX_CALL_TIMEOUT_MS = 300_000
+#: Unknown tool names are recorded cut to this length.
+TOOL_NAME_MAX = 200
 
 _nested: contextvars.ContextVar[bool] = contextvars.ContextVar("ocnb_nested_call", default=False)
 _validators: dict[int, Any] = {}
@@ -134,12 +140,13 @@ def _check_intent(tooldef: ToolDef, args: dict[str, Any]) -> str | None:
     return intent
 
 
-def _call_timeout(session: Session, tooldef: ToolDef, args: dict[str, Any]) -> float:
-    ms = session.config.default_timeout_ms
-    own = args.get("timeout_ms")
-    if isinstance(own, int | float) and not isinstance(own, bool):
-        ms = max(ms, int(own) + 5_000)
-    return ms / 1000.0
+def _call_timeout(session: Session, tooldef: ToolDef, args: Any) -> float:
+    """Seconds a call may take: the session default, or the call's own ``timeout_ms`` + 5 s, capped."""
+    ms = float(session.config.default_timeout_ms)
+    own = args.get("timeout_ms") if isinstance(args, dict) else None
+    if isinstance(own, int | float) and not isinstance(own, bool) and math.isfinite(own):
+        ms = max(ms, min(float(own), MAX_CALL_TIMEOUT_MS) + 5_000)
+    return min(ms, MAX_CALL_TIMEOUT_MS + 5_000) / 1000.0
 
 
 async def _run_hooks(hooks: list[Any], *params: Any) -> Any:
@@ -158,27 +165,59 @@ async def _run_hooks(hooks: list[Any], *params: Any) -> Any:
 async def dispatch_async(
     session: Session, tool: str, args: dict[str, Any] | None = None, *, source: str = "api", record: bool = True
 ) -> ToolResult:
-    """The pipeline, on the browser loop. Top-level calls are serialized; nested ones are not."""
-    if _nested.get():
-        return await _pipeline(session, tool, args, source, record)
-    token = _nested.set(True)
+    """The pipeline, on the browser loop. Top-level calls are serialized; nested ones are not.
+
+    Never raises for what a caller passes: any tool name, any arguments, any value in them.
+    """
     try:
-        async with session._call_lock():
+        if _nested.get():
             return await _pipeline(session, tool, args, source, record)
-    finally:
-        _nested.reset(token)
+        token = _nested.set(True)
+        try:
+            async with session._call_lock():
+                return await _pipeline(session, tool, args, source, record)
+        finally:
+            _nested.reset(token)
+    except OcnbError as exc:
+        return ToolResult(ok=False, tool=_tool_name(tool), error=ToolError.from_exception(exc))
+    except Exception as exc:  # noqa: BLE001 - a bug of ours still comes back as a result
+        return _internal(_tool_name(tool), exc)
+
+
+def _tool_name(tool: Any) -> str:
+    """The tool name as results and the journal spell it: valid Unicode, at most TOOL_NAME_MAX chars."""
+    name = tool if isinstance(tool, str) else repr(tool)
+    name = fix_text(name)
+    return name if len(name) <= TOOL_NAME_MAX else name[:TOOL_NAME_MAX] + "…"
+
+
+def _internal(tool: str, exc: BaseException) -> ToolResult:
+    return ToolResult.failure(tool, "INTERNAL", fix_text(f"{type(exc).__name__}: {exc}")[:500])
+
+
+def _strict_result(result: ToolResult) -> ToolResult:
+    """The result with strict-JSON data and error: what a page returns may hold lone surrogates or NaN."""
+    error = result.error
+    if is_strict_json(result.data) and (error is None or is_strict_json(error.to_dict())):
+        return result
+    if error is not None:
+        error = ToolError(fix_text(str(error.code)), fix_text(str(error.message)), strict_copy(error.details))
+    return ToolResult(ok=result.ok, tool=result.tool, data=strict_copy(result.data), error=error)
 
 
 async def _pipeline(
     session: Session, tool: str, args: dict[str, Any] | None, source: str, record: bool = True
 ) -> ToolResult:
+    name = _tool_name(tool)
+    given, problems = check_args(args) if isinstance(args, dict) else ({}, [])
     call = CallContext(
         session=session,
-        name=tool,
-        args=copy.deepcopy(args) if args else {},
+        name=name,
+        args=given,
         source=source,
         seq=next(session._seq),
-        record=record,
+        # a call without a tool name is not a call of anything: there is nothing to journal it under
+        record=record and name != "",
     )
     t0 = time.perf_counter()
     result: ToolResult
@@ -187,9 +226,11 @@ async def _pipeline(
             raise InvalidArgument(f"unknown source {source!r}; one of {', '.join(SOURCES)}")
         if not isinstance(args, dict | type(None)):
             raise InvalidArgument(f"arguments must be an object, not {type(args).__name__}")
+        if not isinstance(tool, str) or not tool:
+            raise UnknownTool("the tool name must be a non-empty string", details={"tool": name})
         tooldef = session.registry.get(tool)
         if tooldef is None:
-            raise UnknownTool(f"no tool {tool!r}; see expand_tools for the list", details={"tool": tool})
+            raise UnknownTool(f"no tool {name!r}; see expand_tools for the list", details={"tool": name})
         call.tooldef = tooldef
         call.tab_id = call.args.get("tab_id") if isinstance(call.args.get("tab_id"), str) else None
         try:
@@ -197,7 +238,7 @@ async def _pipeline(
         except InvalidIntent:
             call.record = False
             raise
-        errors = schema_errors(tooldef, call.args)
+        errors = problems or schema_errors(tooldef, call.args)
         if errors:
             summary = "; ".join(f"{e['path']}: {e['message']}" for e in errors[:5])
             raise InvalidArgument(f"{len(errors)} invalid argument(s): {summary}", details={"errors": errors})
@@ -207,19 +248,22 @@ async def _pipeline(
         call.exec_args.pop("intent", None)
         await _run_hooks(session.pipeline.before, call)
         data = await _run_handler(session, tooldef, call)
-        result = ToolResult.success(tool, data)
+        result = ToolResult.success(name, data)
     except OcnbError as exc:
-        result = ToolResult(ok=False, tool=tool, data=exc.data, error=ToolError.from_exception(exc))
+        result = ToolResult(ok=False, tool=name, data=exc.data, error=ToolError.from_exception(exc))
     except Exception as exc:  # noqa: BLE001 - any handler bug becomes a result, never a raise
         err = from_playwright(exc)
-        result = ToolResult(ok=False, tool=tool, error=ToolError.from_exception(err))
+        result = ToolResult(ok=False, tool=name, error=ToolError.from_exception(err))
+    result = _strict_result(result)
     call.duration_ms = (time.perf_counter() - t0) * 1000.0
     try:
         replaced = await _run_hooks(session.pipeline.after, call, result)
         if isinstance(replaced, ToolResult):
             result = replaced
     except OcnbError as exc:  # an after-hook failure (e.g. disk full) is reported, not raised
-        result = ToolResult(ok=False, tool=tool, error=ToolError.from_exception(exc))
+        result = ToolResult(ok=False, tool=name, error=ToolError.from_exception(exc))
+    except Exception as exc:  # noqa: BLE001 - nor is a bug in one
+        result = _internal(name, exc)
     return result
 
 
@@ -240,14 +284,16 @@ def dispatch(
 
     ``record=False`` runs it through the same pipeline (policy, secrets, validation) but leaves no
     journal entry, trace event or captured skill step: for calls that only display the page.
+    Never raises for what a caller passes.
     """
+    name = _tool_name(tool)
     if session.closed:
-        return ToolResult.failure(tool, "SESSION_CLOSED", "the session is closed; create a new Session")
-    tooldef = session.registry.get(tool)
-    budget = _call_timeout(session, tooldef, args or {}) + 15.0 if tooldef else 30.0
+        return ToolResult.failure(name, "SESSION_CLOSED", "the session is closed; create a new Session")
     try:
+        tooldef = session.registry.get(tool) if isinstance(tool, str) else None
+        budget = _call_timeout(session, tooldef, args) + 15.0 if tooldef else 30.0
         return session.runtime.run(dispatch_async(session, tool, args, source=source, record=record), timeout=budget)
-    except SessionClosed as exc:
-        return ToolResult(ok=False, tool=tool, error=ToolError.from_exception(exc))
-    except OcnbError as exc:
-        return ToolResult(ok=False, tool=tool, error=ToolError.from_exception(exc))
+    except OcnbError as exc:  # SESSION_CLOSED, TIMEOUT of the browser thread …
+        return ToolResult(ok=False, tool=name, error=ToolError.from_exception(exc))
+    except Exception as exc:  # noqa: BLE001 - never raise out of a call
+        return _internal(name, exc)

@@ -28,10 +28,11 @@ __all__ = [
 
 Handler = Callable[[Any, dict[str, Any]], Awaitable[Any]]
 
-#: Schema of the optional ``intent`` argument of acting tools (length is checked by dispatch,
-#: so that a bad intent gets ``INVALID_INTENT`` rather than ``INVALID_ARGUMENT``).
+#: Schema of the optional ``intent`` argument of acting tools: the published contract. dispatch
+#: checks it before the schema, so that a bad intent gets ``INVALID_INTENT`` (and no journal line)
+#: rather than ``INVALID_ARGUMENT``; ``dispatch.INTENT_MAX`` is the same 120.
 #: (The tool's description carries the explanation, in :data:`INTENT_LINE`.)
-INTENT_SCHEMA: dict[str, Any] = {"type": "string"}
+INTENT_SCHEMA: dict[str, Any] = {"type": "string", "minLength": 1, "maxLength": 120}
 #: The name says it all; every byte here is repeated in ~30 schemas an agent reads.
 TAB_ID_SCHEMA: dict[str, Any] = {"type": "string"}
 INTENT_LINE = 'Pass intent="..." (≤120 chars) to label this action in audit logs.'

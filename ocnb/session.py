@@ -119,6 +119,8 @@ class Session:
 
     def call(self, tool: str, arguments: dict[str, Any] | None = None, /, **kwargs: Any) -> ToolResult:
         """Run ``tool`` with ``arguments`` (a dict) and/or keyword arguments; returns a ToolResult."""
+        if arguments is not None and not isinstance(arguments, dict):
+            return dispatch(self, tool, arguments, source="api")  # refused there (INVALID_ARGUMENT), never raised
         args = dict(arguments or {})
         args.update(kwargs)
         return dispatch(self, tool, args, source="api")
@@ -293,6 +295,18 @@ _CRASH_SYMPTOMS = frozenset(
 )
 
 
+async def _browser_gone(state: BrowserState) -> bool:
+    """Whether the browser stopped answering (one cheap round trip), after a TARGET_CLOSED."""
+    if state.browser is None:
+        return False
+    try:
+        cdp = await asyncio.wait_for(state.browser.new_browser_cdp_session(), 2)
+        await cdp.detach()
+    except Exception:  # noqa: BLE001 - closed, crashed, or no answer
+        return True
+    return False
+
+
 async def _crash_hook(call: Any, result: ToolResult) -> ToolResult | None:
     """After-hook: a call that failed because the browser or its page died gets one code.
 
@@ -310,8 +324,8 @@ async def _crash_hook(call: Any, result: ToolResult) -> ToolResult | None:
     code = result.error.code
     if code not in _CRASH_SYMPTOMS:
         return None  # the call was refused on its own merits (unknown tool, bad arguments …)
-    if state.crash is None and code == "TARGET_CLOSED" and state.browser is not None:
-        for _ in range(20):  # the disconnected event can trail the error of a call in flight
+    if state.crash is None and code == "TARGET_CLOSED" and not state._closing and await _browser_gone(state):
+        for _ in range(40):  # the disconnected event can trail the error of a call in flight
             if state.crash is not None or state._closing:
                 break
             await asyncio.sleep(0.05)

@@ -15,6 +15,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ocnb.jsonsafe import strict_dumps
+
 try:  # optional speed-up for reading
     import msgspec as _msgspec
 except ImportError:  # pragma: no cover - exercised only without msgspec
@@ -61,8 +63,12 @@ def parse_ts(text: str) -> datetime:
 
 
 def dumps_line(obj: Any) -> bytes:
-    """One compact JSON line (UTF-8, ending in ``\\n``); non-JSON values become their ``str``."""
-    text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"), default=str)
+    """One compact, strict JSON line (UTF-8, ending in ``\\n``); non-JSON values become their ``str``.
+
+    It cannot write anything but strict JSON, nor fail on a value: ``NaN``/``±Infinity`` are written
+    as strings, lone surrogates as U+FFFD, levels nested too deep as ``"…"`` (:mod:`ocnb.jsonsafe`).
+    """
+    text = strict_dumps(obj, ensure_ascii=False, separators=(",", ":"))
     return (text + "\n").encode("utf-8")
 
 

@@ -18,8 +18,10 @@ form (keys in camelCase, as in the spec)::
       "budgets": {"maxToolCalls": 20, "maxWallMs": 60000}
     }
 
-``version``, ``id``, ``description``, ``inputs``, ``allowedTools``, ``success`` and ``budgets`` are
-required; ``stopWhen``, ``failureWhen`` and ``loopGuards`` default to ``[]``. An input spec needs
+``version``, ``id``, ``description``, ``inputs``, ``allowedTools`` and ``success`` are required;
+``stopWhen``, ``failureWhen`` and ``loopGuards`` default to ``[]``; ``budgets`` and each of its
+fields are optional: ``maxToolCalls`` defaults to :data:`DEFAULT_MAX_TOOL_CALLS` (50) and
+``maxWallMs`` to :data:`DEFAULT_MAX_WALL_MS` (300000, five minutes). An input spec needs
 ``type`` (``string`` | ``number`` | ``boolean``); ``required`` defaults to ``true`` and
 ``redaction`` (``secret`` | ``none``) to ``none``. A loop guard is ``{kind, limit, window?}``.
 Unknown fields, kinds and assertion kinds are errors; :func:`validate_signature` reports all of
@@ -53,6 +55,8 @@ from .validation import (
 )
 
 __all__ = [
+    "DEFAULT_MAX_TOOL_CALLS",
+    "DEFAULT_MAX_WALL_MS",
     "INPUT_TYPES",
     "LOOP_GUARD_KINDS",
     "REDACTED",
@@ -91,7 +95,10 @@ _TOP_FIELDS = {
     "loopGuards": "array",
     "budgets": "object",
 }
-_TOP_REQUIRED = ("version", "id", "description", "inputs", "allowedTools", "success", "budgets")
+_TOP_REQUIRED = ("version", "id", "description", "inputs", "allowedTools", "success")
+#: Budgets a signature gets when it gives none (or leaves one out).
+DEFAULT_MAX_TOOL_CALLS = 50
+DEFAULT_MAX_WALL_MS = 300_000
 
 
 @dataclass(frozen=True)
@@ -226,7 +233,7 @@ def validate_signature(obj: Any, *, known_tools: Collection[str] | None = None) 
     if isinstance(obj.get("budgets"), Mapping):
         budgets = obj["budgets"]
         fields = {"maxToolCalls": "integer", "maxWallMs": "integer"}
-        check_fields(budgets, "$.budgets", fields, tuple(fields), errors, what="budgets")
+        check_fields(budgets, "$.budgets", fields, (), errors, what="budgets")
         for key in fields:
             if is_integer(budgets.get(key)) and budgets[key] < 1:
                 errors.append(ValidationError(f"$.budgets.{key}", "must be ≥ 1"))
@@ -319,7 +326,10 @@ def parse_signature(obj: Any, *, known_tools: Collection[str] | None = None) -> 
         inputs=inputs,
         allowed_tools=tuple(sorted(obj["allowedTools"])),
         success=_plain(obj["success"]),
-        budgets=Budgets(obj["budgets"]["maxToolCalls"], obj["budgets"]["maxWallMs"]),
+        budgets=Budgets(
+            obj.get("budgets", {}).get("maxToolCalls", DEFAULT_MAX_TOOL_CALLS),
+            obj.get("budgets", {}).get("maxWallMs", DEFAULT_MAX_WALL_MS),
+        ),
         stop_when=tuple(_plain(a) for a in obj.get("stopWhen", [])),
         failure_when=tuple(_plain(a) for a in obj.get("failureWhen", [])),
         loop_guards=tuple(LoopGuard(g["kind"], g["limit"], g.get("window")) for g in obj.get("loopGuards", [])),

@@ -6,7 +6,11 @@ no tool-specific code here: a tool added to the registry is served as it is.
 
 - Results: the :class:`~ocnb.results.ToolResult` as JSON text content; a result whose ``data`` names a
   PNG/JPEG file (``path``) also carries that image as image content (screenshots).
-- Failures: ``isError: true``, the JSON text holding the stable error code.
+- Failures: ``isError: true``, the JSON text holding the stable error code — whatever the arguments
+  (a call never becomes a JSON-RPC error).
+- Strict JSON: a request over stdio whose JSON holds ``NaN`` or ``±Infinity`` (which JSON does not
+  have, though the SDK's parser takes them) is answered with a JSON-RPC parse error (-32700); the
+  JSON text of results is strict too.
 - Annotations: ``readOnlyHint``/``destructiveHint`` from the tool's ``side_effects`` flag.
 - Live tool list: when the registry changes, handshake-era clients (2025 protocol versions) get
   ``notifications/tools/list_changed`` on their connection; 2026-era clients get the same event on
@@ -33,10 +37,13 @@ from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
 from mcp.server.stdio import stdio_server
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp.shared._context_streams import create_context_streams
+from mcp.shared.message import SessionMessage
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from ..dispatch import dispatch_async
 from ..errors import OcnbError
+from ..jsonsafe import has_nonfinite, strict_dumps
 from ..registry import ToolDef
 from ..results import ToolError, ToolResult
 
@@ -106,6 +113,11 @@ def _images(data: Any) -> list[types.ImageContent]:
     return [types.ImageContent(data=base64.b64encode(raw).decode("ascii"), mime_type=mime)]
 
 
+def _json(result: ToolResult) -> str:
+    """``result.to_json()``, but strict whatever the result holds."""
+    return strict_dumps(result.to_dict(), ensure_ascii=False)
+
+
 def to_call_result(result: ToolResult) -> types.CallToolResult:
     """A ToolResult as an MCP ``CallToolResult``: JSON text (+ image), ``isError`` on failure.
 
@@ -116,9 +128,9 @@ def to_call_result(result: ToolResult) -> types.CallToolResult:
     data = result.data
     if result.ok and isinstance(data, dict) and isinstance(data.get("content"), str):
         head = ToolResult(ok=True, tool=result.tool, data={**data, "content": NEXT_BLOCK})
-        content: list[Any] = [types.TextContent(text=head.to_json()), types.TextContent(text=data["content"])]
+        content: list[Any] = [types.TextContent(text=_json(head)), types.TextContent(text=data["content"])]
     else:
-        content = [types.TextContent(text=result.to_json())]
+        content = [types.TextContent(text=_json(result))]
     if result.ok:
         content.extend(_images(data))
     return types.CallToolResult(content=content, is_error=not result.ok)
@@ -214,10 +226,15 @@ class McpBridge:
 
     async def _call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         self.calls += 1
-        result = await self.call(params.name, dict(params.arguments or {}))
-        if self.discovery and params.name == DISCOVERY_TOOL and result.ok:
-            self._learn(result.data)
-        return to_call_result(result)
+        try:
+            arguments = params.arguments
+            result = await self.call(params.name, dict(arguments) if isinstance(arguments, dict) else arguments)
+            if self.discovery and params.name == DISCOVERY_TOOL and result.ok:
+                self._learn(result.data)
+            return to_call_result(result)
+        except Exception as exc:  # noqa: BLE001 - a tool result, never a JSON-RPC error
+            log.exception("tools/call %s failed", params.name)
+            return to_call_result(ToolResult.failure(str(params.name), "INTERNAL", f"{type(exc).__name__}: {exc}"))
 
     def _learn(self, data: Any) -> None:
         """Add the tools a discovery result names to the visible list; announce a change."""
@@ -231,7 +248,7 @@ class McpBridge:
             self.discovered |= new
             self._registry_changed()
 
-    async def call(self, name: str, arguments: dict[str, Any]) -> ToolResult:
+    async def call(self, name: str, arguments: Any) -> ToolResult:
         """Run one call through dispatch on the browser thread, awaited without blocking this loop."""
         session = self.session
         if session.closed:
@@ -277,4 +294,36 @@ async def run_stdio(session: Session, *, name: str = "ocnb", discovery: bool = F
     """Serve ``session``'s tools over this process's stdin/stdout until the client closes the pipe."""
     bridge = McpBridge(session, name=name, discovery=discovery)
     async with stdio_server() as (read_stream, write_stream):
-        await bridge.server.run(read_stream, write_stream, bridge.server.create_initialization_options())
+        strict_send, strict_read = create_context_streams[SessionMessage | Exception](0)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(_strict_messages, read_stream, strict_send, write_stream)
+            await bridge.server.run(strict_read, write_stream, bridge.server.create_initialization_options())
+            tg.cancel_scope.cancel()
+
+
+NONFINITE_MESSAGE = "Parse error: NaN and Infinity are not JSON numbers (RFC 8259)"
+
+
+def nonstrict(message: Any) -> bool:
+    """Whether a parsed JSON-RPC message holds NaN or ±Infinity (which strict JSON cannot spell)."""
+    for attr in ("params", "result"):
+        if has_nonfinite(getattr(message, attr, None)):
+            return True
+    error = getattr(message, "error", None)
+    return error is not None and has_nonfinite(getattr(error, "data", None))
+
+
+async def _strict_messages(source: Any, sink: Any, write_stream: Any) -> None:
+    """Pass the transport's messages on; answer a request holding NaN/±Infinity with a parse error
+    (-32700, with its id so the client is not left waiting) and drop any other such message."""
+    async with sink:
+        async for item in source:
+            if isinstance(item, SessionMessage) and nonstrict(item.message):
+                message = item.message
+                log.warning("refused a message holding NaN or Infinity (not JSON)")
+                if isinstance(message, types.JSONRPCRequest):
+                    error = types.ErrorData(code=types.PARSE_ERROR, message=NONFINITE_MESSAGE)
+                    reply = types.JSONRPCError(jsonrpc="2.0", id=message.id, error=error)
+                    await write_stream.send(SessionMessage(reply))
+                continue
+            await sink.send(item)

@@ -56,7 +56,7 @@ def engine_for(session: Any) -> DiscoveryEngine:
         "best first with a relevance score. Use it before acting when you do not know which tool fits."
     ),
     properties={
-        "query": {"type": "string", "description": "What you want to do, in plain words."},
+        "query": {"type": "string", "minLength": 1, "description": "What you want to do, in plain words."},
         "kind": {"type": "string", "enum": ["tool", "skill", "any"], "default": "any"},
         "category": {"type": "string", "description": "Only this category (optional)."},
     },

@@ -86,7 +86,6 @@ def _errors(doc: object) -> set[tuple[str, str]]:
     [
         (lambda d: d.update(extra=1), "$.extra", "unknown field in signature"),
         (lambda d: d.pop("success"), "$.success", "required field missing"),
-        (lambda d: d.pop("budgets"), "$.budgets", "required field missing"),
         (lambda d: d.update(version=2), "$.version", "unsupported version 2"),
         (lambda d: d.update(id="bad id"), "$.id", "must be 1-64 characters"),
         (lambda d: d.update(description=" "), "$.description", "must not be empty"),
@@ -136,7 +135,6 @@ def _errors(doc: object) -> set[tuple[str, str]]:
         ),
         (lambda d: d["budgets"].update(maxToolCalls=0), "$.budgets.maxToolCalls", "must be ≥ 1"),
         (lambda d: d["budgets"].update(maxWallMs="1s"), "$.budgets.maxWallMs", "expected integer, got string"),
-        (lambda d: d["budgets"].pop("maxWallMs"), "$.budgets.maxWallMs", "required field missing"),
         (lambda d: d["budgets"].update(maxTokens=5), "$.budgets.maxTokens", "unknown field in budgets"),
     ],
 )
@@ -165,7 +163,6 @@ def test_all_errors_are_reported_at_once() -> None:
             "$.success.children[1].kind",
             "$.loopGuards[0].kind",
             "$.loopGuards[0].limit",
-            "$.budgets.maxWallMs",
             "$.budgets.maxToolCalls",
         ]
     )
@@ -231,7 +228,7 @@ def test_store_writes_canonical_bytes_and_reads_back(ocnb_home) -> None:
 def test_store_refuses_invalid_and_corrupt(ocnb_home) -> None:
     store = SignatureStore()
     bad = copy.deepcopy(login_doc())
-    bad["budgets"] = {}
+    bad["budgets"] = {"maxWallMs": 0}
     with pytest.raises(InvalidArgument):
         store.save(bad)
     assert store.ids() == []
@@ -287,3 +284,25 @@ def test_the_documented_search_evaluation() -> None:
         "status": "stop",
         "reasons": ["max_observation_calls: 4 observation calls since the last progress (limit 3)"],
     }
+
+
+def test_budgets_are_optional_with_documented_defaults() -> None:
+    from ocnb.contracts.signatures import DEFAULT_MAX_TOOL_CALLS, DEFAULT_MAX_WALL_MS
+
+    doc = login_doc()
+    del doc["budgets"]
+    assert validate_signature(doc) == []
+    sig = parse_signature(doc)
+    assert (
+        (sig.budgets.max_tool_calls, sig.budgets.max_wall_ms)
+        == (DEFAULT_MAX_TOOL_CALLS, DEFAULT_MAX_WALL_MS)
+        == (
+            50,
+            300_000,
+        )
+    )
+    partial = login_doc()
+    partial["budgets"] = {"maxToolCalls": 7}
+    sig = parse_signature(partial)
+    assert (sig.budgets.max_tool_calls, sig.budgets.max_wall_ms) == (7, DEFAULT_MAX_WALL_MS)
+    assert json.loads(dumps(doc))["budgets"] == {"maxToolCalls": 50, "maxWallMs": 300_000}  # canonical: filled in
