@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 import ocnb
+from tests.conftest import chromium_children
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "mcp"))
 
@@ -42,6 +43,29 @@ def kill_browser(s: ocnb.Session) -> int:
     return pid
 
 
+def drivers() -> set[int]:
+    """Playwright driver processes (node ... run-driver) descending from this process."""
+    me, parents, found = os.getpid(), {}, []
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+            cmd = Path(f"/proc/{entry}/cmdline").read_bytes()
+        except OSError:
+            continue
+        parents[int(entry)] = int(stat.rsplit(")", 1)[1].split()[1])
+        if b"run-driver" in cmd and stat.rsplit(")", 1)[1].split()[0] != "Z":
+            found.append(int(entry))
+    out = set()
+    for pid in found:
+        p = pid
+        while p in parents and p not in (0, 1):
+            p = parents[p]
+            if p == me:
+                out.add(pid)
+                break
+    return out
+
+
 def alive(pid: int) -> bool:
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
@@ -50,8 +74,20 @@ def alive(pid: int) -> bool:
     return state != "Z"
 
 
-def test_killed_browser_is_reported_once_then_relaunched(fresh_session: ocnb.Session) -> None:
-    s = fresh_session
+def test_killed_browser_is_reported_once_then_relaunched(ocnb_home: Path) -> None:
+    before, before_drivers = set(chromium_children()), drivers()
+    s = ocnb.Session(headless=True, home=ocnb_home)
+    try:
+        _killed_then_relaunched(s)
+        assert len(drivers() - before_drivers) == 1  # the dead browser's Playwright driver was stopped
+    finally:
+        s.close()
+    assert set(chromium_children()) - before == set()  # neither the dead browser nor the new one is left
+    time.sleep(0.5)
+    assert drivers() - before_drivers == set()
+
+
+def _killed_then_relaunched(s: ocnb.Session) -> None:
     assert s.call("navigate", url="data:text/html,<title>One</title>1").ok
     assert s.call("tabs_create", url="data:text/html,<title>Two</title>2").ok
     old = kill_browser(s)
