@@ -73,3 +73,14 @@ def test_codes_in_a_live_session(session: ocnb.Session, site, tmp_path: Path) ->
     r = s.call("javascript_tool", expression=f"() => {{ location.href = {away!r}; return new Promise(() => {{}}); }}")
     assert r.error is not None and r.error.code == "TARGET_NAVIGATED_AWAY", r
     assert s.call("wait_for", url="**/index.html", timeout_ms=5000).ok
+
+
+@pytest.mark.browser
+def test_nul_byte_in_an_export_path(fresh_session: ocnb.Session, site, ocnb_home: Path) -> None:
+    from tests.skills.helpers import form_skill
+
+    skill_id = form_skill(site, ocnb_home)
+    r = fresh_session.call("oc_skill_export", skill_id=skill_id, path=str(ocnb_home / "out\x00.py"))
+    assert r.error is not None and r.error.code in ("INVALID_ARGUMENT", "FILE_NOT_ALLOWED"), r
+    assert "NUL" in r.error.message or "\\x00" in r.error.message
+    assert fresh_session.call("oc_skill_export", skill_id=skill_id, path=str(ocnb_home / "out.py")).ok
