@@ -226,3 +226,38 @@ def test_a_contract_that_names_a_secret_is_stored_as_its_placeholder_and_still_c
         assert s.oc_assert(contract_id="pin-shown").data["summary"].count("${SECRET:PIN}") == 1
     stored = "".join(p.read_text() for p in ocnb_home.rglob("*.json"))
     assert "${SECRET:PIN}" in stored and "4711" not in stored
+
+
+@pytest.mark.anyio
+async def test_the_stdio_server_writes_no_spelling_and_only_private_files(
+    site: Any, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """The stand-alone server (`ocnb mcp --secrets`): responses, its stderr and its OCNB_HOME."""
+    from mcp.client import Client
+    from test_stdio import server_params
+
+    home = tmp_path / "home"
+    env = tmp_path / "secrets.env"
+    env.write_text(f"PW='{SECRET}'\n")
+    padding = "x" * (CUT - 9)
+    texts: list[str] = []
+    async with Client(server_params(home, "--pilot", "--secrets", str(env)), mode="legacy") as client:
+        for name, args in (
+            ("navigate", {"url": site.page("echo") + "?q=${SECRET:PW}"}),
+            ("javascript_tool", {"expression": f"console.log('{padding}' + '${{SECRET:PW}}')"}),
+            ("javascript_tool", {"expression": "encodeURIComponent('${SECRET:PW}')"}),
+            ("javascript_tool", {"expression": "btoa('${SECRET:PW}')"}),
+            ("oc_evidence_bundle", {"reason": "stdio"}),
+            ("page_screenshot", {}),
+            ("oc_journal", {"kind": "recent"}),
+        ):
+            result = await client.call_tool(name, args)
+            texts.extend(c.text for c in result.content if hasattr(c, "text"))
+            assert payload(result)["ok"], (name, payload(result))
+    assert not [leaks(t) for t in texts if leaks(t)]
+    out, err = capfd.readouterr()
+    assert not leaks(out) and not leaks(err)
+    found, modes, kinds = walk(home)
+    assert not found, found
+    assert not modes, modes
+    assert {"journal", "traces", "evidence", "screenshots"} <= kinds, kinds
