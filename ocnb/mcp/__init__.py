@@ -7,12 +7,13 @@ stdio (or ``--http PORT``) server. Both are thin adapters: ``tools/list`` is the
 
 from __future__ import annotations
 
-from .http import McpHandle, McpSecurityWarning, McpTokenError, load_or_create_token, serve
+from .http import McpHandle, McpRemoteBindError, McpSecurityWarning, McpTokenError, load_or_create_token, serve
 from .server import McpBridge, run_stdio, to_call_result, tool_to_mcp
 
 __all__ = [
     "McpBridge",
     "McpHandle",
+    "McpRemoteBindError",
     "McpSecurityWarning",
     "McpTokenError",
     "load_or_create_token",

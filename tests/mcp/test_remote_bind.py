@@ -10,9 +10,8 @@ from pathlib import Path
 import pytest
 
 import ocnb
-from ocnb.mcp import serve
+from ocnb.mcp import McpRemoteBindError, McpSecurityWarning, serve
 from ocnb.mcp.cli import build_parser
-from ocnb.mcp.http import McpRemoteBindError, McpSecurityWarning
 
 
 @pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.0.2.10", "example.com"])
