@@ -23,7 +23,9 @@ def test_connect_to_playwright_server_and_reconnect(site, ocnb_home) -> None:
             assert health["remote"] == server.ws_url and health["connected"]
             server.kill()
             dropped = s.navigate(url=site.page("index.html"))
-            assert not dropped.ok and dropped.error.code == "TARGET_CLOSED"
+            assert not dropped.ok and dropped.error.code == "BROWSER_CRASHED"
+            assert "remote browser dropped" in dropped.error.message
+            assert dropped.error.details["lost_tabs"][0]["url"] == site.page("form.html")
         finally:
             pass
     with PlaywrightServer(port=server.port) as again:
@@ -83,11 +85,12 @@ def test_cdp_endpoint_tools_journal_and_reconnect(site, ocnb_home, tmp_path) -> 
         assert s.oc_connection_health().data["remote"] == f"http://127.0.0.1:{port}"
         chrome.kill()
         chrome.wait(10)
-        assert s.navigate(url=site.page("index.html")).error.code == "TARGET_CLOSED"
+        assert s.navigate(url=site.page("index.html")).error.code == "BROWSER_CRASHED"
         chrome = _start_cdp_chrome(port, tmp_path / "profile2")
+        assert s.navigate(url=site.page("index.html")).ok  # the next call connects again by itself
         s.reconnect()
         assert s.navigate(url=site.page("index.html")).ok
-        assert list(s.journal_df()["ok"]) == [True, True, False, True]
+        assert list(s.journal_df()["ok"]) == [True, True, False, True, True]
     finally:
         s.close()
         chrome.kill()
