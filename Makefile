@@ -2,7 +2,7 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: setup demo test lint bench lab capability-map pins pins-check
+.PHONY: setup demo test lint bench lab capability-map pins pins-check fuzz
 
 setup:
 	@bash scripts/setup.sh
@@ -18,6 +18,12 @@ lint:
 	$(PY) -m ruff check ocnb tests bench
 	$(PY) -m ruff format --check ocnb tests bench
 	$(PY) -m mypy
+
+# Many more generated tool calls than `make test` runs (tests/fuzz), fresh ones each time.
+FUZZ_API ?= 40000
+FUZZ_MCP ?= 10000
+fuzz: setup
+	OCNB_FUZZ_RANDOM=1 OCNB_FUZZ_API=$(FUZZ_API) OCNB_FUZZ_MCP=$(FUZZ_MCP) $(PY) -m pytest -q -p no:cacheprovider -s --timeout=0 tests/fuzz
 
 lab: setup
 	$(VENV)/bin/jupyter lab notebooks/
