@@ -15,15 +15,19 @@ __all__ = ["expand_tools", "oc_connection_health"]
     uses_page=False,
     description="Report the browser connection and open pages. "
     "Includes the version, and the executable or the remote endpoint. "
-    "relaunch: true starts a new browser now (after BROWSER_CRASHED the next call does it anyway).",
-    properties={"relaunch": {"type": "boolean", "description": "start a new browser; open tabs are lost"}},
+    "relaunch: true starts a new browser if this one died (after BROWSER_CRASHED the next call does it anyway).",
+    properties={"relaunch": {"type": "boolean", "description": "if the browser died, start a new one now"}},
 )
 async def oc_connection_health(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     relaunched = None
     if args.get("relaunch"):
+        # Only a dead browser is replaced: on a live one this stays a read-only report.
         done = ctx.session._relaunched  # this call already relaunched a browser whose crash was reported
-        relaunched = {"after_crash": True, "lost_tabs": done["lost_tabs"]} if done else None
-        relaunched = relaunched or await ctx.session.relaunch_browser()
+        b = ctx.browser
+        if done:
+            relaunched = {"after_crash": True, "lost_tabs": done["lost_tabs"]}
+        elif b.crash is not None or not b.connected:
+            relaunched = await ctx.session.relaunch_browser()
     b = ctx.browser
     out = {
         "connected": bool(b.connected) and b.crash is None,

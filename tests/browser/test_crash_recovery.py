@@ -143,6 +143,9 @@ def test_browser_killed_during_a_call(fresh_session: ocnb.Session) -> None:
 def test_relaunch_over_the_api_and_health(fresh_session: ocnb.Session) -> None:
     s = fresh_session
     assert s.call("navigate", url="data:text/html,x").ok
+    live = s.call("oc_connection_health", relaunch=True)  # a live browser is left alone
+    assert live.ok and "relaunched" not in live.data and live.data["pages"] == 1
+    assert s.call("tabs_context").data["tabs"][0]["url"] == "data:text/html,x"
     kill_browser(s)
     health = s.call("oc_connection_health")
     assert health.ok and health.data["connected"] is False
