@@ -31,11 +31,16 @@ def script() -> str:
 
 @dataclass
 class PageRefs:
-    """Per-page ref state: the next ref number, and which frame each ref lives in."""
+    """Per-page ref state: the next ref number, and which frame each ref lives in.
+
+    ``primed`` holds the frames whose current document already keeps the script (forgotten when the
+    frame navigates), so a call there sends a few bytes instead of the script's source.
+    """
 
     next: int = 1
     frames: dict[int, Any] = field(default_factory=dict)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    primed: weakref.WeakSet[Any] = field(default_factory=weakref.WeakSet)
 
 
 _REGISTRY: weakref.WeakKeyDictionary[Any, PageRefs] = weakref.WeakKeyDictionary()
@@ -47,6 +52,9 @@ def page_refs(page: Any) -> PageRefs:
     if state is None:
         state = PageRefs()
         _REGISTRY[page] = state
+        on = getattr(page, "on", None)
+        if callable(on):
+            on("framenavigated", state.primed.discard)
     return state
 
 
@@ -81,9 +89,10 @@ async def call(frame: Any, page: Any, req: dict[str, Any]) -> Any:
     req = dict(req)
     req["next"] = state.next
     try:
-        out = await frame.evaluate(_CACHED, req)
+        out = await frame.evaluate(_CACHED, req) if frame in state.primed else None
         if out is None:
             out = await frame.evaluate(script(), req)
+            state.primed.add(frame)
     except Exception as exc:  # noqa: BLE001 - translated at the seam
         raise from_playwright(exc) from exc
     before, after = state.next, int(out["next"])

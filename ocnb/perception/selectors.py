@@ -37,7 +37,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..errors import InvalidArgument, OcnbError
-from .refs import call, page_refs, parse_ref
+from .refs import call, page_refs, parse_ref, script
 
 __all__ = [
     "FINGERPRINT_FIELDS",
@@ -203,12 +203,20 @@ _FIRST_JS = """(req) => {
 }"""
 
 
-async def _first(frame: Any, req: dict[str, Any]) -> Any:
-    """The element when the chain's first entry singles out one that agrees (no refs assigned), else None."""
+async def _first(page: Any, frame: Any, req: dict[str, Any]) -> Any:
+    """The element when the chain's first entry singles out one that agrees (no refs assigned), else None.
+
+    A frame whose document has not had the script yet gets it with this very call (still one round trip).
+    """
+    state = page_refs(page)
+    primed = frame in state.primed
+    source = _FIRST_JS if primed else f"(req) => {script()}({{ ...req, op: 'resolveFirst', next: 0 }}).result"
     try:
-        js = await frame.evaluate_handle(_FIRST_JS, req)
+        js = await frame.evaluate_handle(source, req)
     except Exception:  # noqa: BLE001 - the slow path explains what went wrong
         return None
+    if not primed:
+        state.primed.add(frame)
     el = js.as_element()
     if el is None:
         await js.dispose()
@@ -290,7 +298,7 @@ async def resolve(
     attempts = 0
     if len(frames := _frames(page, fp, ordinal)) == 1 and chain:
         # The common case in one round trip: the first entry singles out an element that agrees.
-        handle = await _first(frames[0], {"chain": chain, "fingerprint": js_fp, "tolerate": tol})
+        handle = await _first(page, frames[0], {"chain": chain, "fingerprint": js_fp, "tolerate": tol})
         if handle is not None:
             role, name = str(fp.get("role") or ""), str(fp.get("name") or "")
             return Resolution(handle, frames[0], "", role, name, 0, chain[0]["type"], 1, bool(js_fp), tol)
