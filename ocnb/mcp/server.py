@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import json
 import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -302,6 +303,7 @@ async def run_stdio(session: Session, *, name: str = "ocnb", discovery: bool = F
 
 
 NONFINITE_MESSAGE = "Parse error: NaN and Infinity are not JSON numbers (RFC 8259)"
+UNPARSED_MESSAGE = "Parse error: not valid JSON text (e.g. a lone surrogate escape such as \\ud800)"
 
 
 def nonstrict(message: Any) -> bool:
@@ -313,11 +315,36 @@ def nonstrict(message: Any) -> bool:
     return error is not None and has_nonfinite(getattr(error, "data", None))
 
 
+def _unparsed_request_id(exc: Exception) -> int | str | None:
+    """The id of a request the SDK's parser refused as invalid JSON (e.g. a lone surrogate escape,
+    which Python's own parser reads), so that it can be answered rather than left waiting."""
+    errors = getattr(exc, "errors", None)
+    try:
+        first = errors()[0] if callable(errors) else None
+    except Exception:  # noqa: BLE001 - not a pydantic error
+        return None
+    if not isinstance(first, dict) or first.get("type") != "json_invalid" or not isinstance(first.get("input"), str):
+        return None
+    try:
+        message = json.loads(first["input"])
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(message, dict) or not isinstance(message.get("method"), str):
+        return None
+    rid = message.get("id")
+    return rid if isinstance(rid, int | str) and not isinstance(rid, bool) else None
+
+
 async def _strict_messages(source: Any, sink: Any, write_stream: Any) -> None:
     """Pass the transport's messages on; answer a request holding NaN/±Infinity with a parse error
-    (-32700, with its id so the client is not left waiting) and drop any other such message."""
+    (-32700, with its id so the client is not left waiting) and drop any other such message. A request
+    the SDK could not parse (a lone surrogate escape) whose id can still be read is answered likewise."""
     async with sink:
         async for item in source:
+            if isinstance(item, Exception) and (rid := _unparsed_request_id(item)) is not None:
+                error = types.ErrorData(code=types.PARSE_ERROR, message=UNPARSED_MESSAGE)
+                await write_stream.send(SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=rid, error=error)))
+                continue
             if isinstance(item, SessionMessage) and nonstrict(item.message):
                 message = item.message
                 log.warning("refused a message holding NaN or Infinity (not JSON)")

@@ -96,6 +96,11 @@ def test_stdio_refuses_nan_and_infinity_as_parse_errors(tmp_path: Path) -> None:
             server.send_line(line % (i, number))
             reply = server.receive()
             assert reply["id"] == i and reply["error"]["code"] == -32700, reply
+        server.send_line(
+            '{"jsonrpc":"2.0","id":"s1","method":"tools/call","params":{"name":"navigate","arguments":{"url":"\\ud800"}}}'
+        )
+        reply = server.receive()  # the SDK's parser refuses a lone surrogate escape: answered, not dropped
+        assert reply["id"] == "s1" and reply["error"]["code"] == -32700, reply
         ok = server.request(9, "tools/call", {"name": "tabs_context", "arguments": {}})  # still serving
         assert ok["result"]["isError"] is False
         bad = server.request(10, "tools/call", {"name": "navigate", "arguments": {"url": [[[[[[1]]]]]]}})
