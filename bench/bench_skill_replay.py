@@ -56,6 +56,31 @@ def _interleaved(fns: dict[str, Callable[[], None]], n: int) -> dict[str, float]
     return {k: statistics.median(v) for k, v in times.items()}
 
 
+def _verification_per_step(s: ocnb.Session, url: str, n: int) -> float:
+    """Median extra ms of resolving one recorded step with its fingerprint over resolving it without
+    (the same chain, in-process, interleaved, on the loaded form): the cost of verification alone."""
+    from ocnb.perception.selectors import resolve
+
+    skill = s.call("oc_skill_recall", name="bench-signup").data["skills"][0]
+    steps = [low for st in skill["steps"] for low in st["replay_artifact"]["steps"] if low["selectors"]]
+    s.call("navigate", url=url)
+
+    async def measure() -> float:
+        page = await s._browser_state().page()
+        deltas = []
+        for _ in range(n):
+            for step in steps:
+                t0 = time.perf_counter()
+                await resolve(page, step["selectors"], step["fingerprint"])
+                t1 = time.perf_counter()
+                await resolve(page, step["selectors"], None)
+                t2 = time.perf_counter()
+                deltas.append(((t1 - t0) - (t2 - t1)) * 1000)
+        return statistics.median(deltas)
+
+    return float(s.run(measure()))
+
+
 def _record(s: ocnb.Session, url: str) -> str:
     """The bench skill, recorded through capture_artifact: navigate, fill two fields, press Sign up."""
     assert s.call("navigate", url=url, capture_artifact=True).ok
@@ -125,6 +150,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
             figures["raw_median_ms"] = times["raw"]
             figures["replay_resolve_median_ms"] = statistics.median(resolve_ms)
             figures["verification_ms"] = times["replay"] - times["unverified"]
+            figures["verification_per_step_ms"] = _verification_per_step(s, url, n * 4)
             figures["replay_calls"] = 1
             figures["replay_tokens"] = 0  # replay reads no page: no read_page/find output at all
 
@@ -160,7 +186,8 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     print(
         f"  verification:   {figures['verification_ms']:+.1f} ms per replay "
         f"(unverified {figures['replay_unverified_median_ms']:.1f} ms; "
-        f"resolving + verifying 3 elements {figures['replay_resolve_median_ms']:.1f} ms)"
+        f"resolving + verifying 3 elements {figures['replay_resolve_median_ms']:.1f} ms; "
+        f"verification alone {figures['verification_per_step_ms']:.2f} ms per step)"
     )
     print(f"agent re-resolve: {figures['agent_median_ms']:.1f} ms median, {calls} tool calls, {tokens} tokens read")
     print(f"raw Playwright:   {figures['raw_median_ms']:.1f} ms median")
