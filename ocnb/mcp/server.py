@@ -8,9 +8,9 @@ no tool-specific code here: a tool added to the registry is served as it is.
   PNG/JPEG file (``path``) also carries that image as image content (screenshots).
 - Failures: ``isError: true``, the JSON text holding the stable error code — whatever the arguments
   (a call never becomes a JSON-RPC error).
-- Strict JSON: a request over stdio whose JSON holds ``NaN`` or ``±Infinity`` (which JSON does not
-  have, though the SDK's parser takes them) is answered with a JSON-RPC parse error (-32700); the
-  JSON text of results is strict too.
+- Strict JSON: a request whose JSON holds ``NaN`` or ``±Infinity`` (which JSON does not have, though
+  the SDK's parsers take them) is answered with a JSON-RPC parse error (-32700), over stdio and HTTP;
+  the JSON text of results is strict too.
 - Annotations: ``readOnlyHint``/``destructiveHint`` from the tool's ``side_effects`` flag.
 - Live tool list: when the registry changes, handshake-era clients (2025 protocol versions) get
   ``notifications/tools/list_changed`` on their connection; 2026-era clients get the same event on
@@ -39,6 +39,7 @@ from mcp.server.models import InitializationOptions
 from mcp.server.stdio import stdio_server
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
 from mcp.shared._context_streams import create_context_streams
+from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
@@ -180,6 +181,7 @@ class McpBridge:
             on_subscriptions_listen=self.listen,
         )
         self.server.middleware.append(self._track_connection)
+        self.server.middleware.append(_refuse_nonfinite)
 
     # -- lifecycle ----------------------------------------------------------------------------
     @contextlib.asynccontextmanager
@@ -333,6 +335,14 @@ def _unparsed_request_id(exc: Exception) -> int | str | None:
         return None
     rid = message.get("id")
     return rid if isinstance(rid, int | str) and not isinstance(rid, bool) else None
+
+
+async def _refuse_nonfinite(ctx: Any, call_next: Any) -> Any:
+    """Middleware, for every transport (stdio, HTTP): a request whose params hold NaN or ±Infinity is
+    a parse error (-32700); the SDK's JSON parsers take them, strict JSON does not."""
+    if has_nonfinite(getattr(ctx, "params", None)):
+        raise MCPError(code=types.PARSE_ERROR, message=NONFINITE_MESSAGE)
+    return await call_next(ctx)
 
 
 async def _strict_messages(source: Any, sink: Any, write_stream: Any) -> None:
