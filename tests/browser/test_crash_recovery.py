@@ -271,3 +271,48 @@ async def test_killed_browser_over_mcp(ocnb_home: Path, anyio_backend: str) -> N
     finally:
         handle.stop()
         s.close()
+
+
+def browser_processes() -> set[int]:
+    """Chromium browser processes (not renderers or helpers) descending from this process."""
+    out = set()
+    for pid in chromium_children():
+        try:
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        argv0 = cmd.split(b"\0", 1)[0].rsplit(b"/", 1)[-1]
+        if b"chrom" in argv0 and b"--type=" not in cmd:  # not a launcher script, a renderer or a helper
+            out.add(pid)
+    return out
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_killed_browser_over_mcp_stdio(tmp_path: Path, anyio_backend: str) -> None:
+    """The stand-alone stdio server (``ocnb mcp``): its Chromium killed, it answers once and comes back."""
+    from mcp.client import Client
+    from test_stdio import server_params
+
+    before = browser_processes()
+    async with Client(server_params(tmp_path / "home")) as client:
+
+        async def call(name: str, args: dict[str, Any]) -> dict[str, Any]:
+            res = await client.call_tool(name, args)
+            return dict(json.loads(res.content[0].text))  # type: ignore[union-attr]
+
+        assert (await call("navigate", {"url": "data:text/html,<title>S</title>s"}))["ok"]
+        new = browser_processes() - before
+        assert len(new) == 1, new
+        os.kill(new.pop(), signal.SIGKILL)
+        time.sleep(0.5)
+        first = await call("read_page", {})
+        assert first["ok"] is False and first["error"]["code"] == "BROWSER_CRASHED", first
+        assert first["error"]["details"]["lost_tabs"] == [
+            {"tab_id": "t1", "url": "data:text/html,<title>S</title>s", "title": "S"}
+        ]
+        second = await call("navigate", {"url": "data:text/html,<title>T</title>t"})
+        assert second["ok"] is True and second["data"]["title"] == "T", second
+        health = await call("oc_connection_health", {})
+        assert health["data"]["connected"] is True and health["data"]["crashes"] == 1
+    assert browser_processes() - before == set()
