@@ -7,6 +7,7 @@ Chromium/Chrome on PATH. Failing all, :class:`~ocnb.errors.BrowserUnavailable` s
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import os
@@ -278,7 +279,18 @@ class BrowserState:
         page.on("dialog", lambda d, t=tab: self._on_dialog(t, d))
         page.on("close", lambda p, t=tab: self._on_close(t))
         page.on("crash", lambda p, t=tab: self._on_crash(t))
+        page.on("domcontentloaded", lambda p, t=tab: self._refresh_title(t))
         return tab
+
+    def _refresh_title(self, tab: Tab) -> None:
+        """Remember the title of a page that just loaded (``tabs_context`` shows it if the page hangs later)."""
+        import asyncio
+
+        async def read() -> None:
+            with contextlib.suppress(Exception):
+                tab.title = await asyncio.wait_for(tab.page.title(), 2)
+
+        asyncio.ensure_future(read())
 
     def _on_crash(self, tab: Tab) -> None:
         tab.crashed = True

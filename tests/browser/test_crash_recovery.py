@@ -216,6 +216,23 @@ def test_hung_tab_does_not_block_tabs_context(fresh_session: ocnb.Session) -> No
     assert s.call("tabs_context").data["tabs"][0]["responsive"] is True
 
 
+def test_hung_tab_shows_the_title_of_the_page_it_loaded_by_itself(fresh_session: ocnb.Session, site) -> None:
+    """The title is remembered from the page's own load, not only from ocnb's calls."""
+    s = fresh_session
+    link = f"data:text/html,<title>First</title><a href='{site.page('index.html')}'>go</a>"
+    assert s.call("navigate", url=link).ok
+    assert s.call("javascript_tool", expression="() => { document.querySelector('a').click(); return 1; }").ok
+    time.sleep(1.5)  # no ocnb call in between: only the page's own load event can tell the new title
+    title = s.call(
+        "javascript_tool", expression="() => { setTimeout(() => { while (true) {} }, 300); return document.title; }"
+    )
+    assert title.ok and title.data["result"] not in ("", "First"), title
+    time.sleep(0.8)
+    tabs = s.call("tabs_context").data["tabs"]
+    assert tabs[0]["responsive"] is False
+    assert tabs[0]["title"] == title.data["result"] and tabs[0]["url"] == site.page("index.html")
+
+
 @pytest.mark.parametrize(
     ("url", "code"),
     [("back", "INVALID_ARGUMENT"), ("forward", "INVALID_ARGUMENT"), ("http://127.0.0.1:9/", "NAVIGATION_FAILED")],
