@@ -177,9 +177,9 @@ def strict_dumps(obj: Any, **kwargs: Any) -> str:
     kwargs["allow_nan"] = False
     kwargs.setdefault("default", str)
     try:
-        text = json.dumps(obj, **kwargs)
-        text.encode("utf-8")
-        return text
+        text = json.dumps(obj, **{**kwargs, "ensure_ascii": False})
+        text.encode("utf-8")  # a lone surrogate fails here (ensure_ascii would escape it as \ud800)
+        return json.dumps(obj, **kwargs) if kwargs.get("ensure_ascii", True) else text
     except (ValueError, RecursionError, TypeError):  # UnicodeEncodeError is a ValueError
         return json.dumps(strict_copy(obj), **kwargs)
 

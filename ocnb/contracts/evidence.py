@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ocnb.errors import InvalidArgument
+from ocnb.jsonsafe import fix_text, strict_dumps
 from ocnb.storage import PRIVATE_FILE, CorruptFile, ocnb_home, private_dir
 
 from .assertions import PageObservations
@@ -93,7 +94,7 @@ def compact_dom(
 
     ``mask`` (secrets → placeholders) runs on the whole text, before the cut.
     """
-    text = re.sub(r"\s+", " ", html).strip()
+    text = fix_text(re.sub(r"\s+", " ", html).strip())  # a page may hold lone surrogates
     if mask is not None:
         text = mask(text)
     data = text.encode("utf-8")
@@ -190,7 +191,7 @@ async def create_bundle(
         "dom_truncated": truncated,
         "capture_errors": errors,
     }
-    meta = mask(json.loads(json.dumps(meta, default=str)))  # plain JSON first, then masked
+    meta = mask(json.loads(strict_dumps(meta)))  # plain, strict JSON first (page text may not be), then masked
 
     root = private_dir(bundle_dir(home), tighten=True)
     tmp = root / f".tmp-{bundle_id}"

@@ -19,7 +19,10 @@ import ocnb
 
 pytestmark = pytest.mark.browser
 
-SURROGATE_PAGE = "data:text/html,<script>document.title = 'a' + String.fromCharCode(0xD800) + 'b'</script><p>hi</p>"
+SURROGATE_PAGE = (
+    "data:text/html,<script>document.title = 'a' + String.fromCharCode(0xD800) + 'b';"
+    "console.log('c' + String.fromCharCode(0xDC00)); document.body.append(String.fromCharCode(0xD801))</script>"
+)
 
 
 def strict_lines(data: bytes) -> list[Any]:
@@ -37,6 +40,8 @@ def test_lone_surrogate_title_and_nan_results(fresh_session: ocnb.Session) -> No
         ("read_page", {"mode": "text"}),
         ("javascript_tool", {"expression": "() => [document.title, NaN, Infinity, {x: -Infinity}]"}),
         ("tabs_context", {}),
+        ("oc_evidence_bundle", {"reason": "a page with lone surrogates"}),
+        ("oc_assert", {"assertion": {"kind": "title", "equals": "nope"}}),  # fails: writes evidence too
     ]
     results = [s.call(tool, args) for tool, args in calls]
     for (tool, _), r in zip(calls, results, strict=True):
@@ -46,6 +51,11 @@ def test_lone_surrogate_title_and_nan_results(fresh_session: ocnb.Session) -> No
     assert results[1].data["title"] == "a\ufffdb"
     assert results[3].data["result"] == ["a\ufffdb", "NaN", "Infinity", {"x": "-Infinity"}]
     assert results[4].data["tabs"][0]["title"] == "a\ufffdb"
+    assert results[6].data["verdict"] == "fail"
+    for bundle in (s.home / "evidence").iterdir():
+        for name in ("bundle.json", "dom.html"):
+            (bundle / name).read_bytes().decode("utf-8")  # valid UTF-8: no surrogate reached the disk
+        json.loads((bundle / "bundle.json").read_text(encoding="utf-8"))
     lines = strict_lines(b"".join(p.read_bytes() for p in (s.home / "journal").glob("*.jsonl")))
     assert [e["tool"] for e in lines] == [tool for tool, _ in calls]  # one line each, none lost
     strict_lines(b"".join(p.read_bytes() for p in (s.home / "traces").rglob("events-*.jsonl")))

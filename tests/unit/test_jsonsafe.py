@@ -71,6 +71,7 @@ def test_strict_copy_and_dumps_never_emit_non_strict_json() -> None:
     obj = strict_loads(text.encode("utf-8"))
     assert obj["nan"] == "NaN" and obj["inf"] == ["Infinity", "-Infinity"] and obj["s"] == "\ufffd"
     assert obj["big"].startswith("<integer of")
+    assert strict_dumps({"t": "a\ud800"}) == '{"t": "a\\ufffd"}'  # not escaped as \ud800 by ensure_ascii
     assert not has_nonfinite(strict_copy({"a": [math.nan]}))
     assert has_nonfinite({"a": [{"b": math.inf}]}) and not has_nonfinite({"a": "NaN"})
 
