@@ -290,6 +290,13 @@ def test_fuzz_mcp_stdio(mcp_stdio: tuple[StdioClient, Path], site: Any) -> None:
     expected_lines = 0
     started = time.monotonic()
 
+    def tabs_seen() -> Any:
+        """The server's tabs and their URLs, asked over MCP (one more journaled call)."""
+        nonlocal expected_lines
+        expected_lines += 1
+        data = json.loads(client.call("tabs_context", {}).content[0].text)["data"]
+        return data["active"], [(t["tab_id"], t["url"]) for t in data["tabs"]]
+
     @settings(max_examples=max(1, MCP_CALLS // BATCH), **FUZZ_SETTINGS)  # type: ignore[arg-type]
     @given(batch=st.lists(calls(registry, urls), min_size=BATCH, max_size=BATCH))
     def some_calls(batch: list[tuple[Any, Any]]) -> None:
@@ -300,6 +307,7 @@ def test_fuzz_mcp_stdio(mcp_stdio: tuple[StdioClient, Path], site: Any) -> None:
             arguments = wire_safe(args) if isinstance(args, dict) else {"value": wire_safe(args)}
             sent.append((name, arguments))
         before_home = home_snapshot(home)
+        before_page = tabs_seen()
         results = client.call_many(sent)  # pipelined; raises on a JSON-RPC error: that is a failure
         codes = []
         for (name, arguments), result in zip(sent, results, strict=True):
@@ -314,6 +322,7 @@ def test_fuzz_mcp_stdio(mcp_stdio: tuple[StdioClient, Path], site: Any) -> None:
                 expected_lines += 1
         if all(code in REFUSED for code in codes):  # a batch refused whole changed nothing
             assert home_snapshot(home) == before_home, sent
+            assert tabs_seen() == before_page, sent
 
     some_calls()
     elapsed = time.monotonic() - started
