@@ -125,9 +125,10 @@ def test_python_blocks_run_as_printed(
 
 @pytest.fixture(scope="module")
 def ip(module_home: Path) -> Iterator[Any]:
+    from IPython import get_ipython
     from IPython.testing.globalipapp import start_ipython
 
-    shell = start_ipython()
+    shell = start_ipython() or get_ipython()  # the test shell is started once per process
     mp = pytest.MonkeyPatch()
     mp.setenv("OCNB_HOME", str(module_home))
     ocnb.session().start()
