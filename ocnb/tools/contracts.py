@@ -36,8 +36,8 @@ _ID_ARG = {"type": "string", "pattern": "^[A-Za-z0-9_.-]{1,64}$"}
     category="contracts",
     side_effects=True,
     uses_page=False,
-    description="Store a named outcome contract (an assertion). "
-    "It replaces any earlier one with that contract_id. Every structural error of the assertion is reported at once, with its JSON path.",
+    description="Store a named outcome contract. "
+    "The contract is an assertion; it replaces any earlier one with that contract_id. Every structural error of the assertion is reported at once, with its JSON path.",
     properties={"contract_id": _ID_ARG, "assertion": _ASSERTION_ARG, "description": {"type": "string"}},
     required=["contract_id", "assertion"],
 )
@@ -56,7 +56,7 @@ async def oc_contract_define(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
 @tool(
     name="oc_assert",
     category="contracts",
-    description="Check a contract or assertion on the tab: pass or fail. "
+    description="Check a contract or assertion on the tab. "
     "Polls up to timeout_ms. Returns verdict pass|fail, each failed check with expected and actual, and on fail an evidence "
     "bundle. Dialogs and network responses count since the current page loaded, or within since_ms.",
     properties={

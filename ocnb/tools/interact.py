@@ -174,8 +174,8 @@ async def _act(page: Any, r: Resolved, action: str, args: dict[str, Any], timeou
     category="interact",
     side_effects=True,
     intent=True,
-    description="Click, fill, type, press, select, check or hover one element (ref or query). "
-    "action defaults to click; value is needed for fill/type/select, key for press. "
+    description="Click, fill, type, press, select, check or hover one element. "
+    "The element is a ref or a query; action defaults to click; value is needed for fill/type/select, key for press. "
     "Returns the element acted on and what changed (navigation, new tab, dialog, DOM change).",
     properties={
         **TARGET_PROPS,
@@ -244,8 +244,8 @@ VALUE_SCHEMA = {"type": ["string", "number", "boolean", "array"], "items": {"typ
     category="forms",
     side_effects=True,
     intent=True,
-    description="Set one form field (ref or query) and fire input/change events. "
-    "Works on text inputs, textareas, selects (value or label), checkboxes and radios (true/false).",
+    description="Set one form field and fire input/change events. "
+    "The field is a ref or a query. Works on text inputs, textareas, selects (value or label), checkboxes and radios (true/false).",
     properties={**TARGET_PROPS, "value": VALUE_SCHEMA, "capture_artifact": CAPTURE},
     required=["value"],
 )
