@@ -18,7 +18,7 @@ import time
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..errors import InvalidArgument, OcnbError
+from ..errors import InvalidArgument, OcnbError, Timeout, from_playwright
 from ..perception.actions import perform
 from ..perception.selectors import ChainRefused, step_fingerprint, tolerated_fields
 from ..perception.selectors import resolve as resolve_chain
@@ -272,10 +272,11 @@ async def replay_skill(
                 )
             except OcnbError:
                 raise
-            except Exception as exc:  # noqa: BLE001
-                if "Timeout" in type(exc).__name__ or "Timeout" in str(exc).split("\n")[0]:
-                    return fail("STEP_TIMEOUT", index, str(exc).splitlines()[0])
-                raise
+            except Exception as exc:  # noqa: BLE001 - translated at the one seam
+                error = from_playwright(exc)
+                if isinstance(error, Timeout):
+                    return fail("STEP_TIMEOUT", index, error.message)
+                raise error from exc
             if origins and _origin(page.url) not in origins and not page.url.startswith(("about:", "data:")):
                 return fail(
                     "TARGET_NAVIGATED_AWAY", index, f"the page went to {page.url}, outside {', '.join(sorted(origins))}"
