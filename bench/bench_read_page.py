@@ -236,25 +236,41 @@ def ocnb_interactive(content: str) -> list[tuple[str, str]]:
 
 
 def coverage(theirs: list[tuple[str, str]], ours: list[tuple[str, str]]) -> tuple[int, int, list[tuple[str, str]]]:
-    """Matched count, total, and the unmatched items of ``theirs`` (role + name, multiset)."""
+    """Matched count, total, and the unmatched items of ``theirs`` (role + name, multiset).
+
+    In order of trust: the same role and name; an unnamed field (Playwright MCP shows its options or
+    value as children); a container's short name ``"first words…"`` found in the name (which may begin
+    with an image's alt text the short name leaves out); an item Playwright MCP names with no words
+    (``button: ›‹``) against a same-role item ocnb names (from its aria-label) that nothing else matched.
+    """
     pool = Counter(ours)
-    prefixes: dict[str, list[str]] = {}
-    for role, name in ours:
-        if name.endswith("…"):
-            prefixes.setdefault(role, []).append(name[:-1])
-    missed = []
+    left: list[tuple[str, str]] = []
     for item in theirs:
         if pool[item] > 0:
             pool[item] -= 1
         elif pool[(item[0], "")] > 0 and item[0] in ("combobox", "listbox", "textbox"):
-            pool[(item[0], "")] -= 1  # Playwright MCP shows an unnamed field's options/value as its children
+            pool[(item[0], "")] -= 1
         else:
-            cands = prefixes.get(item[0], [])
-            hit = next((i for i, p in enumerate(cands) if p and item[1].startswith(p)), None)
-            if hit is None:
-                missed.append(item)
-            else:
-                cands.pop(hit)  # a container listed with its first words, its content beneath it
+            left.append(item)
+    prefixes: dict[str, list[str]] = {}
+    for (role, name), n in pool.items():
+        if name.endswith("…") and name[:-1]:
+            prefixes.setdefault(role, []).extend([name[:-1]] * n)
+    missed: list[tuple[str, str]] = []
+    for item in left:
+        cands = prefixes.get(item[0], [])
+        hit = next((i for i, p in enumerate(cands) if p in item[1]), None)
+        if hit is None:
+            missed.append(item)
+        else:
+            pool[(item[0], cands.pop(hit) + "…")] -= 1
+    unnamed_left = Counter(role for role, name in missed if not name)
+    for (role, _name), n in pool.items():
+        if n > 0 and unnamed_left[role] > 0:
+            take = min(n, unnamed_left[role])
+            unnamed_left[role] -= take
+            for _ in range(take):
+                missed.remove((role, ""))
     return len(theirs) - len(missed), len(theirs), missed
 
 
@@ -532,14 +548,18 @@ def main(argv: list[str] | None = None) -> None:
     pages = [p for c in (a.corpus.split(",") if a.corpus else CORPORA) for p in corpus_pages(c, names)]
     rows = asyncio.run(run(pages, a.runs, a.show))
     corpora = report(rows)
-    from bench.common import save
+    from bench.common import RESULTS, save
 
+    previous = RESULTS / "read_page.json"
+    if previous.is_file():  # a run over one corpus keeps the other corpus's last figures
+        kept = json.loads(previous.read_text()).get("corpora", {})
+        corpora = {c: corpora.get(c) or kept[c] for c in CORPORA if c in corpora or c in kept}
     first = corpora.get("real-pages") or next(iter(corpora.values()))
     save(
         "read_page",
         {
-            "pages": len(rows),
-            "pages_measured": [f"{r['corpus']}/{r['page']}" for r in rows],
+            "pages": sum(c["total"]["pages"] for c in corpora.values()),
+            "pages_measured_this_run": [f"{r['corpus']}/{r['page']}" for r in rows],
             "note": a.note,
             # `total` stays the real-pages figures (bench.run_all reads it); `corpora` has both
             "total": first["total"],
