@@ -80,7 +80,7 @@ def replay_row(
         if not nav.ok:
             return _row(index, False, nav.error.code if nav.error else "INTERNAL", 0, 0, t0, None)
     args: dict[str, Any] = {"skill_id": skill["id"], "params": {k: ("" if v is None else v) for k, v in row.items()}}
-    for key in ("step_timeout_ms", "allow_risky", "stop_on_contract_failure"):
+    for key in ("step_timeout_ms", "allow_risky", "stop_on_contract_failure", "tolerate"):
         if key in options:
             args[key] = options[key]
     r = dispatch(session, "oc_skill_replay", args, source="replay")
@@ -171,9 +171,14 @@ class Pool:
         start_url: str | None = None,
         step_timeout_ms: int | None = None,
         allow_risky: bool | None = None,
+        tolerate: list[str] | None = None,
         progress: bool = True,
     ) -> Any:
-        """Replay ``skill_id`` once per row of ``params`` (a DataFrame or a list of dicts)."""
+        """Replay ``skill_id`` once per row of ``params`` (a DataFrame or a list of dicts).
+
+        ``tolerate`` (fingerprint fields that may differ, e.g. ``["name"]`` for a renamed label) goes
+        to every row's ``oc_skill_replay``, locally and on a Dask cluster alike.
+        """
         skill = SkillStore(None if self.home is None else str(self.home)).get(skill_id)
         rows = _rows(params)
         options: dict[str, Any] = {"start_url": start_url}
@@ -181,6 +186,8 @@ class Pool:
             options["step_timeout_ms"] = step_timeout_ms
         if allow_risky is not None:
             options["allow_risky"] = allow_risky
+        if tolerate:
+            options["tolerate"] = list(tolerate)
         if client is not None:
             from .dask import replay_on_cluster
 
