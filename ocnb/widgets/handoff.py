@@ -6,6 +6,12 @@ a failed result with code ``NEEDS_HUMAN`` whose details are the payload: ``tool`
 person picks a candidate and presses *Resume*, which runs the action on that element — through
 the audit layer's resume call when present, else by re-running the tool with the chosen ``ref``
 (journaled, ``source="widget"``).
+
+It also shows a replay refusal (a failed ``oc_skill_replay`` with ``ARTIFACT_RESOLUTION_FAILED``):
+the step, the fingerprint fields that differ, the refused candidate and the other candidates as
+buttons. Pressing one confirms it (:func:`ocnb.widgets.replay_refusal.confirm_candidate`): the
+step's action runs on that element through dispatch, the step is re-recorded from it (unless
+*re-record* is unticked) and the replay goes on from the next step (unless *continue* is unticked).
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ import ipywidgets as w
 
 from ..results import ToolError, ToolResult
 from .calls import Caller, SessionCaller
+from .replay_refusal import Confirmed, candidates_of, confirm_candidate, is_replay_refusal, refusal_payload
 
 if TYPE_CHECKING:
     from ..session import Session
@@ -85,13 +92,18 @@ def _library_resume(session: Session, call: Caller) -> Resume:
 
 
 class HumanHandoff(w.VBox):
-    """A ``NEEDS_HUMAN`` payload with a candidate picker and a *Resume* button.
+    """A ``NEEDS_HUMAN`` payload with a candidate picker and a *Resume* button, or a replay refusal
+    with its candidates as buttons.
 
     Args:
-        result: the ``NEEDS_HUMAN`` :class:`ToolResult` (or its payload as a dict).
+        result: the ``NEEDS_HUMAN`` :class:`ToolResult` (or its payload as a dict), or a failed
+            ``oc_skill_replay`` result with ``ARTIFACT_RESOLUTION_FAILED`` (or its ``data``).
         session: the session to resume in.
         resume: the seam ``resume(payload, ref) -> ToolResult`` (default: the audit layer's resume,
             else re-running the tool with the chosen ref through dispatch).
+        replay_args: for a replay refusal, the ``oc_skill_replay`` arguments that were refused
+            (``params``, ``tolerate``, ``step_range``, …): the confirmed step's values come from its
+            ``params`` and the continued replay uses the same arguments.
     """
 
     def __init__(
@@ -101,10 +113,16 @@ class HumanHandoff(w.VBox):
         *,
         resume: Resume | None = None,
         caller: Caller | None = None,
+        replay_args: dict[str, Any] | None = None,
     ) -> None:
-        self.payload = handoff_payload(result)
         self.session = session
+        self.result: ToolResult | None = None
         call: Caller | None = caller or (SessionCaller(session) if session is not None else None)
+        if is_replay_refusal(result):
+            self._init_replay(result, call, replay_args)
+            return
+        self.replay_failure: dict[str, Any] | None = None
+        self.payload = handoff_payload(result)
         self._resume: Resume | None = resume
         if self._resume is None and session is not None and call is not None:
             self._resume = _library_resume(session, call)
@@ -112,7 +130,6 @@ class HumanHandoff(w.VBox):
             self._resume = lambda payload, ref: resume_with_ref(call, payload, ref)
         if self._resume is None:
             raise TypeError("HumanHandoff needs a session, a caller or a resume function")
-        self.result: ToolResult | None = None
         p = self.payload
         self.candidates = [c for c in p.get("candidates") or [] if isinstance(c, dict) and c.get("ref")]
 
@@ -182,5 +199,115 @@ class HumanHandoff(w.VBox):
     def cancel(self) -> None:
         """Give up on this hand-off (nothing runs)."""
         self.outcome.value = "cancelled: nothing was done"
+        if self.replay_failure is not None:
+            self._disable()
+            return
         self.resume_button.disabled = self.cancel_button.disabled = True
         self.picker.disabled = True
+
+    # ---- replay refusals -------------------------------------------------------------------
+
+    def _init_replay(
+        self, result: ToolResult | dict[str, Any], call: Caller | None, replay_args: dict[str, Any] | None
+    ) -> None:
+        if self.session is None or call is None:
+            raise TypeError("HumanHandoff needs a session to settle a replay refusal")
+        self._call: Caller = call
+        self.payload = refusal_payload(result)
+        f = self.replay_failure = dict(self.payload["failure"])
+        self.replay_args = dict(replay_args or {})
+        self.confirmed: Confirmed | None = None
+        self.candidates = candidates_of(f)
+        recorded, found = f.get("recorded") or {}, f.get("found") or {}
+        lines = [
+            f"<b>skill replay</b> refused step <b>{html.escape(str(f.get('step_index')))}</b> "
+            f"of <code>{html.escape(str(self.payload.get('skill_id')))}</code>",
+            f"why: {html.escape(str(f.get('detail') or ''))}",
+        ]
+        differs = [d for d in f.get("differs") or [] if isinstance(d, str)]
+        if differs:
+            rows = "".join(
+                f"<tr><td>{html.escape(d)}</td><td>{html.escape(repr(recorded.get(d, '')))}</td>"
+                f"<td>{html.escape(repr(found.get(d, '')))}</td></tr>"
+                for d in differs
+            )
+            lines.append(
+                '<table class="ocnb-replay-differs"><tr><th>field</th><th>recorded</th><th>found</th></tr>'
+                f"{rows}</table>"
+            )
+        self.header = w.HTML("<br>".join(lines))
+        bundle = f.get("evidence_bundle_path")
+        shot = _screenshot({"screenshot": str(Path(bundle) / "screenshot.png")}) if bundle else None
+        self.image = w.Image(value=shot.read_bytes() if shot else b"", format="png", layout=w.Layout(max_width="100%"))
+        if shot is None:
+            self.image.layout.display = "none"
+        self.candidate_buttons: dict[str, w.Button] = {}
+        for c in self.candidates:
+            why = f" (refused: {', '.join(c.get('differs') or [])})" if c.get("refused") else ""
+            if not c.get("refused") and c.get("differs"):
+                why = f" (differs: {', '.join(c['differs'])})"
+            b = w.Button(
+                description=f"{c.get('role') or c.get('tag') or 'element'} “{c.get('name') or ''}” ({c['ref']}){why}",
+                tooltip=f"do step {f.get('step_index')} on {c['ref']}",
+                button_style="warning" if c.get("refused") or c.get("differs") else "info",
+                layout=w.Layout(width="auto"),
+            )
+            b.on_click(lambda _b, ref=c["ref"]: self.confirm(ref))
+            self.candidate_buttons[c["ref"]] = b
+        self.rerecord = w.Checkbox(value=True, description="re-record the step from the chosen element", indent=False)
+        self.continue_replay = w.Checkbox(
+            value=True, description="continue the replay from the next step", indent=False
+        )
+        self.cancel_button = w.Button(description="Cancel", icon="times")
+        self.cancel_button.on_click(lambda _b: self.cancel())
+        self.outcome = w.HTML("" if self.candidates else "<i>no candidates to pick from</i>")
+        self.add_class("ocnb-human-handoff")
+        self.add_class("ocnb-replay-refusal")
+        super().__init__(
+            children=[
+                self.header,
+                self.image,
+                w.VBox(list(self.candidate_buttons.values())),
+                w.HBox([self.rerecord, self.continue_replay]),
+                self.cancel_button,
+                self.outcome,
+            ]
+        )
+
+    def _disable(self) -> None:
+        for b in self.candidate_buttons.values():
+            b.disabled = True
+        self.cancel_button.disabled = self.rerecord.disabled = self.continue_replay.disabled = True
+
+    def confirm(self, ref: str) -> Confirmed:
+        """Do the refused step on ``ref`` (what pressing its button does), re-record it, continue."""
+        if ref not in self.candidate_buttons:
+            raise ValueError(f"{ref!r} is not one of the candidates: {', '.join(self.candidate_buttons)}")
+        assert self.session is not None
+        done = confirm_candidate(
+            self.session,
+            self._call,
+            str(self.payload["skill_id"]),
+            self.replay_failure or {},
+            ref,
+            replay_args=self.replay_args,
+            rerecord=self.rerecord.value,
+            continue_replay=self.continue_replay.value,
+        )
+        self.confirmed = done
+        self.result = done.continued or done.recorded or done.acted
+        parts = []
+        for label, r in (("acted", done.acted), ("re-recorded", done.recorded), ("replay", done.continued)):
+            if r is None:
+                continue
+            if r.ok:
+                parts.append(f"{label}: ok")
+            elif r.error is not None:
+                parts.append(
+                    f'{label}: <span style="color:#b71c1c"><b>{html.escape(r.error.code)}</b> '
+                    f"{html.escape(r.error.message)}</span>"
+                )
+        self.outcome.value = f"<b>{html.escape(ref)}</b> — " + "; ".join(parts)
+        if done.acted.ok:
+            self._disable()  # the step ran: pressing another candidate would do it twice
+        return done
