@@ -1,6 +1,7 @@
 """The JSON Schema of a stored skill, and the checks every skill passes when recorded and when loaded.
 
-A skill file (``skill-memory/<domain>/skills.json``) holds ``{"schema_version", "domain", "skills"}``;
+A skill file (``skill-memory/<domain>/skills.json``) holds ``{"schema_version", "domain", "skills"}``
+(and ``"fingerprints": true`` once written by an ocnb that records fingerprints, see :mod:`.store`);
 each skill is checked against :data:`SKILL_SCHEMA` (Draft 2020-12, via ``jsonschema``): known step
 kinds, known selector types, known artifact schema versions, the fields each kind needs, and no
 unknown fields outside the free-form places (a step's ``args``, the recorder's metadata, the

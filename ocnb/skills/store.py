@@ -20,6 +20,15 @@ A file that cannot be read (not JSON, not a skills file, an unknown schema_versi
 ``CORRUPT_FILE`` naming it, for its own domain only: the other domains keep working, recall lists
 the file under :attr:`SkillStore.problems`, and the file is never overwritten. Domains are host
 names (``domain_problem``); temp files left by a killed writer are removed on the next write.
+
+Files of schema_version 2 written before fingerprints (artifacts of ``schema_version: 1``, steps
+without ``fingerprint``) are migrated in place when the store loads them: each element step gets the
+fingerprint replay would derive for it anyway (its recorded role and name, its frame), its chain is
+spelled in the stored form and its artifact becomes ``schema_version: 2``; every other field stays.
+The rewrite is atomic and under the file's lock; the original is kept once as ``skills.json.bak``.
+A skill that would not pass the schema after migration is left as it is. Files this ocnb writes say
+``"fingerprints": true``; only files without it are migrated, so steps recorded now in the older form
+(hand-written artifacts of ``schema_version: 1``) are stored as given.
 """
 
 from __future__ import annotations
@@ -31,12 +40,15 @@ from typing import Any
 from urllib.parse import quote, unquote, urlsplit
 
 from ..errors import CorruptFile, InvalidArgument, OcnbError
-from ..storage import atomic_write_json, file_lock, ocnb_home, read_json
+from ..perception.selectors import step_fingerprint, stored_chain
+from ..storage import atomic_write_bytes, atomic_write_json, file_lock, ocnb_home, read_json
 from .schema import FILE_SCHEMA_VERSIONS, SELECTOR_TYPES, STEP_KINDS, domain_problem, ensure_valid_skill, skill_errors
 
 __all__ = ["SCHEMA_VERSION", "SELECTOR_TYPES", "STEP_KINDS", "SkillStore", "domain_of", "skill_id_for"]
 
 SCHEMA_VERSION = 2
+#: File key of files written since steps carry fingerprints (files without it are migrated on load).
+FINGERPRINTS = "fingerprints"
 
 
 def skill_id_for(domain: str, name: str) -> str:
@@ -57,6 +69,53 @@ def _now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
+def _migrated_step(low: Any) -> Any:
+    """A low-level step in the current form (fingerprint, stored chain); anything else as it is."""
+    if not isinstance(low, dict):
+        return low
+    out = dict(low)
+    if isinstance(low.get("selectors"), list):
+        out["selectors"] = [(stored_chain([e]) or [e])[0] for e in low["selectors"]]
+    if low.get("kind") != "navigate" and not low.get("fingerprint"):
+        fp = step_fingerprint(out)
+        if fp:
+            out["fingerprint"] = fp
+    return out
+
+
+def _migrated_skill(skill: Any) -> Any:
+    """A stored skill with every artifact of schema_version 1 brought to the current form."""
+    if not isinstance(skill, dict) or not isinstance(skill.get("steps"), list):
+        return skill
+    steps = []
+    for st in skill["steps"]:
+        art = st.get("replay_artifact") if isinstance(st, dict) else None
+        if isinstance(art, dict) and art.get("schema_version") == 1 and isinstance(art.get("steps"), list):
+            art = {**art, "schema_version": 2, "steps": [_migrated_step(low) for low in art["steps"]]}
+            st = {**st, "replay_artifact": art}
+        steps.append(st)
+    return {**skill, "steps": steps}
+
+
+def migrate_file(data: dict[str, Any], domain: str) -> dict[str, Any] | None:
+    """The v2 skills file ``data`` with its pre-fingerprint skills migrated; None when nothing changes."""
+    raw = data.get("skills")
+    if data.get("schema_version") != 2 or data.get(FINGERPRINTS) is True or not isinstance(raw, dict):
+        return None
+    skills: dict[str, Any] = {}
+    changed = False
+    for key, sk in raw.items():
+        new = _migrated_skill(sk)
+        if new != sk:
+            normalized = {**new, "domain": new.get("domain", domain), "id": new.get("id", key)}
+            if not skill_errors(normalized):
+                skills[key] = new
+                changed = True
+                continue
+        skills[key] = sk
+    return {**data, FINGERPRINTS: True, "skills": skills} if changed else None
+
+
 class SkillStore:
     """Skills under ``<home>/skill-memory/``. Safe across threads and processes.
 
@@ -75,7 +134,33 @@ class SkillStore:
             raise InvalidArgument(problem, details={"errors": [{"path": "$.domain", "message": problem}]})
         return self.root / quote(domain, safe="") / "skills.json"
 
-    def _load(self, domain: str) -> dict[str, Any]:
+    def _load(self, domain: str, *, locked: bool = False) -> dict[str, Any]:
+        """The skills file of ``domain`` (migrated in place first when it predates fingerprints;
+        ``locked``: the caller already holds the file's lock)."""
+        data = self._read(domain)
+        if isinstance(data, dict) and migrate_file(data, domain) is not None:
+            if locked:
+                return self._migrate(domain, data)
+            with file_lock(self.path(domain)):
+                return self._migrate(domain, self._read(domain))
+        return data
+
+    def _migrate(self, domain: str, data: dict[str, Any]) -> dict[str, Any]:
+        """Rewrite a pre-fingerprint file in the current form, keeping the original once as ``.bak``."""
+        new = migrate_file(data, domain)
+        if new is None:
+            return data
+        path = self.path(domain)
+        backup = path.with_name(path.name + ".bak")
+        try:
+            if not backup.exists():
+                atomic_write_bytes(backup, path.read_bytes(), locked=True)
+            atomic_write_json(path, new, locked=True)
+        except OSError:
+            pass  # a read-only store still reads compatibly: the migrated form in memory only
+        return new
+
+    def _read(self, domain: str) -> dict[str, Any]:
         path = self.path(domain)
         try:
             data = read_json(path, default=None)
@@ -178,7 +263,7 @@ class SkillStore:
         }
         ensure_valid_skill(candidate)
         with file_lock(path):
-            data = self._load(domain)
+            data = self._load(domain, locked=True)
             entries = self._entries(data, domain)
             old = (entries.get(sid) or ({}, None))[1] or {}
             skill = {
@@ -194,7 +279,11 @@ class SkillStore:
                 # Other skills stay as they are (even a hand-edited invalid one); v1 entries get their id.
                 skills[key] = normalized if data.get("schema_version") == 1 and normalized is not None else stored
             skills[sid] = skill
-            atomic_write_json(path, {"schema_version": SCHEMA_VERSION, "domain": domain, "skills": skills}, locked=True)
+            atomic_write_json(
+                path,
+                {"schema_version": SCHEMA_VERSION, "domain": domain, FINGERPRINTS: True, "skills": skills},
+                locked=True,
+            )
         return skill
 
     def get(self, skill_id: str) -> dict[str, Any]:
