@@ -159,6 +159,11 @@ class BrowserState:
         self._closing = False
         self._gone: deque[tuple[float, dict[str, Any]]] = deque(maxlen=100)
 
+    @property
+    def playwright(self) -> Any:
+        """The Playwright instance behind this browser (None before :meth:`start` and after close)."""
+        return self._pw
+
     # -- lifecycle ----------------------------------------------------------------------------
     async def start(
         self, *, executable_path: str | None = None, connect: str | None = None, cdp: str | None = None

@@ -22,6 +22,11 @@ the match is ambiguous. Otherwise :class:`ChainRefused` (``ARTIFACT_RESOLUTION_F
 fields that differ, the refused candidate (ref, role, name) and up to three candidates of the same
 role and type, closest first. Nothing is ever acted on here.
 
+:func:`verified_locator` is the same first-entry check as a Playwright locator (the ``ocnb-verified``
+selector engine, :func:`register_engine`): replay acts through it so that resolving, verifying and
+acting are one call; it matches nothing unverified, and declines at once (:func:`engine_declined`)
+where :func:`resolve` has to decide.
+
 ``tolerate`` relaxes named fields for one resolution (``["name"]`` accepts a renamed label); role
 and input type can never be tolerated. Older chain spellings (``{"kind", "selector"|"name"|"text"}``)
 and steps recorded without a fingerprint (schema v2) are read compatibly: the fingerprint of such a
@@ -31,10 +36,12 @@ step is its recorded role and name.
 from __future__ import annotations
 
 import asyncio
+import json
 import time
+import weakref
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 from ..errors import InvalidArgument, OcnbError
 from .refs import call, page_refs, parse_ref, script
@@ -43,15 +50,19 @@ __all__ = [
     "FINGERPRINT_FIELDS",
     "SELECTOR_TYPES",
     "TOLERABLE",
+    "ENGINE",
     "ChainRefused",
     "Resolution",
     "capture_element",
+    "engine_declined",
+    "register_engine",
     "resolve",
     "resolve_chain",
     "selector_chain",
     "step_fingerprint",
     "stored_chain",
     "tolerated_fields",
+    "verified_locator",
 ]
 
 SELECTOR_TYPES = ("node_ref", "role_name", "accessible_name", "css", "xpath", "text")
@@ -221,6 +232,92 @@ async def _first(page: Any, frame: Any, req: dict[str, Any]) -> Any:
     if el is None:
         await js.dispose()
     return el
+
+
+#: The name of the Playwright selector engine that runs ``resolveFirst`` in Playwright's isolated world.
+ENGINE = "ocnb-verified"
+#: Thrown by the engine when the chain's first entry does not single out an agreeing element.
+_DECLINED = "ocnb-verified: no verified first-entry match"
+_REGISTERED: weakref.WeakSet[Any] = weakref.WeakSet()
+
+
+#: A Playwright selector engine around snapshot.js. Playwright puts it in every document's isolated
+#: world with its own script, so snapshot.js rides along as a string and is compiled at the engine's
+#: first query (as code it would cost every document ~8 ms of parsing; as a string ~1 ms). It never
+#: returns an unverified element: it throws (DECLINED), so the action fails at once, acting on nothing.
+_ENGINE_JS = """(() => {
+  const source = SCRIPT;
+  let perceive = null;
+  return {
+    queryAll(root, body) {
+      perceive = perceive || (0, eval)(source);
+      const req = JSON.parse(decodeURIComponent(body));
+      const el = perceive({ ...req, op: "resolveFirst", next: 0, engine: true }).result;
+      if (!el) throw new Error(DECLINED);
+      return [el];
+    },
+    query(root, body) { return this.queryAll(root, body)[0]; },
+  };
+})()"""
+
+
+def _engine_source() -> str:
+    head, tail = _ENGINE_JS.replace("DECLINED", json.dumps(_DECLINED)).split("SCRIPT")
+    return head + json.dumps(script()) + tail
+
+
+async def register_engine(playwright: Any) -> bool:
+    """Register the ``ocnb-verified`` selector engine with ``playwright`` (once); False when it cannot be.
+
+    Documents created afterwards carry it; in an older document a query through it fails at once,
+    which :func:`engine_declined` recognises (the caller then resolves the slow way).
+    """
+    if playwright is None:
+        return False
+    if playwright in _REGISTERED:
+        return True
+    try:
+        await playwright.selectors.register(ENGINE, _engine_source(), content_script=True)
+    except Exception as exc:  # noqa: BLE001 - a remote server that refuses it: the slow path works anyway
+        if "already registered" not in str(exc):
+            return False
+    _REGISTERED.add(playwright)
+    return True
+
+
+def verified_locator(
+    page: Any,
+    chain: list[dict[str, Any]],
+    fingerprint: dict[str, Any] | None = None,
+    *,
+    frame_ordinal: int = 0,
+    tolerate: list[str] | tuple[str, ...] = (),
+) -> Any | None:
+    """A Playwright locator that matches only what :func:`resolve`'s first-entry fast path would return.
+
+    Its one query runs ``resolveFirst`` (the chain's first entry singles out one visible element that
+    agrees with ``fingerprint``, and no more visible elements agree than at recording) inside
+    Playwright's own actionability loop, so resolving, verifying and acting are one call; when that
+    does not hold the query throws at once (:func:`engine_declined`), before anything is acted on, and
+    the caller falls back to :func:`resolve`. None when the chain's frame is not a single one.
+    Only for a page whose Playwright has :func:`register_engine`.
+    """
+    chain = stored_chain(chain)
+    fp = dict(fingerprint or {})
+    ordinal = int((fp.get("frame") or {}).get("ordinal", frame_ordinal) or 0)
+    frames = _frames(page, fp, ordinal)
+    if len(frames) != 1 or not chain:
+        return None
+    req = {"chain": chain, "fingerprint": {k: v for k, v in fp.items() if k != "frame"}, "tolerate": list(tolerate)}
+    return frames[0].locator(f"{ENGINE}=" + quote(json.dumps(req, separators=(",", ":")), safe=""))
+
+
+def engine_declined(exc: BaseException) -> bool:
+    """True when a locator from :func:`verified_locator` failed before acting: no verified match, or
+    a document that predates the engine's registration."""
+    text = str(exc)
+    # an older document's Playwright script has no such engine: it fails looking up queryAll
+    return _DECLINED in text or f'"{ENGINE}"' in text or "'queryAll'" in text
 
 
 async def _handle(frame: Any, ref: str) -> Any:

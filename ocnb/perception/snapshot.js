@@ -12,7 +12,8 @@
     S = { ids: new WeakMap(), els: new Map(), mutations: 0, observer: null };
     Object.defineProperty(window, KEY, { value: S, enumerable: false });
   }
-  if (!S.observer && document.documentElement) {
+  // (not in the Playwright selector engine's isolated world: nothing there reads the count)
+  if (!S.observer && document.documentElement && !req.engine) {
     try {
       S.observer = new MutationObserver((recs) => { S.mutations += recs.length; });
       S.observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });

@@ -3,7 +3,10 @@
 Before a step acts, its element is resolved and vouched for by :func:`ocnb.perception.selectors.resolve`:
 an entry of the chain singles it out, and it agrees with the fingerprint recorded with the step
 (role, name, tag, type, name/autocomplete attributes, label, frame) and is visible (``resolved_via``
-names the entry). The replay hands control back with a precise code when the page has changed:
+names the entry). Where the chain's first entry singles out such an element, resolving, verifying and
+acting are one Playwright call (``fused``: the ``ocnb-verified`` selector engine runs the same in-page
+check inside Playwright's actionability loop); otherwise the engine declines before acting and the
+step is resolved on its own first. The replay hands control back with a precise code when the page has changed:
 ``ARTIFACT_MISSING``, ``RISKY_STEP_BLOCKED``, ``PAGE_MISMATCH`` (checked before anything runs),
 ``ARTIFACT_RESOLUTION_FAILED`` (with the differing fields, the refused candidate and candidates),
 ``STEP_TIMEOUT``, ``TARGET_NAVIGATED_AWAY``, ``CONTRACT_FAILED``. A failed replay's result data is
@@ -20,7 +23,15 @@ from urllib.parse import urlsplit
 
 from ..errors import InvalidArgument, OcnbError, Timeout, from_playwright
 from ..perception.actions import perform
-from ..perception.selectors import ChainRefused, step_fingerprint, tolerated_fields
+from ..perception.selectors import (
+    ChainRefused,
+    engine_declined,
+    register_engine,
+    step_fingerprint,
+    stored_chain,
+    tolerated_fields,
+    verified_locator,
+)
 from ..perception.selectors import resolve as resolve_chain
 from ..urls import check_url
 
@@ -230,10 +241,33 @@ async def replay_skill(
 
     contracts = ContractStore(home)
     trace = getattr(ctx.session, "trace_event", None)
+    # The selector engine that lets a step resolve, verify and act in one Playwright call (see below).
+    engine = await register_engine(getattr(ctx.browser, "playwright", None))
+
+    async def act(element: Any, step: dict[str, Any], index: int, fused: bool = False) -> dict[str, Any] | bool:
+        """Run the step's action: True when done; the failure report when it failed or timed out;
+        False when a fused call was declined before acting (then the slow path resolves the step)."""
+        try:
+            await asyncio.wait_for(_act(page, element, step, step_timeout_ms), step_timeout_ms / 1000)
+        except (asyncio.TimeoutError, TimeoutError):
+            return fail(
+                "STEP_TIMEOUT", index, f"step {index} ({step['kind']}) did not finish within {step_timeout_ms} ms"
+            )
+        except OcnbError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - translated at the one seam
+            if fused and engine_declined(exc):
+                return False
+            error = from_playwright(exc)
+            if isinstance(error, Timeout):
+                return fail("STEP_TIMEOUT", index, error.message)
+            raise error from exc
+        return True
+
     for i, step in enumerate(steps):
         index = lo + i
         t0 = time.perf_counter()
-        resolved_via, attempts, verify_ms, verified = None, 0, 0.0, None
+        resolved_via, attempts, verify_ms, verified, fused = None, 0, 0.0, None, False
         args = substitute_params(step.get("args", {}), params)
         if secrets is not None:
             args = secrets.substitute(args)
@@ -241,7 +275,26 @@ async def replay_skill(
         ok = False
         try:
             element = None
-            if step["kind"] != "navigate" and step.get("selectors"):
+            locator = None
+            if engine and step["kind"] != "navigate" and step.get("selectors"):
+                locator = verified_locator(
+                    page,
+                    step["selectors"],
+                    step_fingerprint(step),
+                    frame_ordinal=int(step.get("frame_ordinal", 0) or 0),
+                    tolerate=tolerated,
+                )
+            if locator is not None:
+                # Resolve, verify and act in one call when the chain's first entry singles out an agreeing
+                # element; otherwise the engine declines before acting and resolve() below takes over.
+                done = await act(locator, step, index, fused=True)
+                if isinstance(done, dict):
+                    return done
+                fused = done
+                if fused:
+                    resolved_via, attempts = stored_chain(step["selectors"])[0]["type"], 1
+                    verified = any(k != "frame" for k in step_fingerprint(step))
+            if not fused and step["kind"] != "navigate" and step.get("selectors"):
                 t_resolve = time.perf_counter()
                 try:
                     found = await resolve_chain(
@@ -262,21 +315,10 @@ async def replay_skill(
                     return report
                 element, resolved_via, attempts, verified = found.element, found.via, found.attempts, found.verified
                 verify_ms = (time.perf_counter() - t_resolve) * 1000
-            elif step["kind"] != "navigate" and step["kind"] != "press":
+            elif not fused and step["kind"] != "navigate" and step["kind"] != "press":
                 return fail("ARTIFACT_RESOLUTION_FAILED", index, "the step has an empty selector chain")
-            try:
-                await asyncio.wait_for(_act(page, element, step, step_timeout_ms), step_timeout_ms / 1000)
-            except (asyncio.TimeoutError, TimeoutError):
-                return fail(
-                    "STEP_TIMEOUT", index, f"step {index} ({step['kind']}) did not finish within {step_timeout_ms} ms"
-                )
-            except OcnbError:
-                raise
-            except Exception as exc:  # noqa: BLE001 - translated at the one seam
-                error = from_playwright(exc)
-                if isinstance(error, Timeout):
-                    return fail("STEP_TIMEOUT", index, error.message)
-                raise error from exc
+            if not fused and isinstance(done := await act(element, step, index), dict):
+                return done
             if origins and _origin(page.url) not in origins and not page.url.startswith(("about:", "data:")):
                 return fail(
                     "TARGET_NAVIGATED_AWAY", index, f"the page went to {page.url}, outside {', '.join(sorted(origins))}"
@@ -307,7 +349,9 @@ async def replay_skill(
                     "resolved_via": resolved_via,
                     "selector_attempts": attempts,
                     "verified": verified,
-                    "resolve_ms": round(verify_ms, 2),
+                    # a fused step resolves, verifies and acts in one call: no separate resolve time
+                    "resolve_ms": None if fused else round(verify_ms, 2),
+                    "fused": fused,
                     "elapsed_ms": elapsed,
                     "ok": ok,
                 }
