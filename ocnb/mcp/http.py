@@ -41,6 +41,7 @@ from starlette.datastructures import Headers
 from starlette.responses import PlainTextResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from ..storage import atomic_write_text
 from .server import McpBridge
 
 if TYPE_CHECKING:
@@ -103,8 +104,9 @@ def load_or_create_token(path: str | os.PathLike[str], token: str | None = None)
     """The bearer token kept in ``path``: read when the file exists, else created there.
 
     A new file holds ``token`` if given, else a fresh random one (``secrets.token_urlsafe(32)``). It is
-    written with mode 0600 under a temporary name and linked into place, so another process starting
-    at the same moment either sees the whole file or creates its own first and both use that one.
+    written with mode 0600 by :func:`~ocnb.storage.atomic_write_text` without overwriting, so another
+    process starting at the same moment either sees the whole file or creates its own first and both
+    use that one.
     An existing file that is empty or holds something that is not a token raises
     :class:`McpTokenError` and is never overwritten; one readable by other users gets a
     :class:`McpSecurityWarning`. Given both a ``token`` and a file holding another, the file wins only
@@ -134,25 +136,11 @@ def load_or_create_token(path: str | os.PathLike[str], token: str | None = None)
                 )
             return found
         new = token if token is not None else secrets.token_urlsafe(32)
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(new + "\n")
-                f.flush()
-                os.fsync(f.fileno())
-            try:
-                os.link(tmp, path)  # atomic, and never replaces a file another process made meanwhile
-            except FileExistsError:
-                continue  # someone else was first: read theirs
-            except OSError:  # a file system without hard links
-                if path.exists():
-                    continue
-                os.replace(tmp, path)
-            return new
-        finally:
-            tmp.unlink(missing_ok=True)
+            atomic_write_text(path, new + "\n", overwrite=False)  # 0600, never replaces another's file
+        except FileExistsError:
+            continue  # someone else was first: read theirs
+        return new
     raise McpTokenError(f"the MCP token file {path} keeps changing; try again")
 
 
