@@ -75,3 +75,14 @@ class RawSession:
         replies = [m for m in sse_messages(r) if m.get("id") == id]
         assert replies, (r.status_code, r.text)
         return replies[0]
+
+
+def read_banner(proc: Any, until: str) -> str:
+    """The start-up banner of a server started as ``proc`` (text stdout), read up to the line holding ``until``."""
+    banner = ""
+    assert proc.stdout is not None
+    while until not in banner:
+        line = proc.stdout.readline()
+        assert line, proc.stderr.read() if proc.stderr else "no output"
+        banner += line
+    return banner

@@ -12,6 +12,7 @@ import mcp_types as types
 import pytest
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
+from mcp_shim_helpers import read_banner
 
 from ocnb.mcp.cli import build_parser
 from ocnb.registry import Registry
@@ -107,12 +108,7 @@ def test_cli_http_mode_serves_until_terminated(tmp_path: Path) -> None:
         env=env,
     )
     try:
-        banner = ""
-        assert proc.stdout is not None
-        while "Bearer token:" not in banner:
-            line = proc.stdout.readline()
-            assert line, proc.stderr.read() if proc.stderr else "no output"
-            banner += line
+        banner = read_banner(proc, "Bearer token:")
         url = re.search(r"http://127\.0\.0\.1:\d+/mcp", banner).group(0)
         token = re.search(r"Bearer token: (\S+)", banner).group(1)
         init = {

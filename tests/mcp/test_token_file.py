@@ -18,6 +18,7 @@ import pytest
 from mcp.client import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp_shim_helpers import read_banner
 
 pytestmark = [pytest.mark.browser, pytest.mark.anyio]
 
@@ -33,12 +34,7 @@ def cli_server(home: Path, token_file: Path, **env: str) -> Iterator[tuple[str, 
         env={**os.environ, "OCNB_HOME": str(home), "PYTHONUNBUFFERED": "1", **env},
     )
     try:
-        banner = ""
-        assert proc.stdout is not None
-        while "Clients send it" not in banner:
-            line = proc.stdout.readline()
-            assert line, proc.stderr.read() if proc.stderr else "no output"
-            banner += line
+        banner = read_banner(proc, "Clients send it")
         yield re.search(r"http://127\.0\.0\.1:\d+/mcp", banner).group(0), banner
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=30) == 0
