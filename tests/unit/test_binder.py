@@ -98,13 +98,14 @@ def check_pins() -> list[str]:
     runtime_python = (BINDER / "runtime.txt").read_text().strip().removeprefix("python-")
     if python != runtime_python:
         problems.append(f"constraints made with Python {python}, Binder runs {runtime_python}")
-    declared = [Requirement(d) for d in project["dependencies"]]
-    declared += [Requirement(d) for d in project["optional-dependencies"]["dev"]]
-    for req in declared:
+    binder, constraints = ("binder/requirements.txt", pins), ("scripts/constraints.txt", lock)
+    # Runtime dependencies are in both files; dev tools only in the constraints (not in the Binder image).
+    declared = [(d, (binder, constraints)) for d in project["dependencies"]]
+    declared += [(d, (constraints,)) for d in project["optional-dependencies"]["dev"]]
+    for spec, tables in declared:
+        req = Requirement(spec)
         name = _norm(req.name)
-        for where, table in (("binder/requirements.txt", pins), ("scripts/constraints.txt", lock)):
-            if where.startswith("binder") and req in declared[len(project["dependencies"]) :]:
-                continue  # dev tools are not in the Binder image
+        for where, table in tables:
             if name not in table:
                 problems.append(f"{req.name} is not pinned in {where}")
             elif not req.specifier.contains(table[name], prereleases=True):
