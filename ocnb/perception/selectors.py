@@ -65,6 +65,7 @@ __all__ = [
     "verified_locator",
 ]
 
+#: The chain entry types the resolver knows; the skill schema accepts exactly these.
 SELECTOR_TYPES = ("node_ref", "role_name", "accessible_name", "css", "xpath", "text")
 FINGERPRINT_FIELDS = ("role", "name", "tag", "type", "name_attr", "autocomplete", "label")
 #: What ``tolerate`` may relax, and the fingerprint fields each word covers. Role and type never.

@@ -23,6 +23,7 @@ import re
 from typing import Any
 
 from ..errors import InvalidArgument
+from ..perception.selectors import SELECTOR_TYPES  # the types the one resolver can resolve
 
 __all__ = [
     "ARTIFACT_SCHEMA_VERSIONS",
@@ -41,7 +42,6 @@ FILE_SCHEMA_VERSIONS = (1, 2)
 #: Versions of a step's ``replay_artifact`` ocnb reads (2 adds per-step element fingerprints).
 ARTIFACT_SCHEMA_VERSIONS = (1, 2)
 STEP_KINDS = ("click", "fill", "navigate", "press", "select", "submit", "scroll")
-SELECTOR_TYPES = ("node_ref", "role_name", "accessible_name", "css", "xpath", "text")
 #: Step kinds that may run without an element (navigate; press on the page's keyboard).
 KINDS_WITHOUT_ELEMENT = ("navigate", "press")
 
