@@ -1,16 +1,17 @@
-"""Tool modules, one per category. Importing this package registers every tool."""
+"""Tool modules, one per category (``ocnb/tools/<category>.py``). Importing this package registers every tool."""
 
 from . import (  # noqa: F401
     contracts,
     discovery,
+    dom,
+    evidence,
+    forms,
     interact,
-    journal,
-    meta,
+    js,
     navigation,
-    page_state,
-    read,
-    scripting,
+    observability,
     skills,
+    storage,
     tabs,
     workflow,
 )

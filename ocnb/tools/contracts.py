@@ -1,4 +1,4 @@
-"""Outcome contracts and evidence: oc_contract_define, oc_assert, oc_evidence_bundle.
+"""Outcome contracts: oc_contract_define and oc_assert.
 
 The library under these tools is :mod:`ocnb.contracts`; the handlers only parse arguments, reach the
 tab (its page and the observations the browser layer keeps for it) and shape the result.
@@ -22,7 +22,7 @@ from ..contracts.validation import raise_if_invalid
 from ..errors import InvalidArgument
 from ..registry import tool
 
-__all__ = ["oc_assert", "oc_contract_define", "oc_evidence_bundle"]
+__all__ = ["oc_assert", "oc_contract_define"]
 
 _ASSERTION_ARG = {
     "type": "object",
@@ -117,24 +117,3 @@ async def oc_assert(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
         )
         result["evidence"] = {"bundle_id": folder.name, "path": str(folder)}
     return result
-
-
-@tool(
-    name="oc_evidence_bundle",
-    category="evidence",
-    description="Save an evidence bundle: URL, DOM, screenshot, console, network. "
-    "Dialogs are included and secrets masked. Returns the bundle id and folder.",
-    properties={"reason": {"type": "string", "maxLength": 500}, "since_ms": {"type": "integer", "minimum": 0}},
-)
-async def oc_evidence_bundle(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
-    page = await ctx.page(args.get("tab_id"))
-    tab = ctx.browser.tab_of(page)
-    obs = PageObservations.from_tab(tab, args.get("since_ms")) if tab is not None else PageObservations()
-    folder = await create_bundle(
-        page,
-        obs,
-        home=ctx.home,
-        reason=args.get("reason") or "on request",
-        secrets=getattr(ctx.session, "secrets", None),
-    )
-    return {"bundle_id": folder.name, "path": str(folder), "files": sorted(p.name for p in folder.iterdir())}

@@ -1,5 +1,5 @@
-"""The ``discover_capabilities`` meta-tool: per-turn discovery over the session's tools,
-recorded skills and capability manifests (see :mod:`ocnb.discovery`)."""
+"""The discovery meta-tools: ``discover_capabilities`` (per-turn discovery over the session's tools,
+recorded skills and capability manifests, see :mod:`ocnb.discovery`) and ``expand_tools`` (the full list)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from ..discovery import DiscoveryEngine, default_retriever, from_skills, from_to
 from ..registry import tool
 from ..skills.store import SkillStore
 
-__all__ = ["META_TOOLS", "discover_capabilities", "engine_for"]
+__all__ = ["META_TOOLS", "discover_capabilities", "engine_for", "expand_tools"]
 
 #: Tools that exist to find other tools; they are not indexed themselves.
 META_TOOLS = frozenset({"discover_capabilities", "expand_tools"})
@@ -66,3 +66,19 @@ async def discover_capabilities(ctx: Any, args: dict[str, Any]) -> dict[str, Any
     engine = engine_for(ctx.session)
     result = await asyncio.to_thread(engine.discover, args["query"], args.get("kind", "any"), args.get("category"))
     return result.to_dict()
+
+
+@tool(
+    name="expand_tools",
+    category="discovery",
+    uses_page=False,
+    description="List the registered tools by category and tier with one-line summaries.",
+    properties={"category": {"type": "string"}},
+)
+async def expand_tools(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+    cats: dict[str, list[dict[str, Any]]] = {}
+    for t in ctx.session.registry:
+        if args.get("category") and t.category != args["category"]:
+            continue
+        cats.setdefault(t.category, []).append({"name": t.name, "tier": t.tier, "summary": t.summary})
+    return {"categories": {k: cats[k] for k in sorted(cats)}, "count": sum(len(v) for v in cats.values())}

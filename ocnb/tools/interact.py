@@ -1,4 +1,4 @@
-"""Interaction tools: interact, form_input, fill_form, drag_drop, file_upload.
+"""Interaction tools: interact and drag_drop (form tools are in :mod:`ocnb.tools.forms`).
 
 Each takes a ``ref`` (from read_page / find / query_dom) or a plain-words ``query``, resolved by
 :func:`ocnb.perception.targets.resolve_target` before anything happens (``STALE_REF``,
@@ -14,17 +14,16 @@ from __future__ import annotations
 
 import asyncio
 import time
-from pathlib import Path
 from typing import Any
 
-from ..errors import FileNotAllowed, InvalidArgument, OcnbError, from_playwright
+from ..errors import InvalidArgument, OcnbError, from_playwright
 from ..perception.actions import ACTIONS, perform
 from ..perception.refs import REF_PATTERN, call
 from ..perception.selectors import capture_element
 from ..perception.targets import Resolved, resolve_target
 from ..registry import tool
 
-__all__ = ["drag_drop", "file_upload", "fill_form", "form_input", "interact"]
+__all__ = ["drag_drop", "interact"]
 
 TARGET_PROPS: dict[str, Any] = {
     "ref": {"type": "string", "description": "from read_page/find, e.g. ax_12"},
@@ -201,110 +200,6 @@ async def interact(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     return await _result(ctx, page, r, changes, chain, action=action, via=r.via)
 
 
-def _truthy(value: Any) -> bool:
-    if isinstance(value, str):
-        return value.strip().lower() in {"1", "true", "yes", "on", "checked", "x"}
-    return bool(value)
-
-
-async def _set_value(r: Resolved, value: Any, timeout: int) -> str:
-    """Set an input, textarea, select, checkbox, radio or contenteditable; fires input/change."""
-    el = r.element
-    kind = await el.evaluate(
-        "e => ({tag: e.tagName.toLowerCase(), type: (e.type || '').toLowerCase(), editable: e.isContentEditable})"
-    )
-    try:
-        if kind["tag"] == "select":
-            await el.select_option([str(v) for v in value] if isinstance(value, list) else str(value), timeout=timeout)
-            return "select"
-        if kind["type"] in ("checkbox", "radio") or r.role in ("checkbox", "radio", "switch"):
-            want = _truthy(value)
-            if kind["type"] == "radio" and not want:
-                raise InvalidArgument("a radio button cannot be unchecked; choose another option instead")
-            await el.set_checked(want, timeout=timeout)
-            return "check" if want else "uncheck"
-        if kind["type"] == "file":
-            raise InvalidArgument("this is a file input; use file_upload")
-        if kind["tag"] in ("input", "textarea") or kind["editable"]:
-            await el.fill("" if value is None else str(value), timeout=timeout)
-            await el.evaluate("e => e.dispatchEvent(new Event('change', {bubbles: true}))")
-            return "fill"
-    except OcnbError:
-        raise
-    except Exception as exc:  # noqa: BLE001
-        raise from_playwright(exc) from None
-    raise InvalidArgument(f"{r.ref} ({r.role} {r.name!r}) is not a form field", details=r.describe())
-
-
-VALUE_SCHEMA = {"type": ["string", "number", "boolean", "array"], "items": {"type": "string"}}
-
-
-@tool(
-    name="form_input",
-    category="forms",
-    side_effects=True,
-    intent=True,
-    description="Set one form field and fire input/change events. "
-    "The field is a ref or a query. Works on text inputs, textareas, selects (value or label), checkboxes and radios (true/false).",
-    properties={**TARGET_PROPS, "value": VALUE_SCHEMA, "capture_artifact": CAPTURE},
-    required=["value"],
-)
-async def form_input(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
-    ref, query = _target_args(args)
-    page = await ctx.page(args.get("tab_id"))
-    r = await resolve_target(page, ref=ref, query=query)
-    chain = await _chain_if(args, page, r)
-    async with _Watch(ctx, page, r.frame) as watch:
-        how = await _set_value(r, args["value"], _timeout(ctx))
-        changes = await watch.changes()
-    return await _result(ctx, page, r, changes, chain, action=how, via=r.via)
-
-
-@tool(
-    name="fill_form",
-    category="forms",
-    side_effects=True,
-    intent=True,
-    description="Fill several fields at once. fields maps a label, name or ref to a value. Every field is resolved "
-    "first (nothing is filled if one fails); the result says which element each field resolved to.",
-    properties={
-        "fields": {"type": "object", "minProperties": 1, "additionalProperties": VALUE_SCHEMA},
-        "capture_artifact": CAPTURE,
-    },
-    required=["fields"],
-)
-async def fill_form(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
-    page = await ctx.page(args.get("tab_id"))
-    resolved: list[tuple[str, Any, Resolved]] = []
-    for key, value in args["fields"].items():
-        try:
-            resolved.append((key, value, await resolve_target(page, **_spec(key))))
-        except OcnbError as exc:
-            exc.details = {**exc.details, "field": key}
-            exc.message = f"field {key!r}: {exc.message}"
-            raise
-    report = []
-    frame = resolved[0][2].frame
-    async with _Watch(ctx, page, frame) as watch:
-        for key, value, r in resolved:
-            chain = await _chain_if(args, page, r)
-            how = await _set_value(r, value, _timeout(ctx))
-            item = {
-                "field": key,
-                **r.describe(),
-                "via": r.via,
-                "action": how,
-                "value": value,
-                "frame_ordinal": r.frame_ordinal,
-            }
-            if chain is not None:
-                item.update(chain)
-            report.append(item)
-        changes = await watch.changes()
-    tab = ctx.browser.tab_of(page)
-    return {"fields": report, "changes": changes, "tab_id": tab.id if tab else None}
-
-
 @tool(
     name="drag_drop",
     category="interact",
@@ -337,59 +232,3 @@ async def drag_drop(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
         changes = await watch.changes()
     tab = ctx.browser.tab_of(page)
     return {"source": src.describe(), "target": dst.describe(), "changes": changes, "tab_id": tab.id if tab else None}
-
-
-def allowed_files(paths: list[str], root: Path) -> list[str]:
-    """Resolve ``paths`` (relative ones against ``root``, symlinks followed) and refuse any outside ``root``."""
-    base = Path(root).expanduser().resolve()
-    out = []
-    for raw in paths:
-        p = Path(raw).expanduser()
-        p = (base / p) if not p.is_absolute() else p
-        real = p.resolve()
-        if not real.is_relative_to(base):
-            raise FileNotAllowed(
-                f"{raw} resolves to {real}, outside the upload root {base}",
-                details={"path": str(raw), "upload_root": str(base)},
-            )
-        if not real.is_file():
-            raise InvalidArgument(f"{raw} is not a file", details={"path": str(raw)})
-        out.append(str(real))
-    return out
-
-
-@tool(
-    name="file_upload",
-    category="forms",
-    side_effects=True,
-    intent=True,
-    description="Attach files to a file input (ref or query). "
-    "A button that opens a file chooser works too. "
-    "Only files under the upload root (the working directory unless configured) are allowed.",
-    properties={
-        **TARGET_PROPS,
-        "paths": {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}},
-    },
-    required=["paths"],
-)
-async def file_upload(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
-    files = allowed_files(args["paths"], getattr(ctx.config, "upload_root", None) or Path.cwd())
-    ref, query = _target_args(args)
-    page = await ctx.page(args.get("tab_id"))
-    r = await resolve_target(page, ref=ref, query=query)
-    timeout = _timeout(ctx)
-    async with _Watch(ctx, page, r.frame) as watch:
-        try:
-            is_file = await r.element.evaluate("e => e.tagName === 'INPUT' && e.type === 'file'")
-            if is_file:
-                await r.element.set_input_files(files, timeout=timeout)
-            else:
-                async with page.expect_file_chooser(timeout=timeout) as chooser:
-                    await r.element.click(timeout=timeout)
-                await (await chooser.value).set_files(files, timeout=timeout)
-        except OcnbError:
-            raise
-        except Exception as exc:  # noqa: BLE001
-            raise from_playwright(exc) from None
-        changes = await watch.changes()
-    return await _result(ctx, page, r, changes, None, files=[Path(f).name for f in files])

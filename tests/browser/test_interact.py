@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import ocnb.tools.interact  # noqa: F401 - registers the tools
-import ocnb.tools.read  # noqa: F401
+import ocnb.tools.dom  # noqa: F401
 
 
 def js(session: Any, expression: str) -> Any:

@@ -248,7 +248,7 @@ def test_two_threads_and_a_second_process_lose_nothing(tmp_path: Path) -> None:
 
 
 def test_oc_journal_tool_reads_recent_and_summary(tmp_path: Path) -> None:
-    from ocnb.tools.journal import oc_journal
+    from ocnb.tools.observability import oc_journal
 
     j = Journal(tmp_path, session_id="s1")
     for i in range(4):
@@ -265,7 +265,7 @@ def test_oc_journal_tool_reads_recent_and_summary(tmp_path: Path) -> None:
 
 def test_oc_journal_refuses_bad_since(tmp_path: Path) -> None:
     from ocnb.errors import InvalidArgument
-    from ocnb.tools.journal import oc_journal
+    from ocnb.tools.observability import oc_journal
 
     ctx = SimpleNamespace(session=SimpleNamespace(id="s1", journal=Journal(tmp_path, session_id="s1")))
     with pytest.raises(InvalidArgument):
@@ -281,7 +281,7 @@ def test_a_deleted_day_file_is_started_again(tmp_path: Path) -> None:
 
 
 def test_oc_journal_summary_window(tmp_path: Path) -> None:
-    from ocnb.tools.journal import oc_journal
+    from ocnb.tools.observability import oc_journal
 
     j = Journal(tmp_path, session_id="s1")
     for _ in range(30):

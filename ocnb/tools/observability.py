@@ -1,4 +1,4 @@
-"""Observability tool oc_journal: what this session (or an earlier one) did, as recent calls or a summary."""
+"""Observability: oc_journal (what this session, or an earlier one, did), oc_secrets_load and oc_connection_health."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 from ..errors import Disabled, InvalidArgument
 from ..registry import tool
 
-__all__ = ["oc_journal", "oc_secrets_load"]
+__all__ = ["oc_connection_health", "oc_journal", "oc_secrets_load"]
 
 
 @tool(
@@ -80,3 +80,41 @@ async def oc_secrets_load(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
         raise InvalidArgument(f"no file {path}")
     names = ctx.session.secrets.load_dotenv(path)
     return {"loaded": sorted(names), "count": len(ctx.session.secrets)}
+
+
+@tool(
+    name="oc_connection_health",
+    category="observability",
+    uses_page=False,
+    description="Report the browser connection and open pages. "
+    "Includes the version, and the executable or the remote endpoint. "
+    "relaunch: true starts a new browser if this one died (after BROWSER_CRASHED the next call does it anyway).",
+    properties={"relaunch": {"type": "boolean", "description": "if the browser died, start a new one now"}},
+)
+async def oc_connection_health(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+    relaunched = None
+    if args.get("relaunch"):
+        # Only a dead browser is replaced: on a live one this stays a read-only report.
+        done = ctx.session._relaunched  # this call already relaunched a browser whose crash was reported
+        b = ctx.browser
+        if done:
+            relaunched = {"after_crash": True, "lost_tabs": done["lost_tabs"]}
+        elif b.crash is not None or not b.connected:
+            relaunched = await ctx.session.relaunch_browser()
+    b = ctx.browser
+    out = {
+        "connected": bool(b.connected) and b.crash is None,
+        "version": await b.version() if b.connected and b.crash is None else None,
+        "executable": b.executable,
+        "remote": b.remote,
+        "pages": len(b.tabs),
+        "active_tab": b.active_id,
+        "session_id": ctx.session.id,
+        "crashes": len(ctx.session.crashes) + (1 if b.crash is not None else 0),
+    }
+    if b.crash is not None:
+        out["crashed"] = {"lost_tabs": b.crash["lost_tabs"], "relaunch": "next call"}
+        b.crash_reported = True  # reported here: the next call relaunches
+    if relaunched is not None:
+        out["relaunched"] = relaunched
+    return out

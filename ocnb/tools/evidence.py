@@ -1,0 +1,55 @@
+"""Evidence: page_screenshot and oc_evidence_bundle (URL, DOM, screenshot, console, network, dialogs)."""
+
+from __future__ import annotations
+
+import struct
+from typing import Any
+
+from ..contracts.assertions import PageObservations
+from ..contracts.evidence import create_bundle
+from ..registry import tool
+from ..storage import atomic_write_bytes
+
+__all__ = ["oc_evidence_bundle", "page_screenshot", "png_size"]
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    """Width and height from a PNG header."""
+    width, height = struct.unpack(">II", data[16:24])
+    return int(width), int(height)
+
+
+@tool(
+    name="page_screenshot",
+    category="evidence",
+    description="Take a PNG screenshot of the tab. Returns the file path and size; full_page captures the whole page.",
+    properties={"full_page": {"type": "boolean", "default": False}},
+)
+async def page_screenshot(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+    page = await ctx.page(args.get("tab_id"))
+    path = ctx.home / "screenshots" / ctx.session.id / f"shot-{ctx.call.seq:05d}.png"
+    data = await page.screenshot(full_page=bool(args.get("full_page", False)), type="png")
+    atomic_write_bytes(path, data)  # 0600, in folders 0700
+    width, height = png_size(data)
+    return {"path": str(path), "bytes": len(data), "width": width, "height": height, "url": page.url}
+
+
+@tool(
+    name="oc_evidence_bundle",
+    category="evidence",
+    description="Save an evidence bundle: URL, DOM, screenshot, console, network. "
+    "Dialogs are included and secrets masked. Returns the bundle id and folder.",
+    properties={"reason": {"type": "string", "maxLength": 500}, "since_ms": {"type": "integer", "minimum": 0}},
+)
+async def oc_evidence_bundle(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+    page = await ctx.page(args.get("tab_id"))
+    tab = ctx.browser.tab_of(page)
+    obs = PageObservations.from_tab(tab, args.get("since_ms")) if tab is not None else PageObservations()
+    folder = await create_bundle(
+        page,
+        obs,
+        home=ctx.home,
+        reason=args.get("reason") or "on request",
+        secrets=getattr(ctx.session, "secrets", None),
+    )
+    return {"bundle_id": folder.name, "path": str(folder), "files": sorted(p.name for p in folder.iterdir())}
