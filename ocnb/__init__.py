@@ -2,14 +2,17 @@
 
 from ._version import __version__
 from .audit.secrets import SecretStore
-from .config import Config
 from .dispatch import dispatch
 from .errors import OcnbError
 from .pool import Pool
 from .registry import Registry, ToolDef, build_registry
 from .results import ToolError, ToolResult
 from .session import Session, session
+from .settings import Settings
 from .telemetry import journal_df, replay_df, trace_df
+
+#: The old name of :class:`Settings`.
+Config = Settings
 
 
 def capability_map() -> str:
@@ -37,6 +40,7 @@ __all__ = [
     "Pool",
     "SecretStore",
     "Session",
+    "Settings",
     "ToolDef",
     "ToolError",
     "ToolResult",

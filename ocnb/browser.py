@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .config import Config
 from .errors import BrowserCrashed, BrowserUnavailable, InvalidArgument, PageCrashed, TargetClosed
+from .settings import Settings
 
 __all__ = ["BrowserState", "Tab", "find_chromium", "launch_args", "playwright_headless_shell"]
 
@@ -51,19 +51,24 @@ def playwright_headless_shell(playwright_path: str | None) -> str | None:
 
 
 def find_chromium(
-    explicit: str | os.PathLike[str] | None = None, playwright_path: str | None = None, *, headless: bool = True
+    explicit: str | os.PathLike[str] | None = None,
+    playwright_path: str | None = None,
+    *,
+    headless: bool = True,
+    configured: str | None = None,
 ) -> tuple[str | None, list[str]]:
     """Return ``(path, tried)``: the first usable browser executable and what was looked at.
 
-    Order: the argument, ``OCNB_CHROMIUM``, Playwright's own build, then the system's. Headless
+    Order: the argument, ``configured`` (``Settings.chromium``: ``OCNB_CHROMIUM``), Playwright's own
+    build, then the system's. Headless
     sessions prefer a headless shell at each level (Playwright's default for headless, too).
     """
     tried: list[str] = []
     candidates: list[tuple[str, str | None]] = []
     if explicit:
         candidates.append(("argument", str(explicit)))
-    if os.environ.get("OCNB_CHROMIUM"):
-        candidates.append(("OCNB_CHROMIUM", os.environ["OCNB_CHROMIUM"]))
+    if configured:
+        candidates.append(("OCNB_CHROMIUM", configured))
     if headless:
         candidates.append(("playwright-headless-shell", playwright_headless_shell(playwright_path)))
     candidates.append(("playwright", playwright_path))
@@ -132,7 +137,7 @@ class BrowserState:
 
     def __init__(
         self,
-        config: Config,
+        config: Settings,
         on_event: Callable[[str, dict[str, Any]], None] | None = None,
         clip_text: Callable[[str, int], str] | None = None,
     ) -> None:
@@ -192,7 +197,9 @@ class BrowserState:
                     own = self._pw.chromium.executable_path
                 except Exception:  # noqa: BLE001 - Playwright raises when no build is registered
                     own = None
-                path, tried = find_chromium(executable_path, own, headless=self.config.headless)
+                path, tried = find_chromium(
+                    executable_path, own, headless=self.config.headless, configured=self.config.chromium
+                )
                 if path is None:
                     raise BrowserUnavailable(
                         "no Chromium found (tried: " + "; ".join(tried) + "); " + INSTALL_HINT,

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from .browser import INSTALL_HINT, find_chromium
+from .settings import Settings
 
 __all__ = ["main", "playwright_chromium"]
 
@@ -25,7 +26,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m ocnb.browser_setup", description=__doc__)
     parser.add_argument("--check", action="store_true", help="only report; exit 1 when none is found")
     parser.parse_args(argv)
-    path, tried = find_chromium(None, playwright_chromium())
+    path, tried = find_chromium(None, playwright_chromium(), configured=Settings.from_env().chromium)
     if path:
         print(f"ocnb: using Chromium at {path}")
         return 0

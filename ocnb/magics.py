@@ -288,7 +288,7 @@ class OcMagics(Magics):
     def _timeout_changed(self, change: dict[str, Any]) -> None:
         s = self._existing()
         if s is not None:
-            s.config.default_timeout_ms = change["new"]
+            s.configure(default_timeout_ms=change["new"])
 
     @observe("pilot")
     def _pilot_changed(self, change: dict[str, Any]) -> None:
@@ -304,7 +304,7 @@ class OcMagics(Magics):
         if s.started:
             print("headless applies to the next browser: run %oc close, then any %oc call", file=sys.stderr)
         else:
-            s.config.headless = change["new"]
+            s.configure(headless=change["new"])
 
     @observe("show_screenshots")
     def _screenshots_changed(self, change: dict[str, Any]) -> None:

@@ -20,13 +20,12 @@ from pathlib import Path
 from typing import Any
 
 from .browser import BrowserState
-from .config import Config
 from .dispatch import Pipeline, dispatch
 from .errors import SessionClosed, TargetClosed
 from .registry import Registry, ToolDef
 from .results import ToolResult
 from .runtime import Runtime
-from .storage import ocnb_home
+from .settings import Settings
 
 __all__ = ["Session", "session"]
 
@@ -43,14 +42,16 @@ class Session:
     """A browser session that every face (API, magics, widgets, MCP, plans, replay) shares.
 
     Args:
-        headless: run Chromium without a window (default).
+        headless: run Chromium without a window (default, unless ``settings`` says otherwise).
         executable_path: a Chromium/Chrome executable; else ``OCNB_CHROMIUM``, Playwright's, PATH.
         connect: a Playwright server WebSocket URL (``playwright run-server``) instead of launching.
         cdp: a Chrome DevTools Protocol endpoint (``http://host:9222``) instead of launching.
         pilot: also register the pilot tier (default: ``OCNB_PILOT=1``).
         home: storage root (default ``OCNB_HOME`` or ``~/.ocnb``).
         secrets: a dotenv file of secrets usable as ``${SECRET:NAME}``.
-        config: a :class:`~ocnb.config.Config`; keyword overrides of its fields are accepted too.
+        settings: a :class:`~ocnb.settings.Settings` (default: :meth:`Settings.from_env`); keyword
+            overrides of its fields are accepted too (``Session(handoff=True)``). ``config=`` is the old
+            name of the same argument. The caller's object is never changed: settings are frozen.
     """
 
     # Attributes the layers of ocnb.features attach to every session.
@@ -63,25 +64,32 @@ class Session:
     def __init__(
         self,
         *,
-        headless: bool = True,
+        headless: bool | None = None,
         executable_path: str | os.PathLike[str] | None = None,
         connect: str | None = None,
         cdp: str | None = None,
         pilot: bool | None = None,
         home: str | os.PathLike[str] | None = None,
         secrets: str | os.PathLike[str] | None = None,
-        config: Config | None = None,
+        settings: Settings | None = None,
+        config: Settings | None = None,
         session_id: str | None = None,
         **overrides: Any,
     ) -> None:
-        self.config = config or Config()
-        self.config.headless = headless if config is None else self.config.headless
-        for key, value in overrides.items():
-            if not hasattr(self.config, key):
-                raise TypeError(f"Session() got an unknown setting {key!r}")
-            setattr(self.config, key, value)
+        if settings is not None and config is not None:
+            raise TypeError("Session() takes settings= or config= (its old name), not both")
+        base = settings or config or Settings.from_env()
+        if headless is not None:
+            overrides["headless"] = headless
+        if home is not None:
+            overrides["home"] = home
+        try:
+            #: This session's settings (frozen; change them with :meth:`configure`).
+            self.settings: Settings = base.with_changes(**overrides)
+        except TypeError as exc:
+            raise TypeError(f"Session() got an {exc}") from None
         self.id = session_id or new_session_id()
-        self.home: Path = ocnb_home(home)
+        self.home: Path = self.settings.home_path
         self.executable_path = str(executable_path) if executable_path else None
         self.connect_url = connect
         self.cdp_url = cdp
@@ -109,6 +117,26 @@ class Session:
         from . import features
 
         features.install(self, secrets=secrets)
+
+    # -- settings -----------------------------------------------------------------------------
+    @property
+    def config(self) -> Settings:
+        """The same object as :attr:`settings` (its older name)."""
+        return self.settings
+
+    def configure(self, **changes: Any) -> Settings:
+        """Change settings of this live session (``s.configure(handoff=True)``); returns the new settings.
+
+        Each call after this sees them. ``headless``, ``viewport`` and ``chromium`` apply when the
+        browser next starts; ``home`` cannot change (the journal and trace already live there).
+        """
+        if "home" in changes and Path(changes["home"]).expanduser() != self.home:
+            raise ValueError("a session's home cannot change; create a new Session(home=...)")
+        new = self.settings.with_changes(**changes)
+        self.settings = new
+        if self._state is not None:
+            self._state.config = new
+        return new
 
     # -- tools as methods ---------------------------------------------------------------------
     def _install_methods(self) -> None:

@@ -108,8 +108,9 @@ def ocnb_home(home: str | os.PathLike[str] | None = None) -> Path:
     """The storage root: ``home`` if given, else ``$OCNB_HOME``, else ``~/.ocnb``."""
     if home is not None:
         return Path(home).expanduser()
-    env = os.environ.get("OCNB_HOME")
-    return Path(env).expanduser() if env else Path.home() / ".ocnb"
+    from .settings import Settings
+
+    return Settings.from_env().home_path
 
 
 def clean_stale_temps(path: str | os.PathLike[str], older_than_s: float = STALE_TEMP_S) -> list[Path]:

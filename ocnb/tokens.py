@@ -21,6 +21,8 @@ from typing import Any
 
 import tiktoken
 
+from .settings import Settings
+
 __all__ = [
     "DEFAULT_ENCODING",
     "EncodingUnavailable",
@@ -56,8 +58,9 @@ class EncodingUnavailable(LookupError):
 def _o200k_file() -> Path | None:
     """Where an already-present o200k_base BPE file lives, if anywhere."""
     candidates: list[Path] = []
-    if os.environ.get("OCNB_O200K_FILE"):
-        candidates.append(Path(os.environ["OCNB_O200K_FILE"]))
+    configured = Settings.from_env().o200k_file
+    if configured is not None:
+        candidates.append(configured)
     key = hashlib.sha1(_O200K_URL.encode()).hexdigest()
     for var in ("TIKTOKEN_CACHE_DIR", "DATA_GYM_CACHE_DIR"):
         if os.environ.get(var):

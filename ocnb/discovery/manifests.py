@@ -21,6 +21,7 @@ from ocnb.discovery.descriptors import (
     ManifestError,
     from_manifest,
 )
+from ocnb.settings import Settings
 from ocnb.storage import ocnb_home, private_dir
 
 __all__ = ["ManifestSet", "ManifestWarning", "ManifestWatcher", "manifest_roots"]
@@ -32,11 +33,14 @@ class ManifestWarning(UserWarning):
     """An invalid capability manifest was skipped."""
 
 
-def manifest_roots(home: str | os.PathLike[str] | None = None) -> list[Path]:
-    """The manifest roots in priority order (existing or not); ``home`` overrides OCNB_HOME."""
+def manifest_roots(
+    home: str | os.PathLike[str] | None = None, extra_dirs: Iterable[str | os.PathLike[str]] | None = None
+) -> list[Path]:
+    """The manifest roots in priority order (existing or not): ``home``'s (default OCNB_HOME), the
+    working directory's, then ``extra_dirs`` (default ``Settings.capability_dirs``: OCNB_CAPABILITY_DIRS)."""
     roots = [ocnb_home(home) / "capabilities", Path.cwd() / ".ocnb" / "capabilities"]
-    extra = os.environ.get("OCNB_CAPABILITY_DIRS", "")
-    roots += [Path(p) for p in extra.split(os.pathsep) if p]
+    extra = Settings.from_env().capability_dirs if extra_dirs is None else extra_dirs
+    roots += [Path(p) for p in extra]
     return roots
 
 

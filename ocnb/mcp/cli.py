@@ -130,9 +130,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"ocnb mcp: {remote_bind_refusal(opts.host)}", file=sys.stderr)
             return 2
     if opts.http is not None and not opts.no_auth:
+        from ..settings import Settings
         from .http import TOKEN_ENV, McpTokenError, _check_token, load_or_create_token
 
-        given = os.environ.get(TOKEN_ENV, "").strip() or None
+        given = Settings.from_env().mcp_token
         try:  # before the browser starts: a bad token (file) is a one-line error, not a traceback
             if opts.token_file:
                 load_or_create_token(opts.token_file, given)

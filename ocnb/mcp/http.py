@@ -431,8 +431,8 @@ def serve(
         )
     if auth:
         where = "token="
-        if token is None and os.environ.get(TOKEN_ENV):
-            token, where = os.environ[TOKEN_ENV].strip(), f"${TOKEN_ENV}"
+        if token is None and session.settings.mcp_token:
+            token, where = session.settings.mcp_token, f"${TOKEN_ENV}"
         if token_file is not None:
             token = load_or_create_token(token_file, token)
         elif token is not None:

@@ -27,7 +27,7 @@ def engine_for(session: Any) -> DiscoveryEngine:
         engine = _ENGINES.get(session)
         if engine is None:
             engine = DiscoveryEngine(
-                manifest_roots=manifest_roots(session.home),
+                manifest_roots=manifest_roots(session.home, session.settings.capability_dirs),
                 retriever=default_retriever(cache_dir=session.home / "cache" / "discovery"),
             )
             _ENGINES[session] = engine

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-import ocnb.tools.interact  # noqa: F401 - registers the tools
 import ocnb.tools.dom  # noqa: F401
+import ocnb.tools.interact  # noqa: F401 - registers the tools
 
 
 def js(session: Any, expression: str) -> Any:
@@ -142,7 +141,7 @@ def test_file_upload_only_under_the_upload_root(session, site, tmp_path, tmp_pat
     outside.write_text("secret")
     os.symlink(outside, root / "link.txt")
     old = session.config.upload_root
-    session.config.upload_root = root
+    session.configure(upload_root=root)
     try:
         session.call("navigate", url=site.page("upload.html"))
         for bad in (str(outside), "link.txt", "../outside.txt", str(root / ".." / "x")):
@@ -153,4 +152,4 @@ def test_file_upload_only_under_the_upload_root(session, site, tmp_path, tmp_pat
         assert r.ok and r.data["files"] == ["ok.txt"]
         assert text_of(session, "#file-count") == "1 file(s) chosen"
     finally:
-        session.config.upload_root = Path(old)
+        session.configure(upload_root=old)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import ocnb.tools.interact  # noqa: F401 - registers the tools
 import ocnb.tools.dom  # noqa: F401
+import ocnb.tools.interact  # noqa: F401 - registers the tools
 from ocnb.perception.selectors import resolve_chain, selector_chain
 from ocnb.perception.targets import resolve_target
 from ocnb.tokens import count_text

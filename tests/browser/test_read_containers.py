@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-import ocnb.tools.interact  # noqa: F401 - registers the tools
 import ocnb.tools.dom  # noqa: F401
+import ocnb.tools.interact  # noqa: F401 - registers the tools
 from ocnb.demosite import DemoSite, serve
 
 pytestmark = pytest.mark.browser

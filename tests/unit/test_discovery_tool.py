@@ -12,6 +12,7 @@ import pytest
 
 from ocnb import registry
 from ocnb.registry import Registry
+from ocnb.settings import Settings
 
 
 @pytest.fixture
@@ -25,10 +26,11 @@ def discovery_tool() -> Iterator[object]:
 
 
 class FakeSession:
-    """What the tool reads from a Session: its home and its registry."""
+    """What the tool reads from a Session: its home, settings and registry."""
 
     def __init__(self, home: Path) -> None:
         self.home = home
+        self.settings = Settings(home=home)
         self.registry: object = Registry(pilot=False)
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from ocnb.browser import find_chromium, playwright_headless_shell
+from ocnb.settings import Settings
 
 
 def _exe(path: Path) -> str:
@@ -36,8 +37,9 @@ def test_an_explicit_choice_wins_and_a_missing_one_is_an_error_not_a_fallback(fa
     assert find_chromium(chosen, None)[0] == chosen
     path, tried = find_chromium(tmp_path / "missing" / "chrome", None)
     assert path is None and "missing" in tried[-1]
-    monkeypatch.setenv("OCNB_CHROMIUM", chosen)
-    assert find_chromium(None, None)[0] == chosen
+    monkeypatch.setenv("OCNB_CHROMIUM", chosen)  # read by Settings, passed on as `configured`
+    assert find_chromium(None, None, configured=Settings.from_env().chromium)[0] == chosen
+    assert find_chromium(None, None)[0] != chosen  # find_chromium itself reads no environment variable
 
 
 def test_playwrights_own_headless_shell_of_the_same_revision(fake_path, tmp_path) -> None:

@@ -81,7 +81,7 @@ def test_ambiguous_click_hands_off_and_resumes_in_the_page(journaled: ocnb.Sessi
     session = journaled
     if "interact" not in session.registry:
         pytest.skip("needs the interact tool")
-    session.config.handoff = True
+    session.configure(handoff=True)
     try:
         session.navigate(url=site.page("ambiguous.html"))
         result = session.call("interact", query="Delete", action="click", intent="delete invoice 1002")
@@ -99,4 +99,4 @@ def test_ambiguous_click_hands_off_and_resumes_in_the_page(journaled: ocnb.Sessi
         assert (entry["source"], entry["args"]["ref"]) == ("widget", hand.picker.value)
         assert entry.get("intent") == "delete invoice 1002"
     finally:
-        session.config.handoff = False
+        session.configure(handoff=False)

@@ -1,0 +1,151 @@
+"""Settings: everything a session may do and how, as one frozen value.
+
+:meth:`Settings.from_env` is the only reader of ``OCNB_*`` environment variables in ocnb. Every other
+way to set something maps onto a :class:`Settings`: ``Session(**overrides)`` and ``Session(settings=...)``,
+the ``%config OcMagics.*`` traitlets, and the ``ocnb mcp`` options. Change one with
+:func:`dataclasses.replace` (or :meth:`ocnb.Session.configure` on a live session)::
+
+    >>> from dataclasses import replace
+    >>> s = Settings.from_env({"OCNB_JAVASCRIPT": "0"})
+    >>> s.allow_javascript, replace(s, handoff=True).handoff
+    (False, True)
+
+Defaults are safe (DESIGN §6): no ``file:`` URLs, uploads only from the working directory, the human
+hand-off off.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+__all__ = ["ENV", "Settings", "env_flag"]
+
+#: Every environment variable ocnb reads, and what it sets.
+ENV: dict[str, str] = {
+    "OCNB_HOME": "home: the storage root (default ~/.ocnb)",
+    "OCNB_CHROMIUM": "chromium: the browser executable to launch",
+    "OCNB_JAVASCRIPT": "allow_javascript: 0 disables javascript_tool",
+    "OCNB_ALLOW_FILE_URLS": "allowed_schemes: 1 lets navigate open file: URLs",
+    "OCNB_SKILL_REPLAY": "skill_replay: 0 turns skill replay off",
+    "OCNB_CAPABILITY_DIRS": "capability_dirs: extra capability-manifest folders (os.pathsep-separated)",
+    "OCNB_O200K_FILE": "o200k_file: a local o200k_base BPE file for token counts",
+    "OCNB_MCP_TOKEN": "mcp_token: the bearer token `ocnb mcp --http` requires",
+}
+
+_TRUE = frozenset({"1", "true", "yes", "on"})
+_FALSE = frozenset({"0", "false", "no", "off", ""})
+DIALOG_POLICIES = ("accept", "dismiss")
+
+
+def env_flag(name: str, value: str) -> bool:
+    """``value`` of environment variable ``name`` as a flag; anything but a yes/no spelling is an error."""
+    text = value.strip().lower()
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    raise ValueError(f"{name}={value!r} is not a flag: use 1/0, true/false, yes/no or on/off")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What a session may do and how.
+
+    - ``headless``: run Chromium without a window.
+    - ``default_timeout_ms``: per-call timeout when the call gives none.
+    - ``allow_javascript``: ``javascript_tool`` answers ``DISABLED`` when false (``OCNB_JAVASCRIPT=0``).
+    - ``allowed_schemes``: URL schemes ``navigate`` accepts besides http(s), about:blank and data:
+      (``("file",)`` allows local files; ``OCNB_ALLOW_FILE_URLS=1`` does the same).
+    - ``upload_root``: ``file_upload`` takes only files under this folder (default: working directory).
+    - ``dialog_policy``: ``accept`` (alert/confirm accepted, prompt answered with its default) or ``dismiss``.
+    - ``handoff``: when true, a target that cannot be resolved returns ``NEEDS_HUMAN`` with a payload.
+    - ``viewport``: the page size in CSS pixels.
+    - ``skill_replay``: whether recorded skills carry selector chains and can be replayed.
+    - ``home``: the storage root (``OCNB_HOME``; ``None`` means ``~/.ocnb``).
+    - ``chromium``: a browser executable tried before Playwright's own (``OCNB_CHROMIUM``).
+    - ``capability_dirs``: extra capability-manifest folders (``OCNB_CAPABILITY_DIRS``).
+    - ``o200k_file``: a local ``o200k_base`` file for token counts (``OCNB_O200K_FILE``).
+    - ``mcp_token``: the bearer token ``ocnb mcp --http`` requires (``OCNB_MCP_TOKEN``; never shown).
+    """
+
+    headless: bool = True
+    default_timeout_ms: int = 30_000
+    allow_javascript: bool = True
+    allowed_schemes: tuple[str, ...] = ()
+    upload_root: Path = field(default_factory=Path.cwd)
+    dialog_policy: str = "accept"
+    handoff: bool = False
+    viewport: tuple[int, int] = (1280, 800)
+    skill_replay: bool = True
+    home: Path | None = None
+    chromium: str | None = None
+    capability_dirs: tuple[Path, ...] = ()
+    o200k_file: Path | None = None
+    mcp_token: str | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if isinstance(self.default_timeout_ms, bool) or not isinstance(self.default_timeout_ms, int):
+            raise TypeError(f"default_timeout_ms must be an int of milliseconds, not {self.default_timeout_ms!r}")
+        if self.default_timeout_ms <= 0:
+            raise ValueError(f"default_timeout_ms must be positive, not {self.default_timeout_ms}")
+        if self.dialog_policy not in DIALOG_POLICIES:
+            raise ValueError(f"dialog_policy must be one of {', '.join(DIALOG_POLICIES)}, not {self.dialog_policy!r}")
+        # Normalise the forms a person types (a list of schemes, a str path) so equal settings compare equal.
+        object.__setattr__(self, "allowed_schemes", tuple(s.lower() for s in self.allowed_schemes))
+        object.__setattr__(self, "upload_root", Path(self.upload_root))
+        object.__setattr__(self, "viewport", tuple(self.viewport))
+        object.__setattr__(self, "capability_dirs", tuple(Path(p) for p in self.capability_dirs))
+        if self.home is not None:
+            object.__setattr__(self, "home", Path(self.home).expanduser())
+        if self.o200k_file is not None:
+            object.__setattr__(self, "o200k_file", Path(self.o200k_file))
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
+        """Defaults, then the ``OCNB_*`` variables of ``environ`` (default ``os.environ``), then ``overrides``.
+
+        An unknown override is a ``TypeError``; a variable that is not a valid value a ``ValueError``
+        naming it.
+        """
+        env = os.environ if environ is None else environ
+        values: dict[str, Any] = {}
+        if env.get("OCNB_JAVASCRIPT") is not None:
+            values["allow_javascript"] = env_flag("OCNB_JAVASCRIPT", env["OCNB_JAVASCRIPT"])
+        if env.get("OCNB_ALLOW_FILE_URLS") is not None and env_flag(
+            "OCNB_ALLOW_FILE_URLS", env["OCNB_ALLOW_FILE_URLS"]
+        ):
+            values["allowed_schemes"] = ("file",)
+        if env.get("OCNB_SKILL_REPLAY") is not None:
+            values["skill_replay"] = env_flag("OCNB_SKILL_REPLAY", env["OCNB_SKILL_REPLAY"])
+        if env.get("OCNB_HOME"):
+            values["home"] = Path(env["OCNB_HOME"])
+        if env.get("OCNB_CHROMIUM"):
+            values["chromium"] = env["OCNB_CHROMIUM"]
+        if env.get("OCNB_CAPABILITY_DIRS"):
+            values["capability_dirs"] = tuple(Path(p) for p in env["OCNB_CAPABILITY_DIRS"].split(os.pathsep) if p)
+        if env.get("OCNB_O200K_FILE"):
+            values["o200k_file"] = Path(env["OCNB_O200K_FILE"])
+        if env.get("OCNB_MCP_TOKEN", "").strip():
+            values["mcp_token"] = env["OCNB_MCP_TOKEN"].strip()
+        return replace(cls(**values), **_checked(overrides)) if overrides else cls(**values)
+
+    def with_changes(self, **changes: Any) -> Settings:
+        """A copy with ``changes`` (``dataclasses.replace`` that names an unknown setting clearly)."""
+        return replace(self, **_checked(changes)) if changes else self
+
+    @property
+    def home_path(self) -> Path:
+        """The storage root: ``home``, or ``~/.ocnb``."""
+        return self.home if self.home is not None else Path.home() / ".ocnb"
+
+
+def _checked(changes: Mapping[str, Any]) -> dict[str, Any]:
+    names = {f.name for f in fields(Settings)}
+    unknown = sorted(set(changes) - names)
+    if unknown:
+        raise TypeError(f"unknown setting {unknown[0]!r}; settings: {', '.join(sorted(names))}")
+    return dict(changes)
