@@ -14,39 +14,46 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from ._extras import extra
+
+with extra("dask"):
+    from distributed import as_completed
+    from distributed.diagnostics.plugin import WorkerPlugin
+
+from .batch import Replayer
+from .session import Session
+
 __all__ = ["OcnbWorkerPlugin", "replay_on_cluster", "worker_session"]
 
-_SESSION: Any = None
+#: This worker process's replayer (one session), created on first use.
+_REPLAYER: Replayer | None = None
 _LOCK = threading.Lock()
 PLUGIN_NAME = "ocnb-session"
 
 
-def worker_session(session_kwargs: dict[str, Any] | None = None) -> Any:
-    """This worker process's session, created on first use."""
-    global _SESSION
-    from .session import Session
-
+def _worker_replayer(session_kwargs: dict[str, Any] | None = None) -> Replayer:
+    global _REPLAYER
     with _LOCK:
-        if _SESSION is None or _SESSION.closed:
-            _SESSION = Session(**(session_kwargs or {}))
-        return _SESSION
+        if _REPLAYER is None or _REPLAYER.session.closed:
+            kwargs = dict(session_kwargs or {})
+            _REPLAYER = Replayer(lambda: Session(**kwargs))
+        return _REPLAYER
+
+
+def worker_session(session_kwargs: dict[str, Any] | None = None) -> Session:
+    """This worker process's session, created on first use."""
+    return _worker_replayer(session_kwargs).session
 
 
 def _close_worker_session() -> None:
-    global _SESSION
+    global _REPLAYER
     with _LOCK:
-        if _SESSION is not None:
-            _SESSION.close()
-            _SESSION = None
+        if _REPLAYER is not None:
+            _REPLAYER.close()
+            _REPLAYER = None
 
 
-try:
-    from distributed.diagnostics.plugin import WorkerPlugin as _Base
-except ImportError:  # pragma: no cover - dask is optional
-    _Base = object  # type: ignore[assignment, misc]
-
-
-class OcnbWorkerPlugin(_Base):  # type: ignore[misc, valid-type]
+class OcnbWorkerPlugin(WorkerPlugin):
     """Closes the worker's ocnb session (and its Chromium) when the worker shuts down."""
 
     name = PLUGIN_NAME
@@ -59,15 +66,7 @@ class OcnbWorkerPlugin(_Base):  # type: ignore[misc, valid-type]
 def _task(
     skill: dict[str, Any], row: dict[str, Any], index: int, options: dict[str, Any], session_kwargs: dict[str, Any]
 ) -> dict[str, Any]:
-    from .pool import CRASH_CODES, replay_row
-
-    session = worker_session(session_kwargs)
-    result = replay_row(session, skill, row, index, options=options)
-    if not result["ok"] and result["failure_code"] in CRASH_CODES:
-        _close_worker_session()
-        result = replay_row(worker_session(session_kwargs), skill, row, index, options=options)
-        result["retried"] = True
-    return result
+    return _worker_replayer(session_kwargs).replay(skill, row, index, options)
 
 
 def replay_on_cluster(
@@ -80,7 +79,6 @@ def replay_on_cluster(
     session_kwargs: dict[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
     """Submit one task per row and gather the result rows (same shape as the local pool)."""
-    from distributed import as_completed
     from tqdm.auto import tqdm
 
     client.register_plugin(OcnbWorkerPlugin(), name=PLUGIN_NAME)
