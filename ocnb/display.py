@@ -17,10 +17,7 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from .results import ToolResult
+from typing import Any, Protocol
 
 __all__ = ["DisplayOptions", "options", "render_html"]
 
@@ -44,11 +41,33 @@ class DisplayOptions:
 options = DisplayOptions()
 
 
+class _Error(Protocol):
+    @property
+    def code(self) -> str: ...
+    @property
+    def message(self) -> str: ...
+    @property
+    def details(self) -> dict[str, Any]: ...
+
+
+class Renderable(Protocol):
+    """What rendering reads of a result: a :class:`~ocnb.results.ToolResult` (which imports this module)."""
+
+    @property
+    def ok(self) -> bool: ...
+    @property
+    def tool(self) -> str: ...
+    @property
+    def data(self) -> Any: ...
+    @property
+    def error(self) -> _Error | None: ...
+
+
 def _esc(value: Any) -> str:
     return html.escape(str(value))
 
 
-def _error_box(result: ToolResult) -> str:
+def _error_box(result: Renderable) -> str:
     assert result.error is not None
     details = ""
     if result.error.details:
@@ -143,7 +162,7 @@ def _discovery(data: dict[str, Any]) -> str:
     )
 
 
-def _json_block(result: ToolResult) -> str:
+def _json_block(result: Renderable) -> str:
     text = json.dumps(result.data, ensure_ascii=False, indent=2, default=str)
     body = f"<pre style='max-height:32em;overflow:auto;{_BOX}'>{_esc(text)}</pre>"
     head = f"<b>{_esc(result.tool)}</b> ok"
@@ -154,8 +173,8 @@ def _json_block(result: ToolResult) -> str:
     return f'<div class="ocnb-result">{head}{body}</div>'
 
 
-def render_html(result: ToolResult) -> str:
-    """Render a :class:`ToolResult` as compact HTML: error box, outline, image, ranking, or JSON."""
+def render_html(result: Renderable) -> str:
+    """Render a :class:`~ocnb.results.ToolResult` as compact HTML: error box, outline, image, ranking, or JSON."""
     if not result.ok:
         return _error_box(result)
     data = result.data
