@@ -1,0 +1,230 @@
+"""The import rule of docs/architecture.md, checked on the import graph of ``ocnb/`` read from the source.
+
+Every ``import`` and ``from … import`` in every module counts — at module level, inside functions and
+under ``TYPE_CHECKING`` alike — and so does ``importlib.import_module("ocnb.…")`` with a literal name.
+Relative imports are resolved; ``from pkg import name`` is an edge to ``pkg.name`` when that is a
+module, else to ``pkg`` (so ``from ocnb import Session`` is an edge to ``ocnb/__init__``).
+
+Two rules: the graph has no cycle, and every edge goes to the importer's own layer or a lower one.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from pathlib import Path
+
+import networkx as nx
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "ocnb"
+
+#: The layers, lowest first. A module may import modules of its own layer or of a lower one. A name
+#: stands for the module and, for a package, everything under it. docs/architecture.md explains them.
+LAYERS: list[tuple[str, tuple[str, ...]]] = [
+    (
+        "base",
+        (
+            "ocnb._version",
+            "ocnb.errors",
+            "ocnb.jsonsafe",
+            "ocnb.results",
+            "ocnb.display",
+            "ocnb.storage",
+            "ocnb.config",
+            "ocnb.urls",
+            "ocnb.tokens",
+            "ocnb.settings",
+            "ocnb.placeholders",
+        ),
+    ),
+    ("calls", ("ocnb.registry", "ocnb.calls")),
+    (
+        "engine",
+        (
+            "ocnb.runtime",
+            "ocnb.browser",
+            "ocnb.browser_setup",
+            "ocnb.remote",
+            "ocnb.dispatch",
+            "ocnb.perception",
+            "ocnb.audit",
+            "ocnb.contracts",
+            "ocnb.skills",
+            "ocnb.discovery",
+            "ocnb.workflow",
+            "ocnb.telemetry",
+        ),
+    ),
+    ("tools", ("ocnb.tools",)),
+    ("session", ("ocnb.session", "ocnb.features")),
+    (
+        "faces",
+        (
+            "ocnb",
+            "ocnb.magics",
+            "ocnb.widgets",
+            "ocnb.mcp",
+            "ocnb.pool",
+            "ocnb.batch",
+            "ocnb.dask",
+            "ocnb.capmap",
+            "ocnb.token_report",
+            "ocnb.cli",
+            "ocnb.demo",
+            "ocnb.demosite",
+            "ocnb.notebooks",
+        ),
+    ),
+]
+
+#: Edges of the session → dispatch → features → audit → telemetry circle, allowed while the call
+#: context (issue 19, item 1) takes it apart. Nothing else may join this list; it goes when they go.
+PENDING: frozenset[tuple[str, str]] = frozenset(
+    {
+        ("ocnb.audit.handoff", "ocnb.dispatch"),
+        ("ocnb.audit.handoff", "ocnb.session"),
+        ("ocnb.audit.hooks", "ocnb.dispatch"),
+        ("ocnb.audit.hooks", "ocnb.session"),
+        ("ocnb.audit.journal", "ocnb.dispatch"),
+        ("ocnb.dispatch", "ocnb.session"),
+        ("ocnb.features", "ocnb.session"),
+        ("ocnb.features", "ocnb.dispatch"),
+        ("ocnb.features", "ocnb.audit.handoff"),
+        ("ocnb.features", "ocnb.audit.hooks"),
+        ("ocnb.session", "ocnb.features"),
+        ("ocnb.session", "ocnb.audit.handoff"),
+        ("ocnb.session", "ocnb.dispatch"),
+        ("ocnb.session", "ocnb.telemetry"),
+        ("ocnb.telemetry", "ocnb.audit.journal"),
+        # registry imports the tool modules (issue 19, item 3: an explicit catalogue instead).
+        ("ocnb.registry", "ocnb.tools"),
+    }
+)
+
+
+@dataclass(frozen=True)
+class Edge:
+    """``source`` imports ``target`` at ``path:line``."""
+
+    source: str
+    target: str
+    path: str
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.source} -> {self.target}  ({self.path}:{self.line})"
+
+
+def module_files() -> dict[str, Path]:
+    """Every module of the package by dotted name (a package by its own name, for its ``__init__``)."""
+    out = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        out[".".join(parts)] = path
+    return out
+
+
+def _imported(node: ast.AST, package: str, modules: dict[str, Path]) -> list[str]:
+    """The modules one AST node imports (names outside the package are kept; the caller drops them)."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    if isinstance(node, ast.ImportFrom):
+        if node.level:
+            base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+            source = ".".join(base + ([node.module] if node.module else []))
+        else:
+            source = node.module or ""
+        return [f"{source}.{a.name}" if f"{source}.{a.name}" in modules else source for a in node.names]
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "import_module"
+        and node.args
+        and isinstance(node.args[0], ast.Constant)
+        and isinstance(node.args[0].value, str)
+    ):
+        return [node.args[0].value]
+    return []
+
+
+def import_edges() -> list[Edge]:
+    """Every import of one ``ocnb`` module by another, one edge per place it is written."""
+    modules = module_files()
+    edges = []
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            for target in _imported(node, package, modules):
+                if target in modules and target != name:
+                    edges.append(Edge(name, target, str(path.relative_to(ROOT)), getattr(node, "lineno", 0)))
+    return edges
+
+
+def import_graph(edges: list[Edge] | None = None) -> nx.DiGraph:
+    graph = nx.DiGraph()
+    graph.add_nodes_from(module_files())
+    for e in import_edges() if edges is None else edges:
+        graph.add_edge(e.source, e.target)
+    return graph
+
+
+def layer_of(module: str) -> int | None:
+    """The index in :data:`LAYERS` of the most specific name covering ``module`` (``ocnb`` covers only itself)."""
+    best: tuple[int, int] | None = None  # (length of the matching name, layer)
+    for index, (_, names) in enumerate(LAYERS):
+        for n in names:
+            covers = module == n or (n != "ocnb" and module.startswith(n + "."))
+            if covers and (best is None or len(n) > best[0]):
+                best = (len(n), index)
+    return None if best is None else best[1]
+
+
+def _where(edges: list[Edge], source: str, target: str) -> str:
+    return next(str(e) for e in edges if (e.source, e.target) == (source, target))
+
+
+def test_the_graph_sees_the_package() -> None:
+    """A sanity check on the reader itself: known edges of each kind are found."""
+    pairs = {(e.source, e.target) for e in import_edges()}
+    assert ("ocnb", "ocnb.session") in pairs  # from .session import Session
+    assert ("ocnb.mcp.http", "ocnb.session") in pairs  # inside a function: from ..session import session
+    assert ("ocnb.session", "ocnb.runtime") in pairs  # plain relative import
+    assert ("ocnb.discovery.assembler", "ocnb.tokens") in pairs  # from ocnb import tokens (a module)
+    assert ("ocnb.telemetry", "ocnb.audit.journal") in pairs  # absolute import
+
+
+def test_no_import_cycles() -> None:
+    edges = [e for e in import_edges() if (e.source, e.target) not in PENDING]
+    graph = import_graph(edges)
+    cycles = []
+    for component in sorted(nx.strongly_connected_components(graph), key=len, reverse=True):
+        if len(component) < 2:
+            continue
+        cycle = nx.find_cycle(graph.subgraph(component))
+        steps = "\n".join(f"    {_where(edges, a, b)}" for a, b in cycle)
+        cycles.append(f"{len(component)} modules: {', '.join(sorted(component))}\n  one cycle:\n{steps}")
+    assert not cycles, "import cycles in ocnb/:\n" + "\n".join(cycles)
+
+
+def test_every_module_has_a_layer() -> None:
+    missing = [m for m in module_files() if layer_of(m) is None]
+    assert not missing, f"add these modules to LAYERS (and to docs/architecture.md): {missing}"
+
+
+def test_imports_go_down_the_layers() -> None:
+    wrong = []
+    for e in import_edges():
+        src, dst = layer_of(e.source), layer_of(e.target)
+        if src is None or dst is None or dst <= src or (e.source, e.target) in PENDING:
+            continue
+        wrong.append(f"  {e}: {LAYERS[src][0]} may not import {LAYERS[dst][0]}")
+    assert not wrong, "imports against the layers of docs/architecture.md:\n" + "\n".join(wrong)
+
+
+def test_nothing_inside_imports_the_package_namespace() -> None:
+    """``from ocnb import Session`` inside ocnb needs ``ocnb/__init__`` done first: import the defining module."""
+    wrong = [str(e) for e in import_edges() if e.target == "ocnb"]
+    assert not wrong, "import the module that defines the name instead:\n" + "\n".join(wrong)
