@@ -3,12 +3,14 @@
 - :mod:`.snapshot` — :func:`read_page` (modes ax/text/dom) over the in-page script ``snapshot.js``;
 - :mod:`.refs` — per-page ref registry; :func:`resolve_ref` or ``STALE_REF``;
 - :mod:`.targets` — :func:`resolve_target` (ref or query), :func:`find`, :func:`query_dom`;
+- :mod:`.point` — :func:`element_at`: the element a click at a point of the viewport lands on, as a ref;
 - :mod:`.selectors` — the one selector-chain resolver: :func:`~.selectors.capture_element` (chain +
   fingerprint) when recording, :func:`~.selectors.resolve` (verified) when skill replay acts again.
 """
 
 from __future__ import annotations
 
+from .point import element_at
 from .refs import REF_PATTERN, page_refs, resolve_ref
 from .selectors import resolve_chain, selector_chain
 from .snapshot import read_page
@@ -17,6 +19,7 @@ from .targets import Resolved, find, query_dom, resolve_target
 __all__ = [
     "REF_PATTERN",
     "Resolved",
+    "element_at",
     "find",
     "page_refs",
     "query_dom",

@@ -942,6 +942,35 @@
     return n;
   }
 
+  // ---- hit test: what a click at (x, y) of this frame's viewport lands on ------------------------
+  // The deepest element there (through open shadow roots), reported as its nearest interactive
+  // ancestor (itself when none is). An <iframe> also says which frame it is and where its content
+  // starts, so the caller can ask that frame. `unit: "%"` reads x and y as percentages of the viewport.
+  function hitAt(x, y, unit) {
+    if (unit === "%") { x = x / 100 * innerWidth; y = y / 100 * innerHeight; }
+    let el = document.elementFromPoint(x, y);
+    if (!el) return null;
+    for (let inner; el.shadowRoot && (inner = el.shadowRoot.elementFromPoint(x, y)) && inner !== el;) el = inner;
+    let target = el;
+    for (let e = el; e && e.nodeType === 1; e = e.parentElement || e.getRootNode().host) {
+      if (isInteractive(e, roleOf(e))) { target = e; break; }
+    }
+    const r = target.getBoundingClientRect();
+    const out = info(target);
+    if (!isInteractive(target, roleOf(target))) out.role = roleOf(target) || "generic";
+    out.tag = target.tagName.toLowerCase();
+    out.visible = visibleForAction(target);
+    out.rect = { x: r.left, y: r.top, width: r.width, height: r.height };
+    out.point = { x, y };
+    out.viewport = { width: innerWidth, height: innerHeight };
+    if (el.tagName === "IFRAME" || el.tagName === "FRAME") {
+      const f = el.getBoundingClientRect(), cs = getComputedStyle(el);
+      out.frame = refOf(el);
+      out.content = { x: f.left + el.clientLeft + parseFloat(cs.paddingLeft), y: f.top + el.clientTop + parseFloat(cs.paddingTop) };
+    }
+    return out;
+  }
+
   // ---- dispatch ----------------------------------------------------------------------------------
   const op = req.op;
   let result;
@@ -1040,6 +1069,8 @@
     // the element itself when the chain's first entry singles out an agreeing one, else null
     const r = resolveStep(req.chain || [], req.fingerprint || {}, req.tolerate || [], true);
     result = r.status === "ok" ? r.el : null;
+  } else if (op === "hitTest") {
+    result = hitAt(req.x, req.y, req.unit);
   } else if (op === "mutations") {
     result = S.mutations;
   } else {

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import AmbiguousTarget, ElementNotFound, InvalidArgument
+from .point import element_at, parse_point
 from .refs import REF_PATTERN, call, page_refs, resolve_ref
 
 __all__ = ["Resolved", "candidates", "find", "query_dom", "resolve_target"]
@@ -266,9 +267,17 @@ async def find(page: Any, query: str, limit: int = 5) -> list[dict[str, Any]]:
 
 
 async def query_dom(page: Any, selector: str, method: str = "css", limit: int = 50) -> dict[str, Any]:
-    """Elements matching a CSS selector or XPath in every frame, each with a ref."""
+    """Elements matching a CSS selector or XPath in every frame, each with a ref.
+
+    ``method="point"``: the one element a click at the point ``selector`` (``"x,y"`` in CSS pixels of the
+    viewport, or ``"50%,25%"``) lands on, as :func:`~.point.element_at` finds it; none off the page.
+    """
+    if method == "point":
+        hit = await element_at(page, *parse_point(selector))
+        found = [hit] if hit is not None else []
+        return {"selector": selector, "method": method, "total": len(found), "matches": found[:limit]}
     if method not in ("css", "xpath"):
-        raise InvalidArgument("method must be css or xpath", details={"method": method})
+        raise InvalidArgument("method must be css, xpath or point", details={"method": method})
     state = page_refs(page)
     matches: list[dict[str, Any]] = []
     total = 0

@@ -64,10 +64,11 @@ async def find(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     name="query_dom",
     category="dom",
     description="List elements matching a CSS selector or XPath, with refs. "
-    "Searches all frames; each match has a ref, role and name.",
+    "Searches all frames; each match has a ref, role and name. "
+    "method=point: selector is x,y in viewport pixels (or 50%,25%); the one match is what a click there hits.",
     properties={
         "selector": {"type": "string", "minLength": 1},
-        "method": {"type": "string", "enum": ["css", "xpath"]},
+        "method": {"type": "string", "enum": ["css", "xpath", "point"]},
         "limit": {"type": "integer", "minimum": 1, "maximum": 500},
     },
     required=["selector"],

@@ -3,9 +3,10 @@
 Every button goes through a tool (``navigate``, ``page_reload``, ``tabs_activate``,
 ``tabs_create``, ``interact``) so it lands in the journal with ``source="widget"``. The
 screenshot is refreshed after each tool call from any face (throttled, see
-:mod:`ocnb.widgets.watch`). Clicking on the screenshot finds the element under the pointer
-(``document.elementFromPoint`` through ``javascript_tool``), gets its ref (``query_dom`` with the
-element's XPath) and clicks it with ``interact``; the element hit is outlined and named.
+:mod:`ocnb.widgets.watch`). Clicking on the screenshot asks ``query_dom`` (``method="point"``) which
+element a click there lands on — its ref, role and name, in frames and shadow roots too — and clicks
+that ref with ``interact``; the element hit is outlined and named. No JavaScript tool is involved, so
+this works with ``allow_javascript=False``.
 """
 
 from __future__ import annotations
@@ -28,74 +29,26 @@ from .watch import watcher_for
 if TYPE_CHECKING:
     from ..session import Session
 
-__all__ = ["HIT_TEST_JS", "BrowserView", "find_ref"]
-
-#: Finds the actionable element at a point given as fractions of the viewport (FX, FY).
-HIT_TEST_JS = r"""(() => {
-  const x = __FX__ * window.innerWidth, y = __FY__ * window.innerHeight;
-  let el = document.elementFromPoint(x, y);
-  if (!el) return null;
-  while (el.shadowRoot) {
-    const inner = el.shadowRoot.elementFromPoint(x, y);
-    if (!inner || inner === el) break;
-    el = inner;
-  }
-  const frame = el.tagName === "IFRAME" || el.tagName === "FRAME";
-  const sel = 'a[href],button,input,select,textarea,label,summary,option,[role],[onclick],[tabindex],[contenteditable=""],[contenteditable="true"]';
-  const target = (el.closest && el.closest(sel)) || el;
-  const xpath = (n) => {
-    const parts = [];
-    for (; n && n.nodeType === 1; n = n.parentNode) {
-      let i = 1;
-      for (let s = n.previousElementSibling; s; s = s.previousElementSibling) if (s.nodeName === n.nodeName) i++;
-      parts.unshift(n.nodeName.toLowerCase() + "[" + i + "]");
-    }
-    return "/" + parts.join("/");
-  };
-  const inShadow = target.getRootNode() !== document;
-  const r = target.getBoundingClientRect();
-  const tag = target.tagName.toLowerCase(), type = (target.getAttribute("type") || "").toLowerCase();
-  const implicit = tag === "a" ? "link" : tag === "button" || ["button", "submit", "reset"].includes(type) ? "button"
-    : tag === "select" ? "combobox" : tag === "textarea" ? "textbox"
-    : tag === "input" ? ({checkbox: "checkbox", radio: "radio", range: "slider"}[type] || "textbox") : null;
-  const labelled = target.labels && target.labels.length ? target.labels[0].innerText : "";
-  const text = (target.getAttribute("aria-label") || labelled || target.innerText || target.value ||
-    target.getAttribute("placeholder") || target.getAttribute("title") || "").trim().replace(/\s+/g, " ").slice(0, 80);
-  return {
-    tag, id: target.id || null, role: target.getAttribute("role") || implicit,
-    name: text, xpath: inShadow ? null : xpath(target), in_shadow: inShadow, frame,
-    rect: {x: r.left / innerWidth, y: r.top / innerHeight, w: r.width / innerWidth, h: r.height / innerHeight},
-  };
-})()"""
+__all__ = ["BrowserView"]
 
 
-def find_ref(data: Any) -> dict[str, Any] | None:
-    """The first element description carrying a ``ref`` in a tool's result data (any nesting)."""
-    if isinstance(data, dict):
-        if isinstance(data.get("ref"), str):
-            return data
-        for key in ("matches", "elements", "results", "candidates", "items"):
-            if key in data:
-                found = find_ref(data[key])
-                if found:
-                    return found
-        for value in data.values():
-            found = find_ref(value)
-            if found:
-                return found
-    elif isinstance(data, list):
-        for item in data:
-            found = find_ref(item)
-            if found:
-                return found
-    return None
-
-
-def _describe(hit: dict[str, Any], ref: str | None) -> str:
-    who = hit.get("role") or hit.get("tag") or "element"
+def _describe(hit: dict[str, Any]) -> str:
+    role = hit.get("role")
+    who = role if role and role != "generic" else hit.get("tag") or "element"
     name = hit.get("name") or ""
-    label = f"{who} “{name}”" if name else who
-    return f"{label} ({ref})" if ref else label
+    label = f"{who} “{name}”" if name else str(who)
+    return f"{label} ({hit['ref']})" if hit.get("ref") else label
+
+
+def _fractions(rect: dict[str, Any], viewport: dict[str, Any]) -> dict[str, float]:
+    """A rect in viewport pixels as fractions of the viewport (what the screenshot's highlight takes)."""
+    width, height = float(viewport.get("width") or 1), float(viewport.get("height") or 1)
+    return {
+        "x": rect["x"] / width,
+        "y": rect["y"] / height,
+        "w": rect["width"] / width,
+        "h": rect["height"] / height,
+    }
 
 
 class BrowserView(w.VBox):
@@ -203,30 +156,26 @@ class BrowserView(w.VBox):
     def click_at(self, fx: float, fy: float, action: str | None = None) -> ToolResult | None:
         """Act on the element at (``fx``, ``fy``), fractions of the screenshot; ``None`` if nothing is there.
 
-        The element is found with ``elementFromPoint`` (its nearest actionable ancestor), turned
-        into a ref with ``query_dom`` and acted on with ``interact``, which the journal records.
+        The element is found with ``query_dom`` (``method="point"``: the element a click there
+        lands on, as a ref) and acted on with ``interact``, which the journal records.
         """
-        probe = HIT_TEST_JS.replace("__FX__", repr(float(fx))).replace("__FY__", repr(float(fy)))
-        found = self.call("javascript_tool", {"expression": probe}, quiet=True)
+        point = f"{fx * 100:.4f}%,{fy * 100:.4f}%"
+        found = self.call("query_dom", {"selector": point, "method": "point"}, quiet=True)
         if not found.ok:
             self._say_error(found)
             return found
-        hit = (found.data or {}).get("result")
-        self.last_hit = hit if isinstance(hit, dict) else None
-        if not isinstance(hit, dict):
+        matches = (found.data or {}).get("matches") or []
+        hit = matches[0] if matches and isinstance(matches[0], dict) else None
+        self.last_hit = hit
+        if hit is None:
             self.screen.highlight = {}
             self.status.value = "<i>nothing under the pointer</i>"
             return None
-        if hit.get("frame"):
-            self.status.value = "<i>that is inside a frame; act on it with interact and a ref from read_page</i>"
-            return None
-        ref, target = self._ref_for(hit)
-        label = _describe(hit, ref)
-        self.screen.highlight = {**hit.get("rect", {}), "label": label}
-        args: dict[str, Any] = {**target, "action": action or self.click_action}
+        label = _describe(hit)
+        self.screen.highlight = {**_fractions(hit["rect"], hit["viewport"]), "label": label}
+        args: dict[str, Any] = {"ref": hit["ref"], "action": action or self.click_action}
         result = self.call("interact", args)
         self.last_result = result
-        hit["ref"] = ref
         if result.ok:
             self.status.value = f"{html.escape(args['action'])} → <b>{html.escape(label)}</b>"
         else:
@@ -234,19 +183,6 @@ class BrowserView(w.VBox):
         if not self.auto_refresh:
             self.refresh()
         return result
-
-    def _ref_for(self, hit: dict[str, Any]) -> tuple[str | None, dict[str, Any]]:
-        """A ref for the element hit (``query_dom`` by XPath), else a query from its name."""
-        if hit.get("xpath") and self.call.has_tool("query_dom"):
-            res = self.call("query_dom", {"selector": hit["xpath"], "method": "xpath"}, quiet=True)
-            if res.ok:
-                el = find_ref(res.data)
-                if el is not None:
-                    for key in ("role", "name"):  # the accessibility tree's words, when query_dom gives them
-                        if el.get(key):
-                            hit[key] = el[key]
-                    return el["ref"], {"ref": el["ref"]}
-        return None, {"query": hit.get("name") or hit.get("id") or hit.get("tag") or ""}
 
     # -- display -------------------------------------------------------------------------------
     def refresh(self) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import struct
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -104,31 +105,104 @@ def test_view_refreshes_after_calls_from_code_throttled(session: ocnb.Session, s
         view.close()
 
 
+def on_screen(session: ocnb.Session, xy: str) -> tuple[float, float]:
+    """Where the point ``xy`` (a JavaScript expression giving viewport pixels) shows on the screenshot,
+    as fractions of it. (The test measures with JavaScript; the widget has none.)"""
+    r = session.call("javascript_tool", expression=f"(([x, y]) => [x / innerWidth, y / innerHeight])({xy})")
+    assert r.ok, r.error
+    fx, fy = r.data["result"]
+    return fx, fy
+
+
+def center_of(session: ocnb.Session, selector: str) -> tuple[float, float]:
+    return on_screen(
+        session,
+        f"(el => {{ el.scrollIntoView({{block: 'nearest'}}); const r = el.getBoundingClientRect();"
+        f" return [r.left + r.width / 2, r.top + r.height / 2]; }})(document.querySelector({selector!r}))",
+    )
+
+
+def clicked_ref(session: ocnb.Session) -> tuple[str, Any]:
+    acted = [e for e in session.journal.entries if e["tool"] == "interact"][-1]
+    return acted["source"], acted["args"].get("ref")
+
+
 @pytest.mark.browser
 def test_click_on_the_screenshot_clicks_the_element_under_the_pointer(
     journaled: ocnb.Session, site: Any, spy: list[dict[str, Any]]
 ) -> None:
     session = journaled
-    if "interact" not in session.registry or "query_dom" not in session.registry:
-        pytest.skip("needs the perception tools interact and query_dom")
     session.navigate(url=site.page("dynamic.html"))
-    box = session.call(
-        "javascript_tool",
-        expression="(() => { const r = document.getElementById('counter').getBoundingClientRect();"
-        " return [(r.left + r.width / 2) / innerWidth, (r.top + r.height / 2) / innerHeight]; })()",
-    ).data["result"]
+    fx, fy = center_of(session, "#counter")
     view = BrowserView(session, auto_refresh=False)
     try:
-        view.screen.click(*box)  # what the front end sends on a click
-        text = session.call("javascript_tool", expression="document.getElementById('counter').textContent")
-        assert text.data["result"] == "Clicked 1 times"
+        view.screen.click(fx, fy)  # what the front end sends on a click
+        counter = session.call("query_dom", selector="#counter").data["matches"][0]
+        assert counter["name"] == "Clicked 1 times"
         assert view.last_result is not None and view.last_result.ok
-        assert "Clicked 0 times" in view.screen.highlight["label"] and view.screen.highlight["w"] > 0
-        assert view.last_hit["ref"] in view.status.value
-        acted = [e for e in session.journal.entries if e["tool"] == "interact"][-1]
-        assert (acted["source"], acted["args"].get("ref")) == ("widget", view.last_hit["ref"])
+        assert view.last_hit is not None and view.last_hit["ref"] == counter["ref"]
+        assert view.screen.highlight["label"] == f"button “Clicked 0 times” ({counter['ref']})"
+        assert 0 < view.screen.highlight["x"] < fx < view.screen.highlight["x"] + view.screen.highlight["w"] < 1
+        assert counter["ref"] in view.status.value
+        assert clicked_ref(session) == ("widget", counter["ref"])
+        # finding the element is a display call: quiet, and no JavaScript tool
+        widget_calls = [(c["tool"], c["record"]) for c in spy if c["source"] == "widget"]
+        assert ("query_dom", False) in widget_calls and ("interact", True) in widget_calls
+        assert "javascript_tool" not in {tool for tool, _ in widget_calls}
     finally:
         view.close()
+
+
+@pytest.mark.browser
+def test_click_on_the_screenshot_works_with_javascript_switched_off(
+    session: ocnb.Session, ocnb_home: Any, site: Any
+) -> None:
+    session.navigate(url=site.page("form.html"))
+    fx, fy = center_of(session, "button[type=submit]")  # measured where JavaScript is on; same viewport
+    with ocnb.Session(headless=True, home=ocnb_home, allow_javascript=False) as s:
+        assert s.call("javascript_tool", expression="1").error.code == "DISABLED"
+        s.navigate(url=site.page("form.html"))
+        view = BrowserView(s, auto_refresh=False)
+        try:
+            view.screen.click(fx, fy)
+            assert view.last_result is not None and view.last_result.ok, view.status.value
+            assert view.last_hit is not None and (view.last_hit["role"], view.last_hit["name"]) == ("button", "Sign up")
+            assert "Sign up" in view.status.value
+        finally:
+            view.close()
+
+
+@pytest.mark.browser
+def test_click_on_the_screenshot_reaches_into_a_cross_origin_frame(journaled: ocnb.Session, site: Any) -> None:
+    session = journaled
+    session.navigate(url=site.page("frames.html"))
+    session.call("wait_for", selector="#cross-origin-frame")
+    # the cross-origin frame shows the same page as the same-origin one: its button sits at the same offset
+    fx, fy = on_screen(
+        session,
+        "(() => { const f = document.getElementById('cross-origin-frame'); f.scrollIntoView({block: 'center'});"
+        " const o = f.getBoundingClientRect(), b = document.getElementById('same-origin-frame')"
+        ".contentDocument.getElementById('frame-button').getBoundingClientRect();"
+        " return [o.left + f.clientLeft + b.left + b.width / 2, o.top + f.clientTop + b.top + b.height / 2]; })()",
+    )
+    view = BrowserView(session, auto_refresh=False)
+    try:
+        view.screen.click(fx, fy)
+        assert view.last_result is not None and view.last_result.ok, view.status.value
+        assert view.last_hit is not None and view.last_hit["name"] == "Frame button"
+        assert view.last_hit["frame_ordinal"] > 0
+        status = session.call("read_page", mode="text").data["content"]
+        assert "frame clicked" in status
+    finally:
+        view.close()
+
+
+def test_the_widget_carries_no_javascript_of_its_own() -> None:
+    from ocnb.widgets import browser_view
+
+    source = Path(browser_view.__file__).read_text(encoding="utf-8")
+    for sign in ("javascript_tool", "=>", "document.", "elementFromPoint", "innerWidth"):
+        assert sign not in source
 
 
 # -- pure Python (scripted tools) --------------------------------------------------------------------
@@ -154,34 +228,41 @@ def scripted(**extra: Any) -> ScriptedCaller:
     return ScriptedCaller(responses)
 
 
-HIT = {"tag": "button", "role": None, "name": "Send", "xpath": "/html[1]/body[1]/button[1]", "frame": False,
-       "rect": {"x": 0.1, "y": 0.2, "w": 0.3, "h": 0.05}}  # fmt: skip
+HIT = {"ref": "ax_7", "role": "button", "name": "Send", "tag": "button", "visible": True,
+       "rect": {"x": 128, "y": 160, "width": 384, "height": 40}, "point": {"x": 320, "y": 176},
+       "viewport": {"width": 1280, "height": 800}, "frame_ordinal": 0}  # fmt: skip
 
 
-def test_click_maps_to_query_dom_then_interact_on_that_ref() -> None:
+def test_click_asks_query_dom_for_the_point_then_interacts_with_that_ref() -> None:
     caller = scripted(
-        javascript_tool={"result": HIT},
-        query_dom={"matches": [{"ref": "ax_7", "role": "button", "name": "Send"}]},
+        query_dom={"selector": "25.0000%,22.0000%", "method": "point", "total": 1, "matches": [HIT]},
         interact={"acted_on": {"ref": "ax_7"}},
     )
     view = BrowserView(caller=caller, auto_refresh=False, refresh_now=False)
     view.screen.click(0.25, 0.22)
     acted = [(c.tool, c.quiet) for c in caller.calls if c.tool != "page_screenshot" and c.tool != "tabs_context"]
-    assert acted == [("javascript_tool", True), ("query_dom", True), ("interact", False)]
-    assert "0.25" in caller.calls[0].args["expression"] and "0.22" in caller.calls[0].args["expression"]
-    assert caller.calls[1].args == {"selector": HIT["xpath"], "method": "xpath"}
-    assert caller.calls[2].args == {"ref": "ax_7", "action": "click"}
-    assert view.screen.highlight == {**HIT["rect"], "label": "button “Send” (ax_7)"}
+    assert acted == [("query_dom", True), ("interact", False)]
+    assert caller.calls[0].args == {"selector": "25.0000%,22.0000%", "method": "point"}
+    assert caller.calls[1].args == {"ref": "ax_7", "action": "click"}
+    assert view.screen.highlight == {"x": 0.1, "y": 0.2, "w": 0.3, "h": 0.05, "label": "button “Send” (ax_7)"}
     assert "ax_7" in view.status.value
     assert view.screen.src.startswith("data:image/png")  # refreshed after the action
 
 
 def test_click_on_empty_space_acts_on_nothing() -> None:
-    caller = scripted(javascript_tool={"result": None}, interact={})
+    caller = scripted(query_dom={"matches": [], "total": 0}, interact={})
     view = BrowserView(caller=caller, auto_refresh=False, refresh_now=False)
     assert view.click_at(0.9, 0.9) is None
     assert "interact" not in caller.tools_called()
     assert "nothing" in view.status.value
+
+
+def test_a_refused_hit_test_is_shown_and_nothing_is_acted_on() -> None:
+    caller = scripted(query_dom=ToolResult.failure("query_dom", "TIMEOUT", "the page did not answer"), interact={})
+    view = BrowserView(caller=caller, auto_refresh=False, refresh_now=False)
+    result = view.click_at(0.5, 0.5)
+    assert result is not None and result.error is not None and result.error.code == "TIMEOUT"
+    assert "interact" not in caller.tools_called() and "TIMEOUT" in view.status.value
 
 
 def test_failed_navigation_shows_its_code() -> None:
