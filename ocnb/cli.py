@@ -5,6 +5,8 @@ from __future__ import annotations
 import importlib
 import sys
 
+from ._extras import MissingExtraError
+
 __all__ = ["main"]
 
 COMMANDS = {
@@ -26,7 +28,11 @@ def main(argv: list[str] | None = None) -> int:
     if name not in COMMANDS:
         print(f"ocnb: unknown command {name!r}; run `ocnb --help`", file=sys.stderr)
         return 2
-    module = importlib.import_module(COMMANDS[name][0])
+    try:
+        module = importlib.import_module(COMMANDS[name][0])
+    except MissingExtraError as exc:  # e.g. `ocnb mcp` without the 'mcp' extra
+        print(f"ocnb {name}: {exc}", file=sys.stderr)
+        return 2
     return int(module.main(rest) or 0)
 
 

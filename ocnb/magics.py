@@ -28,11 +28,14 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from IPython.core.completer import SimpleCompletion, context_matcher
-from IPython.core.error import UsageError
-from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
-from IPython.utils.text import DollarFormatter
-from traitlets import Bool, Int, TraitError, Unicode, default, observe, validate
+from ._extras import extra
+
+with extra("notebook"):
+    from IPython.core.completer import SimpleCompletion, context_matcher
+    from IPython.core.error import UsageError
+    from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
+    from IPython.utils.text import DollarFormatter
+    from traitlets import Bool, Int, TraitError, Unicode, default, observe, validate
 
 from . import display as _display
 from .dispatch import dispatch
@@ -435,8 +438,8 @@ class OcMagics(Magics):
             raise UsageError("usage: %oc mcp start [--port N] [--token-file PATH] | status | stop")
         try:
             from . import mcp as ocnb_mcp
-        except ImportError:
-            raise UsageError("the MCP shim (ocnb.mcp) is not available in this installation") from None
+        except ImportError as exc:  # says which extra to install
+            raise UsageError(str(exc)) from None
         if sub == "start":
             _, flags = _split(words[1:])
             opts = dict(flags)

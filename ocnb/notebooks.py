@@ -16,6 +16,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ._extras import extra
+
+with extra("notebook"):
+    import nbformat
+    from jupyter_client.manager import KernelManager
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
+
 __all__ = ["DEMO_NOTEBOOKS", "NotebookRun", "notebooks_dir", "run_demo_notebooks", "run_notebook"]
 
 #: The notebooks the demo command executes, in order.
@@ -82,8 +90,6 @@ def _kernel_manager(kernel_name: str, folder: Path) -> Any:
     Over TCP (the default, and the only choice on Windows) ipykernel warns at every start that the
     connection is not encrypted; local sockets are private to the user and need no such warning.
     """
-    from jupyter_client.manager import KernelManager
-
     if os.name != "posix":
         return KernelManager(kernel_name=kernel_name)
     return KernelManager(kernel_name=kernel_name, transport="ipc", ip=str(folder / "kernel"))
@@ -102,10 +108,6 @@ def run_notebook(
     ``timeout`` bounds each cell (seconds). The HTML is written even when a cell fails, so the
     report shows where. Never raises for a failing cell: see :attr:`NotebookRun.ok` and ``error``.
     """
-    import nbformat
-    from nbclient import NotebookClient
-    from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
-
     src = Path(path)
     nb = nbformat.read(src, as_version=4)
     sockets = tempfile.TemporaryDirectory(prefix="ocnb-kernel-")
@@ -132,7 +134,8 @@ def run_notebook(
     seconds = time.perf_counter() - t0
     html_path = None
     if out_html is not None:
-        from nbconvert import HTMLExporter
+        with extra("notebook"):
+            from nbconvert import HTMLExporter
 
         body, _ = HTMLExporter().from_notebook_node(nb)
         html_path = Path(out_html)

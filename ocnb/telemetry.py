@@ -5,7 +5,7 @@ same columns and dtypes, so code written against a full frame works on an empty 
 pandas is imported only here, and only when a frame is built.
 
 Speed (a million trace events in a few seconds): each event file is decoded in one call
-(msgspec ``decode_lines`` into slotted structs when msgspec is installed), turned into typed
+(msgspec ``decode_lines`` into slotted structs), turned into typed
 columns while it is still in the CPU cache, and the per-file columns are concatenated at the end;
 the cyclic garbage collector is paused meanwhile, since it would rescan millions of new objects.
 """
@@ -19,15 +19,12 @@ from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from ocnb.audit.journal import read_journal
 from ocnb.audit.jsonl import decode_lines
 from ocnb.audit.trace import event_files, trace_dir
 from ocnb.storage import ocnb_home
-
-try:
-    import msgspec
-except ImportError:  # pragma: no cover - exercised only without msgspec
-    msgspec = None  # type: ignore[assignment]
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -128,25 +125,15 @@ def _add_chunk(
         parts[name].append(_column(name, dtype, values))
 
 
-if msgspec is not None:
+class _TraceRow(msgspec.Struct, gc=False):
+    """One trace line as decoded for :func:`trace_df` (unknown keys ignored, all optional)."""
 
-    class _TraceRow(msgspec.Struct, gc=False):
-        """One trace line as decoded for :func:`trace_df` (unknown keys ignored, all optional)."""
-
-        ts: Any = None
-        seq: Any = None
-        kind: Any = None
-        tool: Any = None
-        body: Any = None
-        intent: Any = None
-
-    _ROW_TYPE: Any = _TraceRow
-    _row_getter: Callable[[str], Any] = attrgetter
-else:  # pragma: no cover - exercised only without msgspec
-    _ROW_TYPE = None
-
-    def _row_getter(name: str) -> Any:
-        return lambda r: r.get(name)
+    ts: Any = None
+    seq: Any = None
+    kind: Any = None
+    tool: Any = None
+    body: Any = None
+    intent: Any = None
 
 
 def journal_df(
@@ -205,11 +192,9 @@ def trace_df(session_id: str, home: str | Path | None = None) -> pd.DataFrame:
                 data = path.read_bytes()
             except FileNotFoundError:  # dropped by rotation while we read
                 continue
-            rows = decode_lines(data, _ROW_TYPE)
+            rows = decode_lines(data, _TraceRow)
             del data
-            if _ROW_TYPE is None:  # pragma: no cover - plain dicts without msgspec
-                rows = [r for r in rows if isinstance(r, dict)]
-            _add_chunk(rows, TRACE_COLUMNS, parts, _row_getter)
+            _add_chunk(rows, TRACE_COLUMNS, parts, attrgetter)
             del rows
         return _frame(parts, TRACE_COLUMNS)
 

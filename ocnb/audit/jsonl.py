@@ -1,26 +1,22 @@
 """JSON Lines and UTC timestamps for the audit trail: one serializer, one tolerant reader.
 
 Lines are written with the standard library (byte-stable output, so golden files do not depend
-on what is installed) and read with ``msgspec`` when it is installed (its ``decode_lines`` reads a
-whole file in one call, into typed structs when asked: several times faster than ``json``).
+on what is installed) and read with ``msgspec`` (its ``decode_lines`` reads a whole file in one
+call, into typed structs when asked: several times faster than ``json``).
 A reader skips a trailing partial line (a writer killed mid-write) and any corrupt line, so one
 crash never makes a whole file unreadable.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ocnb.jsonsafe import strict_dumps
+import msgspec
 
-try:  # optional speed-up for reading
-    import msgspec as _msgspec
-except ImportError:  # pragma: no cover - exercised only without msgspec
-    _msgspec = None  # type: ignore[assignment]
+from ocnb.jsonsafe import strict_dumps
 
 __all__ = [
     "Clock",
@@ -36,7 +32,7 @@ __all__ = [
 #: A clock returns the current time as an aware UTC datetime (injectable for tests).
 Clock = Callable[[], datetime]
 
-loads: Callable[[bytes | str], Any] = _msgspec.json.decode if _msgspec is not None else json.loads
+loads: Callable[[bytes | str], Any] = msgspec.json.decode
 _DECODERS: dict[Any, Any] = {}
 
 
@@ -75,23 +71,20 @@ def dumps_line(obj: Any) -> bytes:
 def decode_lines(data: bytes, type_: Any = None) -> list[Any]:
     """Decode the complete lines of ``data``; skip a trailing partial line and corrupt lines.
 
-    With msgspec installed and ``type_`` given (a ``msgspec.Struct``), lines become instances of
-    it (lines that are not objects are skipped); otherwise they are plain JSON values.
+    With ``type_`` given (a ``msgspec.Struct``), lines become instances of it (lines that are not
+    objects are skipped); otherwise they are plain JSON values.
     """
     end = data.rfind(b"\n")
     if end < 0:
         return []
     body = data[: end + 1]
-    if _msgspec is not None:
-        decoder = _DECODERS.get(type_)
-        if decoder is None:
-            decoder = _DECODERS[type_] = _msgspec.json.Decoder(type_) if type_ is not None else _msgspec.json.Decoder()
-        try:  # fast path: the whole file in one call
-            return decoder.decode_lines(body)
-        except ValueError:  # msgspec's DecodeError and ValidationError are ValueErrors
-            decode = decoder.decode
-    else:
-        decode = json.loads
+    decoder = _DECODERS.get(type_)
+    if decoder is None:
+        decoder = _DECODERS[type_] = msgspec.json.Decoder(type_) if type_ is not None else msgspec.json.Decoder()
+    try:  # fast path: the whole file in one call
+        return decoder.decode_lines(body)
+    except ValueError:  # msgspec's DecodeError and ValidationError are ValueErrors
+        decode = decoder.decode
     out: list[Any] = []
     for line in body.split(b"\n"):
         if not line.strip():

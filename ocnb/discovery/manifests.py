@@ -15,6 +15,7 @@ import warnings
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
+from ocnb._extras import extra
 from ocnb.discovery.descriptors import (
     MANIFEST_FILE,
     CapabilityDescriptor,
@@ -122,6 +123,9 @@ class ManifestWatcher:
         """Start watching (roots that do not exist yet are created so they can be watched)."""
         if self._thread is not None:
             return
+        with extra("discovery"):
+            from watchfiles import watch
+        self._watch = watch
         for root in self.manifests.roots:
             private_dir(root)
         self._stop.clear()
@@ -137,10 +141,8 @@ class ManifestWatcher:
             self._thread = None
 
     def _run(self) -> None:
-        from watchfiles import watch
-
         roots = [str(r) for r in self.manifests.roots]
-        gen = watch(
+        gen = self._watch(
             *roots,
             debounce=self.debounce_ms,
             step=50,

@@ -5,7 +5,7 @@ The weights (``model.safetensors``, 87 MiB) and ``tokenizer.json`` come inside t
 (both already needed by wordllama). The 6-layer BERT forward pass and mean pooling are done
 here with NumPy matrix products, so nothing imports PyTorch at run time and nothing is
 downloaded: the vectors match sentence-transformers' to about 1e-6. BLAS runs on one thread
-while embedding when threadpoolctl is installed (see ``_one_blas_thread``); an index build
+while embedding (threadpoolctl, see ``_one_blas_thread``); an index build
 embeds its batches on one thread per core instead.
 """
 
@@ -21,6 +21,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
+
+from ocnb._extras import extra
 
 __all__ = ["MiniLM", "load_minilm", "minilm_dir"]
 
@@ -49,16 +51,15 @@ def minilm_dir() -> Path:
 
 @functools.cache
 def _one_blas_thread() -> Callable[[], contextlib.AbstractContextManager]:
-    """A context that runs BLAS on one thread (threadpoolctl), or a no-op without it.
+    """A context that runs BLAS on one thread (threadpoolctl, of the 'discovery' extra like MiniLM's
+    other packages).
 
     The matrices of one query are small: a second OpenBLAS thread gains nothing, and when
     the cores are busy (CI, a notebook beside Chromium) its spinning made a query embedding
     10x slower here (715 ms against 77 ms median under load 10 on 2 cores).
     """
-    try:
+    with extra("discovery"):
         from threadpoolctl import ThreadpoolController
-    except ImportError:
-        return contextlib.nullcontext
     controller = ThreadpoolController()
     return functools.partial(controller.limit, limits=1, user_api="blas")
 
@@ -121,8 +122,9 @@ class MiniLM:
     """Encoder: ``embed(texts)`` → unit-length float32 vectors, shape ``(n, 384)``."""
 
     def __init__(self, folder: str | Path | None = None) -> None:
-        from safetensors.numpy import load_file
-        from tokenizers import Tokenizer
+        with extra("discovery"):
+            from safetensors.numpy import load_file
+            from tokenizers import Tokenizer
 
         folder = Path(folder) if folder is not None else minilm_dir()
         w = load_file(str(folder / "model.safetensors"))

@@ -33,6 +33,8 @@ from typing import Any
 
 import numpy as np
 
+from ocnb._extras import extra
+
 __all__ = [
     "BM25Retriever",
     "HybridRetriever",
@@ -149,8 +151,9 @@ def load_wordllama() -> Any:
     root = logging.getLogger()
     handlers, level = list(root.handlers), root.level
     try:
-        import wordllama
-        from wordllama import WordLlama
+        with extra("discovery"):
+            import wordllama
+            from wordllama import WordLlama
     finally:
         root.handlers[:] = handlers
         root.setLevel(level)

@@ -7,8 +7,11 @@ stdio (or ``--http PORT``) server. Both are thin adapters: ``tools/list`` is the
 
 from __future__ import annotations
 
-from .http import McpHandle, McpRemoteBindError, McpSecurityWarning, McpTokenError, load_or_create_token, serve
-from .server import McpBridge, run_stdio, to_call_result, tool_to_mcp
+from .._extras import extra
+
+with extra("mcp"):
+    from .http import McpHandle, McpRemoteBindError, McpSecurityWarning, McpTokenError, load_or_create_token, serve
+    from .server import McpBridge, run_stdio, to_call_result, tool_to_mcp
 
 __all__ = [
     "McpBridge",

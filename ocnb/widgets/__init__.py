@@ -5,14 +5,17 @@ journaled like a call from code; custom front-end code (the clickable screenshot
 ES module shipped in the wheel (:func:`assets_dir`).
 """
 
-from .assets import assets_dir
-from .browser_view import BrowserView
-from .calls import ScriptedCaller, SessionCaller
-from .handoff import HumanHandoff
-from .journal_view import JournalView
-from .screen import ScreenView
-from .skill_recorder import SkillRecorder
-from .watch import SessionWatcher, watcher_for
+from .._extras import extra
+
+with extra("notebook"):
+    from .assets import assets_dir
+    from .browser_view import BrowserView
+    from .calls import ScriptedCaller, SessionCaller
+    from .handoff import HumanHandoff
+    from .journal_view import JournalView
+    from .screen import ScreenView
+    from .skill_recorder import SkillRecorder
+    from .watch import SessionWatcher, watcher_for
 
 __all__ = [
     "BrowserView",
