@@ -26,6 +26,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         "base",
         (
             "ocnb._version",
+            "ocnb._extras",
             "ocnb.errors",
             "ocnb.jsonsafe",
             "ocnb.results",
