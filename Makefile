@@ -38,10 +38,10 @@ capability-map: setup
 # pyproject.toml allows, then check they resolve on the package index. Not part of `make test`:
 # no test depends on what the index serves on the day it runs. Review the diff, run `make test`, commit.
 pins: setup
-	$(PY) -m pip install --quiet --upgrade -e ".[dev]"
+	$(PY) -m pip install --quiet --upgrade -e ".[all,dev]"
 	$(PY) binder/pin_requirements.py
 	$(MAKE) pins-check
 
 pins-check: setup
 	$(PY) -m pip install --dry-run --ignore-installed --quiet -r binder/requirements.txt
-	$(PY) -m pip install --dry-run --ignore-installed --quiet -c scripts/constraints.txt -e ".[dev]"
+	$(PY) -m pip install --dry-run --ignore-installed --quiet -c scripts/constraints.txt -e ".[all,dev]"

@@ -92,7 +92,7 @@ def registry_tools() -> list:
         from ocnb.registry import Registry
     except ImportError:
         return []
-    return [t for t in Registry(pilot=False) if t.name not in {"discover_capabilities", "expand_tools"}]
+    return [t for t in Registry() if t.name not in {"discover_capabilities", "expand_tools"}]
 
 
 def rank_metrics(engine: DiscoveryEngine, queries: list[dict], use_graph: bool) -> tuple[float, float]:

@@ -207,14 +207,15 @@ import pandas as pd
 
 import ocnb
 from ocnb import capmap, tokens
+from ocnb.registry import capability_groups
 
 text = capmap.generate()
 print(text)"""
         ),
         md("## Size and tokens (cl100k_base, counted offline)"),
         code(
-            """full = ocnb.build_registry(pilot=True)
-core = ocnb.build_registry(pilot=False)
+            """full = ocnb.build_registry(caps=capability_groups())  # the default set and every opt-in group
+core = ocnb.build_registry()
 figures = pd.Series(
     {
         "map bytes": len(text.encode()),
@@ -224,7 +225,8 @@ figures = pd.Series(
         "token cap": capmap.MAX_TOKENS,
         "full tool list tokens (JSON schemas)": tokens.count_tools([t.to_mcp() for t in full]),
         "core tool list tokens": tokens.count_tools([t.to_mcp() for t in core]),
-        "tools (all tiers)": len(full),
+        "tools (default set)": len(core),
+        "tools (every group)": len(full),
     }
 )
 figures"""
@@ -240,13 +242,13 @@ else:
         ),
         md("## Runtime cross-check\nThe names in the map are exactly the live tools, minus the discovery meta-tools."),
         code(
-            """live = {t.name for t in full} - capmap.EXCLUDED
+            """live = {t.name for t in core} - capmap.EXCLUDED
 assert capmap.map_names(text) == live, capmap.map_names(text) ^ live
 len(live)"""
         ),
         code(
             """pd.DataFrame(
-    [{"category": t.category, "tool": t.name, "tier": t.tier, "schema tokens": tokens.count_json(t.to_mcp())} for t in full]
+    [{"category": t.category, "tool": t.name, "group": t.group, "schema tokens": tokens.count_json(t.to_mcp())} for t in full]
 ).groupby("category").agg(tools=("tool", "count"), schema_tokens=("schema tokens", "sum")).sort_values("schema_tokens")"""
         ),
     ]
@@ -281,7 +283,7 @@ reads = pd.DataFrame(rows).set_index("page")
 reads.style.bar(color="#a1d99b")"""
         ),
         md(
-            "## The report\nTool list, core tier, capability map, each tool's schema, and this session's results by tool."
+            "## The report\nTool list, default set, capability map, each tool's schema, and this session's results by tool."
         ),
         code("report = token_report(s, capability_map=capmap.generate())\nreport"),
         code("report.summary"),

@@ -35,13 +35,14 @@ with extra("notebook"):
     from IPython.core.error import UsageError
     from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
     from IPython.utils.text import DollarFormatter
-    from traitlets import Bool, Int, TraitError, Unicode, default, observe, validate
+    from traitlets import Bool, Int, List, TraitError, Unicode, default, observe, validate
 
 from . import display as _display
 from .dispatch import dispatch
 from .perception.refs import REF_PATTERN
-from .registry import Registry, ToolDef, pilot_enabled
+from .registry import Registry, ToolDef, check_caps
 from .session import session as default_session
+from .settings import Settings
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -207,7 +208,7 @@ def tool_help(tooldef: ToolDef) -> str:
     lines = [usage, ""]
     lines += textwrap.wrap(" ".join(tooldef.description.split()), width=100)
     flags = ("side effects" if tooldef.side_effects else "read-only") + (
-        ", pilot tier" if tooldef.tier == "pilot" else ""
+        f", capability group {tooldef.group!r}" if tooldef.group != "core" else ""
     )
     lines += ["", f"category: {tooldef.category} ({flags})", "", "arguments:"]
     if not props:
@@ -252,13 +253,20 @@ class OcMagics(Magics):
     headless = Bool(True, help="Run Chromium without a window (applies when the session starts).").tag(config=True)
     default_timeout_ms = Int(30_000, help="Per-call timeout when a call gives none.").tag(config=True)
     show_screenshots = Bool(True, help="Show screenshots inline as images (else their path).").tag(config=True)
-    pilot = Bool(False, help="Also offer the pilot tier of tools.").tag(config=True)
+    caps = List(Unicode(), help="Opt-in capability groups of tools to offer besides the default set.").tag(config=True)
     secrets = Unicode(None, allow_none=True, help="A dotenv file of secrets usable as ${SECRET:NAME}.").tag(config=True)
     progress = Bool(True, help="Show a progress bar while %%oc runs its lines.").tag(config=True)
 
-    @default("pilot")
-    def _pilot_default(self) -> bool:
-        return pilot_enabled()
+    @default("caps")
+    def _caps_default(self) -> list[str]:
+        return list(Settings.from_env().caps)
+
+    @validate("caps")
+    def _caps_valid(self, proposal: dict[str, Any]) -> list[str]:
+        try:
+            return sorted(check_caps(proposal["value"]))
+        except Exception as exc:  # noqa: BLE001 - an unknown group: say which ones exist
+            raise TraitError(f"OcMagics.caps: {exc}") from None
 
     def __init__(self, shell: Any = None, **kwargs: Any) -> None:
         super().__init__(shell=shell, **kwargs)
@@ -271,7 +279,7 @@ class OcMagics(Magics):
         """The shared default session, created from these settings on first use."""
         return default_session(
             headless=self.headless,
-            pilot=self.pilot,
+            caps=self.caps,
             secrets=self.secrets,
             default_timeout_ms=self.default_timeout_ms,
         )
@@ -293,11 +301,11 @@ class OcMagics(Magics):
         if s is not None:
             s.configure(default_timeout_ms=change["new"])
 
-    @observe("pilot")
-    def _pilot_changed(self, change: dict[str, Any]) -> None:
+    @observe("caps")
+    def _caps_changed(self, change: dict[str, Any]) -> None:
         s = self._existing()
         if s is not None:
-            s.registry.set_pilot(change["new"])
+            s.configure(caps=change["new"])
 
     @observe("headless")
     def _headless_changed(self, change: dict[str, Any]) -> None:
@@ -478,7 +486,7 @@ class OcMagics(Magics):
         if words[0] in ("%oc", "%%oc") and len(words) == 1:
             return [], current
         existing = self._existing()  # completing must not create a session
-        registry = existing.registry if existing is not None else Registry(pilot=self.pilot)
+        registry = existing.registry if existing is not None else Registry(caps=self.caps)
         if not before:
             names = [*registry.names(), *VERBS, *COMMANDS]
             return sorted(n for n in set(names) if n.startswith(current)), current

@@ -1,20 +1,22 @@
 """The tool registry: every tool is a :class:`ToolDef` (data plus an async handler).
 
 Tool modules under :mod:`ocnb.tools` declare tools with the :func:`tool` decorator. A
-:class:`Registry` is a filtered view of all declared tools: the ``core`` tier always, the ``pilot``
-tier only when pilot mode is on (``OCNB_PILOT=1`` or ``Session(pilot=True)``). Everything generated
-from tools (Session methods, MCP ``tools/list``, the capability map, magic help) reads a Registry.
+:class:`Registry` is a filtered view of all declared tools: the default surface (group ``core``)
+always, and each opt-in capability group a session asks for (``Session(caps=("network",))``,
+``OCNB_CAPS``, ``ocnb mcp --caps``). Everything generated from tools (Session methods, MCP
+``tools/list``, the capability map, magic help) reads a Registry.
 """
 
 from __future__ import annotations
 
 import importlib
-import os
 import re
 import threading
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
+
+from .errors import InvalidArgument
 
 __all__ = [
     "INTENT_SCHEMA",
@@ -22,7 +24,7 @@ __all__ = [
     "ToolDef",
     "all_tooldefs",
     "build_registry",
-    "pilot_enabled",
+    "capability_groups",
     "tool",
 ]
 
@@ -60,7 +62,8 @@ class ToolDef:
     input_schema: dict[str, Any]
     category: str
     handler: Handler = field(compare=False, repr=False)
-    tier: Literal["core", "pilot"] = "core"
+    #: ``core`` (always offered) or the name of the opt-in capability group the tool belongs to.
+    group: str = "core"
     side_effects: bool = False
     #: The tool acts on a page and takes ``tab_id``.
     uses_page: bool = True
@@ -100,7 +103,7 @@ def tool(
     properties: dict[str, Any] | None = None,
     required: list[str] | tuple[str, ...] = (),
     side_effects: bool = False,
-    tier: Literal["core", "pilot"] = "core",
+    group: str = "core",
     uses_page: bool = True,
     intent: bool = False,
     check: Callable[[Any, dict[str, Any]], None] | None = None,
@@ -134,7 +137,7 @@ def tool(
             input_schema=input_schema,
             category=category,
             handler=fn,
-            tier=tier,
+            group=group,
             side_effects=side_effects,
             uses_page=uses_page,
             check=check,
@@ -158,32 +161,52 @@ def all_tooldefs() -> list[ToolDef]:
     return [_ALL[k] for k in sorted(_ALL)]
 
 
-def pilot_enabled(pilot: bool | None = None) -> bool:
-    """Pilot mode: the explicit flag if given, else ``OCNB_PILOT=1``."""
-    if pilot is not None:
-        return pilot
-    return os.environ.get("OCNB_PILOT", "0").strip().lower() in {"1", "true", "yes", "on"}
+def capability_groups() -> dict[str, list[str]]:
+    """The opt-in capability groups and their tools' names (``core``, always offered, is not one)."""
+    groups: dict[str, list[str]] = {}
+    for t in all_tooldefs():
+        if t.group != "core":
+            groups.setdefault(t.group, []).append(t.name)
+    return dict(sorted(groups.items()))
+
+
+def check_caps(caps: Iterable[str]) -> frozenset[str]:
+    """``caps`` as a set of known group names; an unknown one is ``INVALID_ARGUMENT`` naming the known."""
+    if isinstance(caps, str):
+        caps = [c for c in caps.split(",") if c.strip()]
+    wanted = frozenset(str(c).strip() for c in caps)
+    known = capability_groups()
+    unknown = sorted(wanted - set(known) - {"core"})
+    if unknown:
+        listed = ", ".join(known) or "none are installed"
+        raise InvalidArgument(
+            f"unknown capability group {unknown[0]!r}; groups: {listed}",
+            details={"unknown": unknown, "groups": list(known)},
+        )
+    return wanted - {"core"}
 
 
 class Registry:
     """The tools visible to one session (or server); notifies listeners when the set changes."""
 
-    def __init__(self, *, pilot: bool | None = None) -> None:
-        self._pilot = pilot_enabled(pilot)
+    def __init__(self, *, caps: Iterable[str] = ()) -> None:
+        self._caps = check_caps(caps)
         self._tools = self._select()
         self._listeners: list[Callable[[], None]] = []
 
     def _select(self) -> dict[str, ToolDef]:
-        return {t.name: t for t in all_tooldefs() if t.tier == "core" or self._pilot}
+        return {t.name: t for t in all_tooldefs() if t.group == "core" or t.group in self._caps}
 
     @property
-    def pilot(self) -> bool:
-        return self._pilot
+    def caps(self) -> frozenset[str]:
+        """The opt-in capability groups this registry offers besides ``core``."""
+        return self._caps
 
-    def set_pilot(self, on: bool) -> None:
-        """Switch the pilot tier on or off; listeners hear about it when the list changes."""
-        if on != self._pilot:
-            self._pilot = on
+    def set_caps(self, caps: Iterable[str]) -> None:
+        """Offer exactly these opt-in groups (checked first); listeners hear about it when the list changes."""
+        wanted = check_caps(caps)
+        if wanted != self._caps:
+            self._caps = wanted
             self._tools = self._select()
             self._changed()
 
@@ -212,6 +235,6 @@ class Registry:
         return len(self._tools)
 
 
-def build_registry(pilot: bool | None = None) -> Registry:
-    """A registry of the core tier, plus the pilot tier when pilot mode is on."""
-    return Registry(pilot=pilot)
+def build_registry(caps: Iterable[str] = ()) -> Registry:
+    """A registry of the default tools plus the opt-in capability groups ``caps``."""
+    return Registry(caps=caps)

@@ -17,6 +17,7 @@ import time
 import types
 import weakref
 from pathlib import Path
+from collections.abc import Iterable
 from typing import Any
 
 from .browser import BrowserState
@@ -46,7 +47,7 @@ class Session:
         executable_path: a Chromium/Chrome executable; else ``OCNB_CHROMIUM``, Playwright's, PATH.
         connect: a Playwright server WebSocket URL (``playwright run-server``) instead of launching.
         cdp: a Chrome DevTools Protocol endpoint (``http://host:9222``) instead of launching.
-        pilot: also register the pilot tier (default: ``OCNB_PILOT=1``).
+        caps: opt-in capability groups of tools to offer besides the default set (``OCNB_CAPS``).
         home: storage root (default ``OCNB_HOME`` or ``~/.ocnb``).
         secrets: a dotenv file of secrets usable as ``${SECRET:NAME}``.
         settings: a :class:`~ocnb.settings.Settings` (default: :meth:`Settings.from_env`); keyword
@@ -68,7 +69,7 @@ class Session:
         executable_path: str | os.PathLike[str] | None = None,
         connect: str | None = None,
         cdp: str | None = None,
-        pilot: bool | None = None,
+        caps: Iterable[str] | str | None = None,
         home: str | os.PathLike[str] | None = None,
         secrets: str | os.PathLike[str] | None = None,
         settings: Settings | None = None,
@@ -83,6 +84,8 @@ class Session:
             overrides["headless"] = headless
         if home is not None:
             overrides["home"] = home
+        if caps is not None:
+            overrides["caps"] = caps
         try:
             #: This session's settings (frozen; change them with :meth:`configure`).
             self.settings: Settings = base.with_changes(**overrides)
@@ -93,7 +96,9 @@ class Session:
         self.executable_path = str(executable_path) if executable_path else None
         self.connect_url = connect
         self.cdp_url = cdp
-        self.registry = Registry(pilot=pilot)
+        self._tool_methods: set[str] = set()
+        self.registry = Registry(caps=self.settings.caps)  # INVALID_ARGUMENT for an unknown group
+        self.registry.on_change(self._install_methods)
         self.pipeline = Pipeline()
         self.runtime = Runtime(name=f"ocnb-browser-{self.id}")
         self._seq = itertools.count(1)
@@ -133,6 +138,8 @@ class Session:
         if "home" in changes and Path(changes["home"]).expanduser() != self.home:
             raise ValueError("a session's home cannot change; create a new Session(home=...)")
         new = self.settings.with_changes(**changes)
+        if new.caps != self.settings.caps:
+            self.registry.set_caps(new.caps)  # checked first: an unknown group changes nothing
         self.settings = new
         if self._state is not None:
             self._state.config = new
@@ -140,10 +147,16 @@ class Session:
 
     # -- tools as methods ---------------------------------------------------------------------
     def _install_methods(self) -> None:
+        """One method per offered tool; re-run when the registry's tool set changes (``caps``)."""
+        offered = set(self.registry.names())
+        for name in self._tool_methods - offered:
+            delattr(self, name)
+        self._tool_methods &= offered
         for tooldef in self.registry:
-            if hasattr(type(self), tooldef.name):
+            if hasattr(type(self), tooldef.name) or tooldef.name in self._tool_methods:
                 continue
             setattr(self, tooldef.name, types.MethodType(_make_method(tooldef), self))
+            self._tool_methods.add(tooldef.name)
 
     def call(self, tool: str, arguments: dict[str, Any] | None = None, /, **kwargs: Any) -> ToolResult:
         """Run ``tool`` with ``arguments`` (a dict) and/or keyword arguments; returns a ToolResult."""
@@ -187,7 +200,7 @@ class Session:
         return resume(self, handoff_id, ref, source="api")
 
     def tools(self) -> list[ToolDef]:
-        """The tools this session offers (core tier, plus pilot when enabled)."""
+        """The tools this session offers (the default set, plus the opt-in groups of ``caps``)."""
         return list(self.registry)
 
     # -- browser ------------------------------------------------------------------------------

@@ -34,6 +34,7 @@ ENV: dict[str, str] = {
     "OCNB_CAPABILITY_DIRS": "capability_dirs: extra capability-manifest folders (os.pathsep-separated)",
     "OCNB_O200K_FILE": "o200k_file: a local o200k_base BPE file for token counts",
     "OCNB_MCP_TOKEN": "mcp_token: the bearer token `ocnb mcp --http` requires",
+    "OCNB_CAPS": "caps: opt-in capability groups of tools, comma-separated",
 }
 
 _TRUE = frozenset({"1", "true", "yes", "on"})
@@ -70,6 +71,7 @@ class Settings:
     - ``capability_dirs``: extra capability-manifest folders (``OCNB_CAPABILITY_DIRS``).
     - ``o200k_file``: a local ``o200k_base`` file for token counts (``OCNB_O200K_FILE``).
     - ``mcp_token``: the bearer token ``ocnb mcp --http`` requires (``OCNB_MCP_TOKEN``; never shown).
+    - ``caps``: opt-in capability groups of tools offered besides the default set (``OCNB_CAPS``).
     """
 
     headless: bool = True
@@ -86,6 +88,7 @@ class Settings:
     capability_dirs: tuple[Path, ...] = ()
     o200k_file: Path | None = None
     mcp_token: str | None = field(default=None, repr=False)
+    caps: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if isinstance(self.default_timeout_ms, bool) or not isinstance(self.default_timeout_ms, int):
@@ -99,6 +102,8 @@ class Settings:
         object.__setattr__(self, "upload_root", Path(self.upload_root))
         object.__setattr__(self, "viewport", tuple(self.viewport))
         object.__setattr__(self, "capability_dirs", tuple(Path(p) for p in self.capability_dirs))
+        caps = self.caps.split(",") if isinstance(self.caps, str) else self.caps
+        object.__setattr__(self, "caps", tuple(sorted({str(c).strip() for c in caps} - {""})))
         if self.home is not None:
             object.__setattr__(self, "home", Path(self.home).expanduser())
         if self.o200k_file is not None:
@@ -129,6 +134,8 @@ class Settings:
             values["capability_dirs"] = tuple(Path(p) for p in env["OCNB_CAPABILITY_DIRS"].split(os.pathsep) if p)
         if env.get("OCNB_O200K_FILE"):
             values["o200k_file"] = Path(env["OCNB_O200K_FILE"])
+        if env.get("OCNB_CAPS", "").strip():
+            values["caps"] = env["OCNB_CAPS"]
         if env.get("OCNB_MCP_TOKEN", "").strip():
             values["mcp_token"] = env["OCNB_MCP_TOKEN"].strip()
         return replace(cls(**values), **_checked(overrides)) if overrides else cls(**values)

@@ -2,7 +2,7 @@
 
 :func:`token_report` measures, from the live registry and a session's recent results:
 
-- the full tool list as MCP JSON schemas (core + pilot), the core tier only, and the pilot tier;
+- the full tool list as MCP JSON schemas (every capability group), the default set only, and the opt-in groups;
 - the generated capability map (the preamble alternative to the schemas);
 - each tool's schema (sorted, for a bar chart);
 - the results a session's calls produced, by tool (``read_page`` outputs among them).
@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .registry import Registry
+from .registry import Registry, capability_groups
 from .tokens import DEFAULT_ENCODING, count_json, count_text, count_tools
 
 if TYPE_CHECKING:
@@ -63,21 +63,20 @@ def token_report(
     """Measure tool-list, capability-map and result tokens (see the module docstring)."""
     import pandas as pd
 
-    core = list(Registry(pilot=False))
-    full = list(Registry(pilot=True))
-    core_names = {t.name for t in core}
-    pilot = [t for t in full if t.name not in core_names]
+    core = list(Registry())
+    full = list(Registry(caps=capability_groups()))
+    opt_in = [t for t in full if t.group != "core"]
     rows: list[dict[str, Any]] = [
         {
             "item": "full tool list (MCP schemas)",
             "tools": len(full),
             "tokens": count_tools([t.to_mcp() for t in full], encoding),
         },
-        {"item": "core tier only", "tools": len(core), "tokens": count_tools([t.to_mcp() for t in core], encoding)},
+        {"item": "default set only", "tools": len(core), "tokens": count_tools([t.to_mcp() for t in core], encoding)},
         {
-            "item": "pilot tier only",
-            "tools": len(pilot),
-            "tokens": count_tools([t.to_mcp() for t in pilot], encoding) if pilot else 0,
+            "item": "opt-in groups only",
+            "tools": len(opt_in),
+            "tokens": count_tools([t.to_mcp() for t in opt_in], encoding) if opt_in else 0,
         },
     ]
     if capability_map is None:
@@ -93,11 +92,11 @@ def token_report(
     summary = pd.DataFrame(rows).astype({"tools": "Int64", "tokens": "Int64"})
     per_tool = pd.DataFrame(
         [
-            {"tool": t.name, "category": t.category, "tier": t.tier, "tokens": count_json(t.to_mcp(), encoding)}
+            {"tool": t.name, "category": t.category, "group": t.group, "tokens": count_json(t.to_mcp(), encoding)}
             for t in full
         ]
     ).sort_values(["tokens", "tool"], ascending=[False, True], ignore_index=True)
-    recent = list(getattr(session, "recent_results", []) or []) if session is not None else []
+    recent = list(session.recent_results) if session is not None else []
     res = pd.DataFrame(
         [{"tool": r["tool"], "tokens": count_text(r["json"], encoding)} for r in recent], columns=["tool", "tokens"]
     )

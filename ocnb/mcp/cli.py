@@ -5,7 +5,7 @@ Examples::
     ocnb mcp                              # stdio; e.g. `claude mcp add ocnb -- ocnb mcp`
     ocnb mcp --http 8765                  # HTTP on 127.0.0.1:8765 with a bearer token
     ocnb mcp --http 8765 --token-file ~/.ocnb/mcp-token   # the same token after every restart
-    ocnb mcp --pilot --headed --home ./.ocnb --secrets .env
+    ocnb mcp --headed --home ./.ocnb --secrets .env
 
 In stdio mode stdout carries the protocol only; everything else goes to stderr.
 """
@@ -19,6 +19,8 @@ import sys
 import threading
 import warnings
 from typing import Any
+
+from ..errors import OcnbError
 
 __all__ = ["build_parser", "main"]
 
@@ -59,7 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PATH",
         help="keep the HTTP bearer token in PATH: reused if it exists, else created (mode 0600)",
     )
-    p.add_argument("--pilot", action="store_true", help="also serve the pilot tier of tools")
+    p.add_argument("--caps", metavar="GROUPS", help="opt-in capability groups of tools to serve too, comma-separated")
     p.add_argument(
         "--discovery", action="store_true", help="start tools/list with discover_capabilities only; it grows"
     )
@@ -77,7 +79,7 @@ def _session(opts: argparse.Namespace) -> Any:
         os.environ["OCNB_HOME"] = os.path.abspath(opts.home)
     return Session(
         headless=not opts.headed,
-        pilot=True if opts.pilot else None,
+        caps=opts.caps,
         home=opts.home,
         secrets=opts.secrets,
         executable_path=opts.chromium,
@@ -142,7 +144,11 @@ def main(argv: list[str] | None = None) -> int:
         except McpTokenError as exc:
             print(f"ocnb mcp: {exc}", file=sys.stderr)
             return 2
-    session = _session(opts)
+    try:  # an unknown --caps group or a bad OCNB_* value: one line, before any browser starts
+        session = _session(opts)
+    except (OcnbError, ValueError, TypeError) as exc:
+        print(f"ocnb mcp: {exc}", file=sys.stderr)
+        return 2
     try:
         if opts.http is not None:
             return _serve_http(session, opts)

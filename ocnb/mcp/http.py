@@ -328,7 +328,7 @@ class McpHandle:
             "tools": len(self.session.registry),
             "tools_listed": len(self.bridge.visible_tools()),
             "discovery": self.bridge.discovery,
-            "pilot": self.session.registry.pilot,
+            "caps": sorted(self.session.registry.caps),
             "connections": self.bridge.connections,
             "tool_calls": self.bridge.calls,
             "requests": self._stats["requests"],

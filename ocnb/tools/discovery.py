@@ -72,7 +72,7 @@ async def discover_capabilities(ctx: Any, args: dict[str, Any]) -> dict[str, Any
     name="expand_tools",
     category="discovery",
     uses_page=False,
-    description="List the registered tools by category and tier with one-line summaries.",
+    description="List the offered tools by category and capability group with one-line summaries.",
     properties={"category": {"type": "string"}},
 )
 async def expand_tools(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
@@ -80,5 +80,5 @@ async def expand_tools(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     for t in ctx.session.registry:
         if args.get("category") and t.category != args["category"]:
             continue
-        cats.setdefault(t.category, []).append({"name": t.name, "tier": t.tier, "summary": t.summary})
+        cats.setdefault(t.category, []).append({"name": t.name, "group": t.group, "summary": t.summary})
     return {"categories": {k: cats[k] for k in sorted(cats)}, "count": sum(len(v) for v in cats.values())}

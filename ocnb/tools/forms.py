@@ -52,7 +52,10 @@ async def _set_value(r: Resolved, value: Any, timeout: int) -> str:
     raise InvalidArgument(f"{r.ref} ({r.role} {r.name!r}) is not a form field", details=r.describe())
 
 
-VALUE_SCHEMA = {"type": ["string", "number", "boolean", "array"], "items": {"type": "string"}}
+#: ``anyOf`` rather than a ``type`` array: some MCP clients accept one type per schema only.
+VALUE_SCHEMA = {
+    "anyOf": [{"type": "string"}, {"type": "number"}, {"type": "boolean"}, {"type": "array", "items": {"type": "string"}}]
+}
 
 
 @tool(

@@ -179,7 +179,7 @@ async def _act(page: Any, r: Resolved, action: str, args: dict[str, Any], timeou
     properties={
         **TARGET_PROPS,
         "action": {"type": "string", "enum": list(ACTIONS), "default": "click"},
-        "value": {"type": ["string", "number", "array"], "items": {"type": "string"}},
+        "value": {"anyOf": [{"type": "string"}, {"type": "number"}, {"type": "array", "items": {"type": "string"}}]},
         "key": {"type": "string", "description": "for press, e.g. Enter or Control+A"},
         "capture_artifact": CAPTURE,
     },

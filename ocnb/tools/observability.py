@@ -29,7 +29,7 @@ __all__ = ["oc_connection_health", "oc_journal", "oc_secrets_load"]
         },
         "tool": {"type": "string", "description": "Only calls of this tool."},
         "since": {
-            "type": ["string", "integer"],
+            "anyOf": [{"type": "string"}, {"type": "integer"}],
             "description": "Only calls after this seq number, or at/after this ISO-8601 timestamp.",
         },
         "session_id": {"type": "string", "description": "Another session's journal (read from disk)."},

@@ -24,8 +24,10 @@ from ..workflow import TaskBinding, page_url
 
 __all__ = ["execute_plan", "oc_task_finish", "oc_task_start", "workflow_status"]
 
-_PARAM = re.compile(r"\$\{(?!SECRET:)([A-Za-z_][A-Za-z0-9_]*)\}")
-SIGNATURE_SCHEMA = {"type": ["string", "object"], "description": "a stored signature id, or an inline signature object"}
+SIGNATURE_SCHEMA = {
+    "anyOf": [{"type": "string"}, {"type": "object"}],
+    "description": "a stored signature id, or an inline signature object",
+}
 
 
 def _load_signature(ctx: Any, value: Any) -> Any:

@@ -283,7 +283,7 @@ def mcp_stdio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[StdioC
 
 def test_fuzz_mcp_stdio(mcp_stdio: tuple[StdioClient, Path], site: Any) -> None:
     client, home = mcp_stdio
-    registry = list(ocnb.Registry(pilot=False))
+    registry = list(ocnb.Registry())
     assert [t.name for t in client.tools] == [t.name for t in registry]
     urls = ["about:blank", site.page("dynamic.html"), "http://127.0.0.1:1/", "back", "x", "file:///etc/passwd"]
     stats: Counter[str] = Counter()

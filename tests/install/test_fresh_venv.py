@@ -124,7 +124,7 @@ from ocnb.discovery import DiscoveryEngine
 from ocnb.notebooks import notebooks_dir
 from ocnb.registry import Registry
 
-engine = DiscoveryEngine(tools=[t for t in Registry(pilot=False) if t.name != "discover_capabilities"])
+engine = DiscoveryEngine(tools=[t for t in Registry() if t.name != "discover_capabilities"])
 result = engine.discover("fill in a sign-up form")
 print(json.dumps({
     "package": ocnb.__file__,

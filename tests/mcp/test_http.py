@@ -45,8 +45,8 @@ async def test_tools_list_is_the_registry(mcp_server: McpHandle, mode: str) -> N
         assert got.annotations is not None
         assert got.annotations.read_only_hint is (not tooldef.side_effects)
         assert got.annotations.destructive_hint is (True if tooldef.side_effects else None)
-    # the core tier only: the module's session has pilot mode off
-    assert {t.name for t in listed} == set(Registry(pilot=False).names())
+    # the default set: the module's session asks for no opt-in group
+    assert {t.name for t in listed} == set(Registry().names())
 
 
 async def test_navigate_and_script_against_demo_site(mcp_server: McpHandle, site) -> None:
@@ -175,7 +175,7 @@ def test_oversized_body_is_refused(mcp_server: McpHandle) -> None:
     assert _post(mcp_server, mcp_server.headers).status_code == 200
 
 
-async def test_tools_list_changed_reaches_both_protocol_eras(mcp_server: McpHandle) -> None:
+async def test_tools_list_changed_reaches_both_protocol_eras(mcp_server: McpHandle, probe_group: str) -> None:
     registry = mcp_server.session.registry
     received: list[object] = []
 
@@ -191,7 +191,7 @@ async def test_tools_list_changed_reaches_both_protocol_eras(mcp_server: McpHand
                 while mcp_server.bridge.connections == 0:  # the client's GET stream is being opened
                     await anyio.sleep(0.02)
             await anyio.sleep(0.3)
-            registry.set_pilot(True)
+            registry.set_caps([probe_group])
             with anyio.fail_after(10):
                 while not any(isinstance(m, types.ToolListChangedNotification) for m in received):
                     await anyio.sleep(0.02)
@@ -199,12 +199,12 @@ async def test_tools_list_changed_reaches_both_protocol_eras(mcp_server: McpHand
             assert [t.name for t in listed] == registry.names()
         async with http_client(mcp_server) as client:  # 2026-07-28: subscriptions/listen
             async with client.listen(tools_list_changed=True) as subscription:
-                registry.set_pilot(False)
+                registry.set_caps([])
                 with anyio.fail_after(10):
                     event = await subscription.__anext__()
         assert type(event).__name__ == "ToolsListChanged"
     finally:
-        registry.set_pilot(False)
+        registry.set_caps([])
 
 
 async def test_calls_are_journaled_with_source_mcp(mcp_server: McpHandle) -> None:
@@ -369,10 +369,10 @@ def test_stop_ends_open_client_streams_promptly(shared_session: ocnb.Session) ->
 
 
 async def test_tools_list_matches_the_capability_map(ocnb_home: Path) -> None:
-    """With the pilot tier on, tools/list names = the capability map's names + its excluded meta-tools."""
+    """tools/list names = the capability map's names + its excluded meta-tools."""
     from ocnb.capmap import EXCLUDED, generate, map_names
 
-    session = ocnb.Session(home=ocnb_home, pilot=True)  # the browser is never started here
+    session = ocnb.Session(home=ocnb_home)  # the browser is never started here
     handle = serve(session, quiet=True)
     try:
         async with http_client(handle) as client:

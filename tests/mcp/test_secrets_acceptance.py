@@ -241,7 +241,7 @@ async def test_the_stdio_server_writes_no_spelling_and_only_private_files(
     env.write_text(f"PW='{SECRET}'\n")
     padding = "x" * (CUT - 9)
     texts: list[str] = []
-    async with Client(server_params(home, "--pilot", "--secrets", str(env)), mode="legacy") as client:
+    async with Client(server_params(home, "--secrets", str(env)), mode="legacy") as client:
         for name, args in (
             ("navigate", {"url": site.page("echo") + "?q=${SECRET:PW}"}),
             ("javascript_tool", {"expression": f"console.log('{padding}' + '${{SECRET:PW}}')"}),

@@ -41,7 +41,7 @@ async def test_stdio_session_end_to_end(tmp_path: Path, site, mode: str) -> None
     home = tmp_path / "home"
     async with Client(server_params(home), mode=mode) as client:
         tools = (await client.list_tools()).tools
-        registry = list(Registry(pilot=False))
+        registry = list(Registry())
         assert [t.name for t in tools] == [t.name for t in registry]
         assert [t.input_schema for t in tools] == [t.input_schema for t in registry]
 
@@ -72,22 +72,36 @@ async def test_stdio_session_end_to_end(tmp_path: Path, site, mode: str) -> None
         assert list(journal["tool"])[-2:] == ["navigate", "no_such_tool"]
 
 
-async def test_stdio_pilot_and_secrets_flags(tmp_path: Path) -> None:
+async def test_stdio_secrets_flag(tmp_path: Path) -> None:
     secrets = tmp_path / "secrets.env"
     secrets.write_text("DEMO_PW=hunter2secret\n")
-    async with Client(server_params(tmp_path, "--pilot", "--secrets", str(secrets)), mode="legacy") as client:
+    async with Client(server_params(tmp_path, "--secrets", str(secrets)), mode="legacy") as client:
         names = [t.name for t in (await client.list_tools()).tools]
         length = await client.call_tool("javascript_tool", {"expression": "'${SECRET:DEMO_PW}'.length"})
         echoed = await client.call_tool("javascript_tool", {"expression": "'${SECRET:DEMO_PW}'"})
-    assert names == Registry(pilot=True).names()
+    assert names == Registry().names()
     assert payload(length)["data"]["result"] == len("hunter2secret")  # the secret reached the page
     assert "hunter2secret" not in echoed.content[0].text  # and never the agent
     assert payload(echoed)["data"]["result"] == "${SECRET:DEMO_PW}"
 
 
+def test_an_unknown_capability_group_is_one_line_before_any_browser(tmp_path: Path) -> None:
+    import subprocess
+
+    done = subprocess.run(
+        [sys.executable, "-m", "ocnb.mcp", "--caps", "nosuch", "--home", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith("ocnb mcp: unknown capability group 'nosuch'"), done.stderr
+    assert "Traceback" not in done.stderr
+
+
 def test_cli_options() -> None:
-    opts = build_parser().parse_args(["--http", "0", "--pilot", "--headed", "--secrets", "s.env", "--home", "h"])
-    assert (opts.http, opts.pilot, opts.headed, opts.secrets, opts.home) == (0, True, True, "s.env", "h")
+    opts = build_parser().parse_args(["--http", "0", "--caps", "a,b", "--headed", "--secrets", "s.env", "--home", "h"])
+    assert (opts.http, opts.caps, opts.headed, opts.secrets, opts.home) == (0, "a,b", True, "s.env", "h")
     defaults = build_parser().parse_args([])
     assert defaults.http is None and defaults.host == "127.0.0.1" and not defaults.no_auth
 

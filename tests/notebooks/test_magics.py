@@ -57,7 +57,7 @@ def blank(ip: Any) -> None:
 
 
 def needs(tool: str) -> pytest.MarkDecorator:
-    return pytest.mark.skipif(tool not in ocnb.build_registry(pilot=True), reason=f"tool {tool} not registered yet")
+    return pytest.mark.skipif(tool not in ocnb.build_registry(), reason=f"tool {tool} not registered yet")
 
 
 # -- positional and flag forms, expansion, JSON values ------------------------------------------
@@ -87,7 +87,7 @@ def test_json_looking_values_are_parsed_but_string_arguments_stay_text(ip: Any, 
 
 
 def test_parser_forms_without_a_browser() -> None:
-    registry = ocnb.build_registry(pilot=True)
+    registry = ocnb.build_registry()
     assert parse_call("navigate https://x.test/a?b=1", registry).args == {"url": "https://x.test/a?b=1"}
     assert parse_call("wait_for --time_ms 10", registry).args == {"time_ms": 10}
     assert parse_call("page_screenshot --full-page", registry).args == {"full_page": True}
@@ -261,7 +261,7 @@ def test_help_and_tools_come_from_the_registry(ip: Any, capsys: Any) -> None:
         oc(ip, "help navigat")
 
 
-def test_config_through_traitlets(ip: Any, capsys: Any) -> None:
+def test_config_through_traitlets(ip: Any, capsys: Any, probe_group: str) -> None:
     m = magics(ip)
     assert m in ip.configurables
     s = ocnb.session()
@@ -273,10 +273,12 @@ def test_config_through_traitlets(ip: Any, capsys: Any) -> None:
     ip.run_line_magic("config", "OcMagics.headless = False")  # the browser is running: applies next time
     assert "next browser" in capsys.readouterr().err and s.config.headless is True
     ip.run_line_magic("config", "OcMagics.headless = True")
-    ip.run_line_magic("config", "OcMagics.pilot = True")
-    assert s.registry.pilot is True
-    ip.run_line_magic("config", "OcMagics.pilot = False")
-    assert s.registry.pilot is False
+    ip.run_line_magic("config", "OcMagics.caps = ['nosuch']")  # refused: no such group
+    assert m.caps == [] and s.registry.caps == set() and s.settings.caps == ()
+    ip.run_line_magic("config", f"OcMagics.caps = [{probe_group!r}]")  # the group's tools join the session
+    assert "zz_probe" in s.registry and s.zz_probe().data == {"probe": True}
+    ip.run_line_magic("config", "OcMagics.caps = []")
+    assert "zz_probe" not in s.registry
     ip.run_line_magic("config", "OcMagics")
     assert "OcMagics.show_screenshots=<Bool>" in capsys.readouterr().out
 

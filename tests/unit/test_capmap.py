@@ -47,7 +47,7 @@ def test_format_lf_one_trailing_newline_and_header() -> None:
     assert cats == sorted(cats)
     sections = re.split(r"^## .*$", text, flags=re.M)[1:]
     for body in sections:
-        names = [line[2:].removeprefix("pilot: ").split("(")[0] for line in body.splitlines() if line.startswith("- ")]
+        names = [line[2:].split("(")[0].rsplit(": ", 1)[-1] for line in body.splitlines() if line.startswith("- ")]
         assert names == sorted(names)
 
 
@@ -63,26 +63,23 @@ def test_caps_are_enforced_by_the_generator() -> None:
         dataclasses.replace(base, name=f"tool_{i:03d}", description="Does a long thing " * 6 + ".") for i in range(80)
     ]
     with pytest.raises(capmap.CapsExceeded):
-        capmap.generate(many, many)
+        capmap.generate(many)
 
 
-def test_lines_show_params_types_and_pilot_marker() -> None:
-    core, full = capmap.registry_views()
-    nav = next(t for t in full if t.name == "navigate")
-    pilot = dataclasses.replace(nav, name="zz_pilot_tool", tier="pilot")
-    text = capmap.generate(core, [*full, pilot])
+def test_lines_show_params_types_and_group_marker() -> None:
+    tools = capmap.default_tools()
+    assert "`group:` tools need caps=group." not in capmap.generate(tools)  # no opt-in tool, no such note
+    nav = next(t for t in tools if t.name == "navigate")
+    opt_in = dataclasses.replace(nav, name="zz_group_tool", group="network")
+    text = capmap.generate([*tools, opt_in])
     assert "- navigate(url:string, wait_until?:" in text
-    assert "- pilot: zz_pilot_tool(" in text
+    assert "- network: zz_group_tool(" in text and "`group:` tools need caps=group." in text
+    assert "zz_group_tool" in capmap.map_names(text)
     assert "tab_id?:string" not in text.split("## ", 1)[1].split("\n## tabs")[0]  # stated once in the header
     assert "expand_tools" not in capmap.map_names(text)
 
 
-_REAL_VIEWS = capmap.registry_views
-
-
-def _views_with(change) -> tuple[list, list]:
-    core, full = _REAL_VIEWS()
-    return change(core), change(full)
+_REAL_TOOLS = capmap.default_tools
 
 
 @pytest.mark.parametrize(
@@ -99,7 +96,7 @@ def _views_with(change) -> tuple[list, list]:
 def test_check_fails_on_drift_and_regenerating_fixes_it(tmp_path, monkeypatch, capsys, change) -> None:
     path = tmp_path / "map.md"
     assert capmap.main(["--path", str(path)]) == 0
-    monkeypatch.setattr(capmap, "registry_views", lambda: _views_with(change))
+    monkeypatch.setattr(capmap, "default_tools", lambda: change(_REAL_TOOLS()))
     assert capmap.main(["--check", "--path", str(path)]) == 1
     assert "capability-map drift — run `ocnb capability-map` and commit the result" in capsys.readouterr().err
     assert capmap.main(["--path", str(path)]) == 0
@@ -110,15 +107,13 @@ def test_check_fails_on_drift_and_regenerating_fixes_it(tmp_path, monkeypatch, c
 
 
 def test_map_names_equal_live_session_tools(monkeypatch) -> None:
-    monkeypatch.setenv("OCNB_PILOT", "1")
+    monkeypatch.delenv("OCNB_CAPS", raising=False)
     s = ocnb.Session()
     try:
         live = set(s.registry.names()) - capmap.EXCLUDED
     finally:
         s.close()
-    assert capmap.map_names(MAP.read_text()) == live
-    core = set(Registry(pilot=False).names()) - capmap.EXCLUDED
-    assert core <= live
+    assert capmap.map_names(MAP.read_text()) == live == set(Registry().names()) - capmap.EXCLUDED
 
 
 def test_no_runtime_module_imports_the_generator() -> None:

@@ -15,7 +15,7 @@ from ocnb.discovery import BM25Retriever, DiscoveryEngine, HybridRetriever, Stat
 from ocnb.discovery.retrievers import MINILM_INSTALL, PREFERRED, default_retriever, retriever_info
 from ocnb.registry import Registry
 
-TOOLS = [t for t in Registry(pilot=False) if t.name not in ("discover_capabilities", "expand_tools")]
+TOOLS = [t for t in Registry() if t.name not in ("discover_capabilities", "expand_tools")]
 
 
 class FakeSession:
@@ -23,7 +23,8 @@ class FakeSession:
 
     def __init__(self, home: Path) -> None:
         self.home = home
-        self.registry = Registry(pilot=False)
+        self.registry = Registry()
+        self.extensions = Extensions()
 
 
 @pytest.fixture

@@ -31,7 +31,8 @@ class FakeSession:
     def __init__(self, home: Path) -> None:
         self.home = home
         self.settings = Settings(home=home)
-        self.registry: object = Registry(pilot=False)
+        self.extensions = Extensions()
+        self.registry: object = Registry()
 
 
 def call(session: object, **args: object) -> dict:
@@ -64,5 +65,5 @@ def test_engine_follows_the_registry(discovery_tool, tmp_path: Path) -> None:
     engine = discovery_tool.engine_for(session)
     assert engine is discovery_tool.engine_for(session)
     assert "tool:navigate" in engine.descriptors
-    session.registry = [t for t in Registry(pilot=False) if t.name != "navigate"]
+    session.registry = [t for t in Registry() if t.name != "navigate"]
     assert "tool:navigate" not in discovery_tool.engine_for(session).descriptors

@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 
 import ocnb
-from ocnb.registry import INTENT_LINE, Registry, all_tooldefs, tool
+from ocnb.errors import OcnbError
+from ocnb.registry import INTENT_LINE, Registry, all_tooldefs, capability_groups, tool
+from ocnb.session import Session
 
 FIRST_TOOLS = {
     "navigate", "page_reload", "wait_for", "javascript_tool", "page_screenshot", "tabs_create",
@@ -16,7 +18,7 @@ FIRST_TOOLS = {
 def test_first_tools_are_registered_with_their_argument_names() -> None:
     names = {t.name for t in all_tooldefs()}
     assert FIRST_TOOLS <= names
-    reg = Registry(pilot=False)
+    reg = Registry()
     nav = reg.get("navigate")
     assert nav is not None and nav.required == ["url"]
     assert {"url", "wait_until", "tab_id"} <= set(nav.input_schema["properties"])
@@ -41,25 +43,43 @@ def test_every_tool_has_category_schema_and_description() -> None:
         assert t.input_schema.get("additionalProperties") is False, t.name
 
 
-def test_pilot_tier_only_with_switch(monkeypatch: pytest.MonkeyPatch) -> None:
-    @tool(name="zz_pilot_probe", category="test", tier="pilot", description="A pilot probe.", properties={})
+def test_an_opt_in_group_is_offered_only_when_asked_for(tmp_path) -> None:
+    @tool(name="zz_group_probe", category="test", group="zzgroup", description="A group probe.", properties={})
     async def probe(ctx, args):  # pragma: no cover - never called
         return {}
 
     try:
-        monkeypatch.setenv("OCNB_PILOT", "0")
-        assert "zz_pilot_probe" not in Registry()
-        monkeypatch.setenv("OCNB_PILOT", "1")
-        assert "zz_pilot_probe" in Registry()
-        reg = Registry(pilot=False)
+        assert capability_groups()["zzgroup"] == ["zz_group_probe"]
+        assert "zz_group_probe" not in Registry()
+        assert "zz_group_probe" in Registry(caps=["zzgroup"]) and "zz_group_probe" in Registry(caps="zzgroup")
+        reg = Registry()
         seen = []
         reg.on_change(lambda: seen.append(len(reg)))
-        reg.set_pilot(True)
-        assert "zz_pilot_probe" in reg and seen
+        reg.set_caps(["zzgroup"])
+        assert "zz_group_probe" in reg and seen and reg.caps == {"zzgroup"}
+        with pytest.raises(OcnbError) as err:
+            reg.set_caps(["zzgroup", "nosuch"])
+        assert err.value.code == "INVALID_ARGUMENT" and "nosuch" in str(err.value) and "zzgroup" in str(err.value)
+        assert "zz_group_probe" in reg  # a refused change changes nothing
+        # a session's methods follow its groups
+        s = Session(home=tmp_path)
+        try:
+            assert not hasattr(s, "zz_group_probe")
+            s.configure(caps=["zzgroup"])
+            assert callable(s.zz_group_probe) and "zz_group_probe" in dir(s)
+            with pytest.raises(OcnbError):
+                s.configure(caps=["nosuch"])
+            assert s.settings.caps == ("zzgroup",)
+            s.configure(caps=[])
+            assert not hasattr(s, "zz_group_probe")
+        finally:
+            s.close()
+        with pytest.raises(OcnbError, match="unknown capability group 'nosuch'"):
+            Session(home=tmp_path, caps=["nosuch"])
     finally:
         from ocnb import registry
 
-        registry._ALL.pop("zz_pilot_probe", None)
+        registry._ALL.pop("zz_group_probe", None)
 
 
 def test_intent_tools_get_the_audit_line() -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ocnb
-from ocnb.registry import Registry
+from ocnb.registry import Registry, capability_groups
 from ocnb.token_report import token_report
 from ocnb.tokens import count_tools
 
@@ -11,10 +11,10 @@ from ocnb.tokens import count_tools
 def test_report_counts_the_registry_and_the_map() -> None:
     report = token_report(capability_map="# map\n- navigate(url:string) — Open a URL.\n")
     full = report.summary.set_index("item").loc["full tool list (MCP schemas)"]
-    assert full["tokens"] == count_tools([t.to_mcp() for t in Registry(pilot=True)])
+    assert full["tokens"] == count_tools([t.to_mcp() for t in Registry(caps=capability_groups())])
     assert report.summary.set_index("item").loc["capability map (preamble)", "tools"] == 1
     assert report.per_tool["tokens"].is_monotonic_decreasing
-    assert set(report.per_tool["tool"]) == set(Registry(pilot=True).names())
+    assert set(report.per_tool["tool"]) == set(Registry(caps=capability_groups()).names())
     html = report.to_html()
     assert "Tool schemas" in html and "estimates" in html
 
