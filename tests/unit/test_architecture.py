@@ -229,3 +229,17 @@ def test_nothing_inside_imports_the_package_namespace() -> None:
     """``from ocnb import Session`` inside ocnb needs ``ocnb/__init__`` done first: import the defining module."""
     wrong = [str(e) for e in import_edges() if e.target == "ocnb"]
     assert not wrong, "import the module that defines the name instead:\n" + "\n".join(wrong)
+
+
+def test_every_tool_lives_in_the_module_named_for_its_category() -> None:
+    """``ocnb/tools/<category>.py``: a tool's code is found from its category."""
+    from ocnb.registry import all_tooldefs
+
+    ours = [t for t in all_tooldefs() if t.handler.__module__.startswith("ocnb.")]
+    assert ours
+    wrong = [
+        f"{t.name}: category {t.category!r}, declared in {t.handler.__module__}"
+        for t in ours
+        if t.handler.__module__ != f"ocnb.tools.{t.category}"
+    ]
+    assert not wrong, wrong
