@@ -6,6 +6,7 @@ from .dispatch import dispatch
 from .errors import OcnbError
 from .pool import Pool
 from .registry import Registry, ToolDef, build_registry
+from .registry import use_catalogue as _use_catalogue
 from .results import ToolError, ToolResult
 from .session import Session, session
 from .settings import Settings
@@ -13,6 +14,14 @@ from .telemetry import journal_df, replay_df, trace_df
 
 #: The old name of :class:`Settings`.
 Config = Settings
+
+
+def _declare_tools() -> None:
+    """Import the tool catalogue (``ocnb/tools/__init__.py``): its modules declare every tool."""
+    from . import tools  # noqa: F401
+
+
+_use_catalogue(_declare_tools)
 
 
 def capability_map() -> str:

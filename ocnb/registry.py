@@ -1,15 +1,16 @@
 """The tool registry: every tool is a :class:`ToolDef` (data plus an async handler).
 
-Tool modules under :mod:`ocnb.tools` declare tools with the :func:`tool` decorator. A
-:class:`Registry` is a filtered view of all declared tools: the default surface (group ``core``)
-always, and each opt-in capability group a session asks for (``Session(caps=("network",))``,
-``OCNB_CAPS``, ``ocnb mcp --caps``). Everything generated from tools (Session methods, MCP
-``tools/list``, the capability map, magic help) reads a Registry.
+Tool modules declare tools with the :func:`tool` decorator. The registry names none of them: the
+package hands it the catalogue of tool modules (``ocnb/tools/__init__.py``) with :func:`use_catalogue`,
+imported the first time the tools are asked for. A :class:`Registry` is a filtered view of all
+declared tools: the default surface (group ``core``) always, and each opt-in capability group a
+session asks for (``Session(caps=("network",))``, ``OCNB_CAPS``, ``ocnb mcp --caps``). Everything
+generated from tools (Session methods, MCP ``tools/list``, the capability map, magic help) reads a
+Registry.
 """
 
 from __future__ import annotations
 
-import importlib
 import re
 import threading
 from collections.abc import Awaitable, Callable, Iterable, Iterator
@@ -26,6 +27,7 @@ __all__ = [
     "build_registry",
     "capability_groups",
     "tool",
+    "use_catalogue",
 ]
 
 Handler = Callable[[Any, dict[str, Any]], Awaitable[Any]]
@@ -90,6 +92,7 @@ class ToolDef:
 
 
 _ALL: dict[str, ToolDef] = {}
+_CATALOGUE: Callable[[], object] | None = None
 _LOADED = False
 _LOAD_LOCK = threading.Lock()
 
@@ -147,17 +150,24 @@ def tool(
     return decorate
 
 
-def _load_tool_modules() -> None:
+def use_catalogue(load: Callable[[], object]) -> None:
+    """Say how to declare every tool: ``load()`` imports the tool modules (the package passes an import
+    of :mod:`ocnb.tools`). It runs once, the first time :func:`all_tooldefs` is called."""
+    global _CATALOGUE
+    _CATALOGUE = load
+
+
+def _load_catalogue() -> None:
     global _LOADED
     with _LOAD_LOCK:
-        if not _LOADED:
-            importlib.import_module("ocnb.tools")
+        if not _LOADED and _CATALOGUE is not None:
+            _CATALOGUE()
             _LOADED = True
 
 
 def all_tooldefs() -> list[ToolDef]:
-    """Every declared tool of every tier, sorted by name."""
-    _load_tool_modules()
+    """Every declared tool of every group, sorted by name."""
+    _load_catalogue()
     return [_ALL[k] for k in sorted(_ALL)]
 
 

@@ -1,7 +1,13 @@
-"""Tool modules, one per category (``ocnb/tools/<category>.py``). Importing this package registers every tool."""
+"""The tool catalogue: every tool module, one per category (``ocnb/tools/<category>.py``).
 
-from . import (  # noqa: F401
+Importing this package imports the modules of :data:`CATALOGUE`, whose ``@tool`` declarations are the
+registry's tools. The registry itself names no tool module: the package (``ocnb/__init__.py``) hands it
+this import as its catalogue, run the first time the tools are asked for.
+"""
+
+from . import (
     contracts,
+    dialogs,
     discovery,
     dom,
     evidence,
@@ -16,4 +22,22 @@ from . import (  # noqa: F401
     workflow,
 )
 
-__all__: list[str] = []
+__all__ = ["CATALOGUE"]
+
+#: The tool modules, each named for the category of its tools. A new category is a new module, listed here.
+CATALOGUE = (
+    contracts,
+    dialogs,
+    discovery,
+    dom,
+    evidence,
+    forms,
+    interact,
+    js,
+    navigation,
+    observability,
+    skills,
+    storage,
+    tabs,
+    workflow,
+)

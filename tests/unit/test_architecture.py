@@ -98,8 +98,6 @@ PENDING: frozenset[tuple[str, str]] = frozenset(
         ("ocnb.session", "ocnb.dispatch"),
         ("ocnb.session", "ocnb.telemetry"),
         ("ocnb.telemetry", "ocnb.audit.journal"),
-        # registry imports the tool modules (issue 19, item 3: an explicit catalogue instead).
-        ("ocnb.registry", "ocnb.tools"),
     }
 )
 
@@ -243,3 +241,17 @@ def test_every_tool_lives_in_the_module_named_for_its_category() -> None:
         if t.handler.__module__ != f"ocnb.tools.{t.category}"
     ]
     assert not wrong, wrong
+
+
+def test_the_registry_names_no_tool_module() -> None:
+    """Tools reach the registry through the catalogue the package hands it, not by the registry importing them."""
+    wrong = [str(e) for e in import_edges() if e.source == "ocnb.registry" and e.target.startswith("ocnb.tools")]
+    assert not wrong, wrong
+
+
+def test_the_catalogue_lists_every_tool_module() -> None:
+    from ocnb.tools import CATALOGUE
+
+    listed = sorted(m.__name__ for m in CATALOGUE)
+    on_disk = sorted(f"ocnb.tools.{p.stem}" for p in (PACKAGE / "tools").glob("*.py") if p.stem != "__init__")
+    assert listed == on_disk
