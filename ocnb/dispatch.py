@@ -272,7 +272,7 @@ async def _run_handler(session: Session, tooldef: ToolDef, call: CallContext) ->
     timeout = _call_timeout(session, tooldef, call.exec_args)
     await session._ensure_browser()
     try:
-        return await asyncio.wait_for(tooldef.handler(ctx, call.exec_args), timeout)
+        return await asyncio.wait_for(ctx.browser.guard_call(call, tooldef.handler(ctx, call.exec_args)), timeout)
     except asyncio.TimeoutError:
         raise Timeout(f"{tooldef.name} did not finish within {timeout:.0f} s") from None
 

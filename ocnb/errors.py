@@ -24,6 +24,7 @@
     ├── Disabled                 DISABLED
     ├── BrowserUnavailable       BROWSER_UNAVAILABLE
     ├── CorruptFile              CORRUPT_FILE        a stored file cannot be read (details["file"]); left untouched
+    ├── DialogOpen               DIALOG_OPEN         a dialog waits on the tab (dialog_policy "manual"): answer it first
     └── SessionClosed            SESSION_CLOSED
 
 Skill replay adds its own codes (``ARTIFACT_MISSING``, ``ARTIFACT_RESOLUTION_FAILED``,
@@ -48,6 +49,7 @@ __all__ = [
     "BrowserUnavailable",
     "BudgetExhausted",
     "CorruptFile",
+    "DialogOpen",
     "Disabled",
     "DisallowedTool",
     "ElementNotFound",
@@ -99,6 +101,7 @@ ERROR_CODES: dict[str, str] = {
     "BROWSER_UNAVAILABLE": "No Chromium could be found or launched.",
     "CORRUPT_FILE": "A stored file cannot be read; ocnb leaves it untouched until it is fixed or moved.",
     "SESSION_CLOSED": "The session is closed.",
+    "DIALOG_OPEN": "A dialog waits on the tab; answer it with dialog_answer or close the tab.",
     "INTERNAL": "An unexpected internal error.",
 }
 
@@ -228,6 +231,13 @@ class CorruptFile(OcnbError):
 
 class SessionClosed(OcnbError):
     code = "SESSION_CLOSED"
+
+
+class DialogOpen(OcnbError):
+    """A JavaScript dialog waits on the tab (``dialog_policy="manual"``): the page is frozen until it is
+    answered. ``details["pending_dialog"]`` says which; ``dialog_answer`` answers it."""
+
+    code = "DIALOG_OPEN"
 
 
 _NAV_GONE = ("Execution context was destroyed", "Cannot find context with specified id", "frame was detached")

@@ -39,7 +39,7 @@ ENV: dict[str, str] = {
 
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"0", "false", "no", "off", ""})
-DIALOG_POLICIES = ("accept", "dismiss")
+DIALOG_POLICIES = ("accept", "dismiss", "manual")
 
 
 def env_flag(name: str, value: str) -> bool:
@@ -62,7 +62,8 @@ class Settings:
     - ``allowed_schemes``: URL schemes ``navigate`` accepts besides http(s), about:blank and data:
       (``("file",)`` allows local files; ``OCNB_ALLOW_FILE_URLS=1`` does the same).
     - ``upload_root``: ``file_upload`` takes only files under this folder (default: working directory).
-    - ``dialog_policy``: ``accept`` (alert/confirm accepted, prompt answered with its default) or ``dismiss``.
+    - ``dialog_policy``: ``accept`` (alert/confirm accepted, prompt answered with its default), ``dismiss``, or
+      ``manual`` (the dialog waits; results show ``pending_dialog``; ``dialog_answer`` answers it).
     - ``handoff``: when true, a target that cannot be resolved returns ``NEEDS_HUMAN`` with a payload.
     - ``viewport``: the page size in CSS pixels.
     - ``skill_replay``: whether recorded skills carry selector chains and can be replayed.
