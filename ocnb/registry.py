@@ -72,6 +72,9 @@ class ToolDef:
     #: Optional argument check ``check(config, args)`` run before the browser is touched;
     #: it raises an :class:`~ocnb.errors.OcnbError` (e.g. ``BLOCKED_URL``) to refuse the call.
     check: Callable[[Any, dict[str, Any]], None] | None = field(default=None, compare=False, repr=False)
+    #: A tool that finds other tools: ``reveals(data)`` names the tools a successful result found. A face
+    #: that offers tools step by step (MCP discovery mode) starts with such tools and adds the ones named.
+    reveals: Callable[[Any], Iterable[str]] | None = field(default=None, compare=False, repr=False)
 
     @property
     def summary(self) -> str:
@@ -110,6 +113,7 @@ def tool(
     uses_page: bool = True,
     intent: bool = False,
     check: Callable[[Any, dict[str, Any]], None] | None = None,
+    reveals: Callable[[Any], Iterable[str]] | None = None,
 ) -> Callable[[Handler], Handler]:
     """Declare a tool. Give a full ``schema``, or ``properties`` + ``required`` to build one.
 
@@ -144,6 +148,7 @@ def tool(
             side_effects=side_effects,
             uses_page=uses_page,
             check=check,
+            reveals=reveals,
         )
         return fn
 

@@ -42,7 +42,7 @@ from starlette.responses import PlainTextResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..storage import atomic_write_text
-from .server import McpBridge
+from .server import McpBridge, discovery_tools
 
 if TYPE_CHECKING:
     from ..session import Session
@@ -70,7 +70,11 @@ def tools_line(session: Any, discovery: bool) -> str:
     n = len(session.registry)
     if not discovery:
         return f"{n} tools"
-    return f"discovery mode: tools/list starts with 1 tool of {n}, discover_capabilities, and grows with what it finds"
+    start = [t.name for t in discovery_tools(session.registry)]
+    return (
+        f"discovery mode: tools/list starts with {len(start)} tool{'' if len(start) == 1 else 's'} of {n}, "
+        f"{', '.join(start)}, and grows with what it finds"
+    )
 
 
 class McpSecurityWarning(UserWarning):

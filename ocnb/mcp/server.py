@@ -15,6 +15,8 @@ no tool-specific code here: a tool added to the registry is served as it is.
 - Live tool list: when the registry changes, handshake-era clients (2025 protocol versions) get
   ``notifications/tools/list_changed`` on their connection; 2026-era clients get the same event on
   their ``subscriptions/listen`` stream.
+- Discovery mode: ``tools/list`` starts with the tools that find other tools (those whose
+  :attr:`~ocnb.registry.ToolDef.reveals` is set) and grows with the tools their results name.
 
 The server's own event loop never waits on the browser: a call is submitted to the browser thread and
 awaited through :func:`asyncio.wrap_future`, so a busy notebook cell delays an agent's call (the
@@ -28,7 +30,7 @@ import base64
 import contextlib
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -52,7 +54,7 @@ from ..results import ToolError, ToolResult
 if TYPE_CHECKING:
     from ..session import Session
 
-__all__ = ["MAX_IMAGE_BYTES", "McpBridge", "run_stdio", "to_call_result", "tool_to_mcp"]
+__all__ = ["MAX_IMAGE_BYTES", "McpBridge", "discovery_tools", "run_stdio", "to_call_result", "tool_to_mcp"]
 
 log = logging.getLogger("ocnb.mcp")
 
@@ -152,7 +154,9 @@ class _OcnbServer(Server[Any]):
         )
 
 
-DISCOVERY_TOOL = "discover_capabilities"
+def discovery_tools(tools: Iterable[ToolDef]) -> list[ToolDef]:
+    """The tools discovery mode starts with: those that find other tools (``ToolDef.reveals``)."""
+    return [t for t in tools if t.reveals is not None]
 
 
 class McpBridge:
@@ -160,8 +164,8 @@ class McpBridge:
 
     def __init__(self, session: Session, *, name: str = "ocnb", discovery: bool = False) -> None:
         self.session = session
-        #: Discovery mode: ``tools/list`` starts with ``discover_capabilities`` alone and grows with
-        #: the tools that discovery has found (announced with ``list_changed``).
+        #: Discovery mode: ``tools/list`` starts with :func:`discovery_tools` alone and grows with the
+        #: tools their results name (announced with ``list_changed``).
         self.discovery = discovery
         self.discovered: set[str] = set()
         self.bus = InMemorySubscriptionBus()
@@ -217,12 +221,13 @@ class McpBridge:
         return tooldef.input_schema if tooldef else None
 
     def visible_tools(self) -> list[ToolDef]:
-        """The tools ``tools/list`` shows: all of the registry, or in discovery mode the meta-tool
-        plus what discovery has found so far."""
+        """The tools ``tools/list`` shows: all of the registry, or in discovery mode
+        :func:`discovery_tools` plus the tools they have revealed so far."""
         tools = list(self.session.registry)
         if not self.discovery:
             return tools
-        return [t for t in tools if t.name == DISCOVERY_TOOL or t.name in self.discovered]
+        start = {t.name for t in discovery_tools(tools)}
+        return [t for t in tools if t.name in start or t.name in self.discovered]
 
     async def _list_tools(self, ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         return types.ListToolsResult(tools=[tool_to_mcp(t) for t in self.visible_tools()])
@@ -232,21 +237,17 @@ class McpBridge:
         try:
             arguments = params.arguments
             result = await self.call(params.name, dict(arguments) if isinstance(arguments, dict) else arguments)
-            if self.discovery and params.name == DISCOVERY_TOOL and result.ok:
-                self._learn(result.data)
+            tooldef = self.session.registry.get(params.name)
+            if self.discovery and result.ok and tooldef is not None and tooldef.reveals is not None:
+                self._learn(tooldef.reveals(result.data))
             return to_call_result(result)
         except Exception as exc:  # noqa: BLE001 - a tool result, never a JSON-RPC error
             log.exception("tools/call %s failed", params.name)
             return to_call_result(ToolResult.failure(str(params.name), "INTERNAL", f"{type(exc).__name__}: {exc}"))
 
-    def _learn(self, data: Any) -> None:
-        """Add the tools a discovery result names to the visible list; announce a change."""
-        found = {
-            str(entry.get("id", ""))[len("tool:") :]
-            for entry in (data or {}).get("results", [])
-            if isinstance(entry, dict) and str(entry.get("id", "")).startswith("tool:")
-        }
-        new = {name for name in found if name in self.session.registry} - self.discovered
+    def _learn(self, names: Iterable[str]) -> None:
+        """Add the tools a result revealed to the visible list; announce a change."""
+        new = {name for name in names if name in self.session.registry} - self.discovered
         if new:
             self.discovered |= new
             self._registry_changed()

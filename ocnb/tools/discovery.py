@@ -12,7 +12,7 @@ from ..discovery import DiscoveryEngine, default_retriever, from_skills, from_to
 from ..registry import tool
 from ..skills.store import SkillStore
 
-__all__ = ["META_TOOLS", "discover_capabilities", "engine_for", "expand_tools"]
+__all__ = ["META_TOOLS", "discover_capabilities", "engine_for", "expand_tools", "tools_found"]
 
 #: Tools that exist to find other tools; they are not indexed themselves.
 META_TOOLS = frozenset({"discover_capabilities", "expand_tools"})
@@ -47,10 +47,18 @@ def engine_for(session: Any) -> DiscoveryEngine:
         return engine
 
 
+def tools_found(data: Any) -> list[str]:
+    """The registry tools a discovery result lists (its ``tool:`` entries), best first."""
+    entries = (data.get("results") or []) if isinstance(data, dict) else []
+    ids = [str(e.get("id", "")) for e in entries if isinstance(e, dict)]
+    return [i.removeprefix("tool:") for i in ids if i.startswith("tool:")]
+
+
 @tool(
     name="discover_capabilities",
     category="discovery",
     uses_page=False,
+    reveals=tools_found,
     description=(
         "Find the tools, recorded skills and capability manifests relevant to a task, "
         "best first with a relevance score. Use it before acting when you do not know which tool fits."
