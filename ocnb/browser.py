@@ -17,12 +17,29 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from .errors import BrowserCrashed, BrowserUnavailable, DialogOpen, InvalidArgument, OcnbError, PageCrashed, TargetClosed
+from .errors import (
+    BrowserCrashed,
+    BrowserUnavailable,
+    DialogOpen,
+    InvalidArgument,
+    OcnbError,
+    PageCrashed,
+    TargetClosed,
+)
 from .settings import Settings
 
-__all__ = ["BrowserState", "Tab", "find_chromium", "launch_args", "playwright_headless_shell"]
+__all__ = [
+    "BrowserState",
+    "NetworkControls",
+    "RequestRecord",
+    "Ring",
+    "Tab",
+    "find_chromium",
+    "launch_args",
+    "playwright_headless_shell",
+]
 
 SYSTEM_BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
 #: Chromium's old headless mode as its own small binary: what Playwright itself runs for headless
@@ -106,6 +123,80 @@ def launch_args() -> list[str]:
 #: Console messages are kept (and traced) cut to this many characters, after masking secrets.
 CONSOLE_MAX_CHARS = 2000
 
+T = TypeVar("T")
+
+
+class Ring(deque[T]):
+    """A bounded log: keeps the last ``maxlen`` entries and counts those that rolled off (``dropped``)."""
+
+    def __init__(self, maxlen: int) -> None:
+        super().__init__((), maxlen)
+        self.dropped = 0
+
+    def append(self, item: T) -> None:
+        if len(self) == self.maxlen:
+            self.dropped += 1
+        super().append(item)
+
+
+@dataclass(eq=False)
+class RequestRecord:
+    """One request of a tab as ocnb saw it: filled in as its response, end or failure arrive.
+
+    ``request`` and ``response`` are the Playwright objects, held to read headers and bodies later;
+    ``response`` is let go once the tab's newest ``network_bodies`` responses no longer include it.
+    """
+
+    id: int
+    ts: float
+    method: str
+    url: str
+    resource_type: str
+    request: Any = field(repr=False)
+    headers: dict[str, str] = field(default_factory=dict, repr=False)
+    status: int | None = None
+    status_text: str = ""
+    response_headers: dict[str, str] = field(default_factory=dict, repr=False)
+    response_ts: float | None = None
+    end_ts: float | None = None
+    failure: str | None = None
+    response: Any = field(default=None, repr=False)
+    #: The response was seen but its object let go (older than the newest ``network_bodies``).
+    body_released: bool = False
+
+    @property
+    def state(self) -> str:
+        """``failed``, ``done`` (finished), ``responded`` (headers in, body still coming) or ``pending``."""
+        if self.failure is not None:
+            return "failed"
+        if self.end_ts is not None:
+            return "done"
+        return "responded" if self.status is not None else "pending"
+
+    @property
+    def duration_ms(self) -> float | None:
+        end = self.end_ts if self.end_ts is not None else self.response_ts
+        return None if end is None else round((end - self.ts) * 1000, 1)
+
+
+@dataclass
+class NetworkControls:
+    """What ``network_route`` and ``network_conditions`` set on the context: routes and conditions.
+
+    A route is ``{"url", "action", "status"?, "handler"}`` (the handler is the Playwright route callback);
+    ``throttle`` is ``{"latency_ms", "download_kbps", "upload_kbps"}`` applied to every tab through CDP.
+    """
+
+    routes: list[dict[str, Any]] = field(default_factory=list)
+    offline: bool = False
+    throttle: dict[str, Any] | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    #: ``{"username", "origin"}`` of the HTTP credentials sent (the password is held by the route only).
+    http_auth: dict[str, str] | None = None
+    #: The route that adds the HTTP credentials (``(matcher, handler)``), to remove it on change.
+    auth_route: tuple[Any, Any] | None = None
+    cdp: dict[int, Any] = field(default_factory=dict)
+
 
 #: How long ``dialog_answer`` waits for the calls a dialog interrupted to finish once it is answered.
 RESUME_WAIT_S = 5.0
@@ -140,8 +231,10 @@ class Tab:
 
     id: str
     page: Any
-    console: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=200))
-    responses: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=500))
+    #: Console messages and page errors, each ``{"id", "ts", "type", "text", "url"}`` (text masked, cut).
+    console: Ring[dict[str, Any]] = field(default_factory=lambda: Ring(200))
+    #: Requests, oldest first; ``id`` shares the browser's sequence with console entries.
+    network: Ring[RequestRecord] = field(default_factory=lambda: Ring(500))
     dialogs: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=50))
     #: Steps captured with ``capture_artifact: true`` (skill recording), at most 100.
     capture: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=100))
@@ -158,10 +251,21 @@ class Tab:
     #: Emulation the ``emulate`` tool set on this tab (re-applied after each call: Playwright's own
     #: screenshots reset device metrics); any object with ``async refresh()``.
     emulation: Any = None
+    #: Requests still waiting for their end, by ``id()`` of the Playwright request.
+    open_requests: dict[int, RequestRecord] = field(default_factory=dict, repr=False)
 
     @property
     def closed(self) -> bool:
         return bool(self.page.is_closed())
+
+    @property
+    def responses(self) -> list[dict[str, Any]]:
+        """The responses among the kept requests: ``{"id", "ts", "url", "status", "method"}`` (ts: response time)."""
+        return [
+            {"id": r.id, "ts": r.response_ts, "url": r.url, "status": r.status, "method": r.method}
+            for r in self.network
+            if r.status is not None
+        ]
 
 
 class BrowserState:
@@ -188,6 +292,12 @@ class BrowserState:
         self.connected = False
         self.requests: deque[dict[str, Any]] = deque(maxlen=2000)
         self._ids = itertools.count(1)
+        #: One sequence for console entries and requests of every tab: a ``mark`` is its last value.
+        self._seq = itertools.count(1)
+        self.last_seq = 0
+        #: Requests whose response object is held for its body (the newest ``network_bodies``).
+        self._bodies: deque[RequestRecord] = deque()
+        self.controls = NetworkControls()
         self._by_page: dict[int, Tab] = {}
         #: Set when the browser died under us (not by :meth:`close`): when, and the tabs lost.
         self.crash: dict[str, Any] | None = None
@@ -305,7 +415,13 @@ class BrowserState:
         existing = self._by_page.get(id(page))
         if existing is not None:
             return existing
-        tab = Tab(id=f"t{next(self._ids)}", page=page, opener=opener)
+        tab = Tab(
+            id=f"t{next(self._ids)}",
+            page=page,
+            opener=opener,
+            console=Ring(self.config.console_buffer),
+            network=Ring(self.config.network_buffer),
+        )
         self.tabs[tab.id] = tab
         self._by_page[id(page)] = tab
         page.on("console", lambda msg, t=tab: self._on_console(t, msg))
@@ -316,12 +432,13 @@ class BrowserState:
                 "download", {"tab_id": t.id, "url": d.url, "filename": d.suggested_filename}
             ),
         )
-        page.on(
-            "response",
-            lambda r, t=tab: t.responses.append(
-                {"ts": time.time(), "url": r.url, "status": r.status, "method": r.request.method}
-            ),
-        )
+        page.on("pageerror", lambda err, t=tab: self._on_page_error(t, err))
+        page.on("request", lambda r, t=tab: self._on_tab_request(t, r))
+        page.on("response", lambda r, t=tab: self._on_response(t, r))
+        page.on("requestfinished", lambda r, t=tab: self._on_request_end(t, r, None))
+        page.on("requestfailed", lambda r, t=tab: self._on_request_end(t, r, r.failure or "failed"))
+        if self.controls.throttle is not None:
+            self._spawn(self.apply_throttle(page))
         page.on("dialog", lambda d, t=tab: self._on_dialog(t, d))
         page.on("close", lambda p, t=tab: self._on_close(t))
         page.on("crash", lambda p, t=tab: self._on_crash(t))
@@ -342,10 +459,98 @@ class BrowserState:
         tab.crashed = True
         self.on_event("page_crash", {"tab_id": tab.id, "url": tab.page.url})
 
+    def next_seq(self) -> int:
+        """The next id of a console entry or request (shared by every tab)."""
+        self.last_seq = next(self._seq)
+        return self.last_seq
+
     def _on_console(self, tab: Tab, msg: Any) -> None:
-        entry = {"ts": time.time(), "type": msg.type, "text": self.clip_text(msg.text, CONSOLE_MAX_CHARS)}
+        where = ""
+        with contextlib.suppress(Exception):
+            loc = msg.location
+            if loc and loc.get("url"):
+                where = self.clip_text(f"{loc['url']}:{loc.get('lineNumber', 0)}", 300)
+        self._console_entry(tab, msg.type, msg.text, where)
+
+    def _on_page_error(self, tab: Tab, err: Any) -> None:
+        """An uncaught exception in the page: a console entry of type ``pageerror``."""
+        name = getattr(err, "name", "") or "Error"
+        self._console_entry(tab, "pageerror", f"{name}: {getattr(err, 'message', None) or err}", "")
+
+    def _console_entry(self, tab: Tab, kind: str, text: str, where: str) -> None:
+        entry = {
+            "id": self.next_seq(),
+            "ts": time.time(),
+            "type": kind,
+            "text": self.clip_text(text, CONSOLE_MAX_CHARS),
+        }
+        if where:
+            entry["url"] = where
         tab.console.append(entry)
         self.on_event("console", {"tab_id": tab.id, "type": entry["type"], "text": entry["text"]})
+
+    # -- network --------------------------------------------------------------------------------
+    def _on_tab_request(self, tab: Tab, request: Any) -> None:
+        rec = RequestRecord(
+            id=self.next_seq(),
+            ts=time.time(),
+            method=request.method,
+            url=request.url,
+            resource_type=request.resource_type,
+            request=request,
+            headers=dict(request.headers),
+        )
+        tab.network.append(rec)
+        tab.open_requests[id(request)] = rec
+        if len(tab.open_requests) > 2 * len(tab.network):  # requests that never ended and rolled off
+            oldest = tab.network[0].id
+            tab.open_requests = {k: r for k, r in tab.open_requests.items() if r.id >= oldest}
+
+    def _on_response(self, tab: Tab, response: Any) -> None:
+        rec = tab.open_requests.get(id(response.request))
+        if rec is None:
+            return
+        rec.status, rec.status_text = response.status, response.status_text
+        rec.response_headers = dict(response.headers)
+        rec.response_ts = time.time()
+        rec.response = response
+        self._bodies.append(rec)
+        while len(self._bodies) > self.config.network_bodies:
+            old = self._bodies.popleft()
+            old.response, old.body_released = None, True
+
+    def _on_request_end(self, tab: Tab, request: Any, failure: str | None) -> None:
+        rec = tab.open_requests.pop(id(request), None)
+        if rec is not None:
+            rec.end_ts, rec.failure = time.time(), failure
+
+    async def apply_throttle(self, page: Any) -> None:
+        """Send the context's offline and throttle state to one page through its CDP session."""
+        ctl = self.controls
+        session = ctl.cdp.get(id(page))
+        if session is None:
+            session = ctl.cdp[id(page)] = await self.context.new_cdp_session(page)
+        t = ctl.throttle or {}
+
+        def rate(key: str) -> float:  # CDP wants bytes per second; -1 switches the limit off
+            return float(t[key]) * 1000 / 8 if t.get(key) else -1
+
+        await session.send(
+            "Network.emulateNetworkConditions",
+            {
+                "offline": ctl.offline,
+                "latency": t.get("latency_ms", 0),
+                "downloadThroughput": rate("download_kbps"),
+                "uploadThroughput": rate("upload_kbps"),
+            },
+        )
+
+    @staticmethod
+    def _spawn(coro: Any) -> None:
+        import asyncio
+
+        task = asyncio.ensure_future(coro)
+        task.add_done_callback(lambda t: t.exception() if not t.cancelled() else None)
 
     def _on_navigated(self, tab: Tab, frame: Any) -> None:
         if frame.parent_frame is None:
@@ -367,6 +572,7 @@ class BrowserState:
             self._gone.append((time.monotonic(), {"tab_id": tab.id, "url": tab.page.url, "title": tab.title}))
         self.tabs.pop(tab.id, None)
         self._by_page.pop(id(tab.page), None)
+        self.controls.cdp.pop(id(tab.page), None)
         if self.active_id == tab.id:
             self.active_id = next(reversed(self.tabs), None) if self.tabs else None
 
@@ -460,8 +666,13 @@ class BrowserState:
                 else:
                     entry["data"] = task.result()
             resumed.append(entry)
-        return {"tab_id": tab.id, "type": kind, "message": pending.record["message"],
-                "action": pending.record["action"], "resumed": resumed}
+        return {
+            "tab_id": tab.id,
+            "type": kind,
+            "message": pending.record["message"],
+            "action": pending.record["action"],
+            "resumed": resumed,
+        }
 
     def _call_tab(self, call: Any) -> Tab | None:
         tab_id = call.exec_args.get("tab_id") if isinstance(call.exec_args, dict) else None
@@ -557,6 +768,11 @@ class BrowserState:
             await tab.page.close()
         finally:
             self._on_close(tab)
+
+    def live_context(self) -> Any:
+        """The browser context, or the error a call on a dead or closed browser gets."""
+        self._check()
+        return self.context
 
     def _check(self) -> None:
         if self.crash is not None:

@@ -25,6 +25,7 @@
     ├── BrowserUnavailable       BROWSER_UNAVAILABLE
     ├── CorruptFile              CORRUPT_FILE        a stored file cannot be read (details["file"]); left untouched
     ├── DialogOpen               DIALOG_OPEN         a dialog waits on the tab (dialog_policy "manual"): answer it first
+    ├── NotFound                 NOT_FOUND           no such entry (a request id): unknown, or rolled off its buffer
     └── SessionClosed            SESSION_CLOSED
 
 Skill replay adds its own codes (``ARTIFACT_MISSING``, ``ARTIFACT_RESOLUTION_FAILED``,
@@ -59,6 +60,7 @@ __all__ = [
     "MissingSecret",
     "NavigationFailed",
     "NeedsHuman",
+    "NotFound",
     "OcnbError",
     "PageCrashed",
     "SessionClosed",
@@ -102,6 +104,7 @@ ERROR_CODES: dict[str, str] = {
     "CORRUPT_FILE": "A stored file cannot be read; ocnb leaves it untouched until it is fixed or moved.",
     "SESSION_CLOSED": "The session is closed.",
     "DIALOG_OPEN": "A dialog waits on the tab; answer it with dialog_answer or close the tab.",
+    "NOT_FOUND": "No such entry: the id is unknown, or it rolled off its buffer.",
     "INTERNAL": "An unexpected internal error.",
 }
 
@@ -238,6 +241,12 @@ class DialogOpen(OcnbError):
     answered. ``details["pending_dialog"]`` says which; ``dialog_answer`` answers it."""
 
     code = "DIALOG_OPEN"
+
+
+class NotFound(OcnbError):
+    """An id (a request's) that names nothing kept: never seen, or rolled off its bounded buffer."""
+
+    code = "NOT_FOUND"
 
 
 _NAV_GONE = ("Execution context was destroyed", "Cannot find context with specified id", "frame was detached")

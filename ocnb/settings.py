@@ -73,6 +73,8 @@ class Settings:
     - ``o200k_file``: a local ``o200k_base`` file for token counts (``OCNB_O200K_FILE``).
     - ``mcp_token``: the bearer token ``ocnb mcp --http`` requires (``OCNB_MCP_TOKEN``; never shown).
     - ``caps``: opt-in capability groups of tools offered besides the default set (``OCNB_CAPS``).
+    - ``console_buffer``, ``network_buffer``: console messages and requests kept per tab (older ones
+      roll off and are counted as dropped); ``network_bodies``: responses whose body can still be read.
     """
 
     headless: bool = True
@@ -90,12 +92,19 @@ class Settings:
     o200k_file: Path | None = None
     mcp_token: str | None = field(default=None, repr=False)
     caps: tuple[str, ...] = ()
+    console_buffer: int = 200
+    network_buffer: int = 500
+    network_bodies: int = 50
 
     def __post_init__(self) -> None:
         if isinstance(self.default_timeout_ms, bool) or not isinstance(self.default_timeout_ms, int):
             raise TypeError(f"default_timeout_ms must be an int of milliseconds, not {self.default_timeout_ms!r}")
         if self.default_timeout_ms <= 0:
             raise ValueError(f"default_timeout_ms must be positive, not {self.default_timeout_ms}")
+        for name in ("console_buffer", "network_buffer", "network_bodies"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive int, not {value!r}")
         if self.dialog_policy not in DIALOG_POLICIES:
             raise ValueError(f"dialog_policy must be one of {', '.join(DIALOG_POLICIES)}, not {self.dialog_policy!r}")
         # Normalise the forms a person types (a list of schemes, a str path) so equal settings compare equal.

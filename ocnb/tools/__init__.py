@@ -6,6 +6,7 @@ this import as its catalogue, run the first time the tools are asked for.
 """
 
 from . import (
+    console,
     contracts,
     dialogs,
     discovery,
@@ -15,6 +16,7 @@ from . import (
     interact,
     js,
     navigation,
+    network,
     observability,
     skills,
     storage,
@@ -26,6 +28,7 @@ __all__ = ["CATALOGUE"]
 
 #: The tool modules, each named for the category of its tools. A new category is a new module, listed here.
 CATALOGUE = (
+    console,
     contracts,
     dialogs,
     discovery,
@@ -35,6 +38,7 @@ CATALOGUE = (
     interact,
     js,
     navigation,
+    network,
     observability,
     skills,
     storage,

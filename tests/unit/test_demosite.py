@@ -39,6 +39,7 @@ PAGES = [
     "checkout.html",
     "slow.html",
     "long.html",
+    "network.html",
 ]
 
 

@@ -1,0 +1,468 @@
+"""Network: network_requests, network_request, network_route and network_conditions (group ``network``).
+
+Requests come from :class:`~ocnb.browser.Tab`'s bounded ``network`` log; a body is read from the
+Playwright response while the browser still holds it (the newest ``Settings.network_bodies``). Routes
+and conditions are set on the browser context, so they apply to every tab, and live in
+:class:`~ocnb.browser.NetworkControls`. Every body is masked before it is cut or written: no spelling of
+a secret reaches a result or a file.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import mimetypes
+import re
+from typing import Any
+
+from ..browser import RequestRecord, Tab
+from ..contracts.assertions import REGEX_PREFIX, match_pattern
+from ..errors import InvalidArgument, NotFound
+from ..registry import tool
+from ..storage import atomic_write_bytes
+from .console import LIMIT_SCHEMA, SINCE_SCHEMA, window
+
+__all__ = ["network_conditions", "network_request", "network_requests", "network_route"]
+
+URL_SCHEMA: dict[str, Any] = {"type": "string", "minLength": 1, "description": "URL glob (* any text) or re:regex."}
+#: Body characters shown inline by default; ``max_chars`` raises it up to :data:`MAX_CHARS`.
+BODY_CHARS = 2000
+MAX_CHARS = 100_000
+#: Characters of a body shown as the summary of a body written to a file.
+PREVIEW_CHARS = 160
+URL_CHARS = 300
+#: Chrome DevTools' presets: latency in ms, throughput in kbit/s.
+THROTTLE_PRESETS: dict[str, dict[str, int] | None] = {
+    "off": None,
+    "slow-3g": {"latency_ms": 2000, "download_kbps": 400, "upload_kbps": 400},
+    "fast-3g": {"latency_ms": 563, "download_kbps": 1440, "upload_kbps": 675},
+}
+_TEXT_TYPES = re.compile(r"^text/|json|xml|javascript|ecmascript|x-www-form-urlencoded|graphql|csv", re.I)
+
+
+def check_pattern(pattern: str) -> str:
+    """``pattern`` if it compiles (a ``re:`` regex), else ``INVALID_ARGUMENT``."""
+    if pattern.startswith(REGEX_PREFIX):
+        try:
+            re.compile(pattern[len(REGEX_PREFIX) :])
+        except re.error as exc:
+            raise InvalidArgument(f"bad regex in {pattern[:80]!r}: {exc}") from None
+    return pattern
+
+
+def _status_filter(value: Any) -> Any:
+    """A predicate over records for ``status``: a code, a class (``4xx``), ``failed`` or ``pending``."""
+    if isinstance(value, int):
+        return lambda r: r.status == value
+    text = str(value).strip().lower()
+    if text in ("failed", "pending"):
+        return lambda r: r.state == text or (text == "pending" and r.state == "responded")
+    if re.fullmatch(r"[1-5]xx", text):
+        low = int(text[0]) * 100
+        return lambda r: r.status is not None and low <= r.status < low + 100
+    if text.isdigit():
+        return lambda r: r.status == int(text)
+    raise InvalidArgument(f"status must be a code, a class like 4xx, failed or pending, not {text[:40]!r}")
+
+
+def _summary(ctx: Any, r: RequestRecord) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "id": r.id,
+        "method": r.method,
+        "url": ctx.session.secrets.clip_text(r.url, URL_CHARS),
+        "type": r.resource_type,
+    }
+    if r.status is not None:
+        out["status"] = r.status
+    if r.failure is not None:
+        out["failure"] = r.failure
+    elif r.state in ("pending", "responded"):
+        out["state"] = r.state
+    if r.duration_ms is not None:
+        out["ms"] = r.duration_ms
+    return out
+
+
+@tool(
+    name="network_requests",
+    category="network",
+    group="network",
+    description=(
+        "List the tab's requests with filters. "
+        "status is a code, a class (4xx), failed or pending; type a resource type (fetch, xhr, document…). "
+        "Newest `limit` by default; since=<mark> lists what came after, oldest first, with next."
+    ),
+    properties={
+        "url": URL_SCHEMA,
+        "method": {"type": "string", "minLength": 1},
+        "status": {"anyOf": [{"type": "integer"}, {"type": "string"}]},
+        "type": {"type": "string", "minLength": 1},
+        "since": SINCE_SCHEMA,
+        "limit": LIMIT_SCHEMA,
+    },
+)
+async def network_requests(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+    tab = ctx.tab(args.get("tab_id"))
+    tests = []
+    if "url" in args:
+        pattern = check_pattern(args["url"])
+        tests.append(lambda r: match_pattern(pattern, r.url))
+    if "method" in args:
+        method = args["method"].upper()
+        tests.append(lambda r: r.method == method)
+    if "status" in args:
+        tests.append(_status_filter(args["status"]))
+    if "type" in args:
+        kind = args["type"].lower()
+        tests.append(lambda r: r.resource_type == kind)
+    kept = [r for r in tab.network if all(t(r) for t in tests)]
+    page, paging = window(kept, args, lambda r: r.id, ts=lambda r: r.ts)
+    requests = [_summary(ctx, r) for r in page]
+    return {
+        "requests": requests,
+        "count": len(requests),
+        **paging,
+        "dropped": tab.network.dropped,
+        "mark": ctx.browser.last_seq,
+    }
+
+
+# -- one request -------------------------------------------------------------------------------
+
+
+def _find(tab: Tab, request_id: int) -> RequestRecord:
+    for rec in reversed(tab.network):
+        if rec.id == request_id:
+            return rec
+    kept = f"ids {tab.network[0].id}-{tab.network[-1].id}" if tab.network else "none"
+    if tab.network and request_id < tab.network[0].id:
+        reason = f"request {request_id} rolled off tab {tab.id}'s buffer (last {tab.network.maxlen} kept: {kept})"
+    else:
+        reason = f"no request {request_id} in tab {tab.id} (kept: {kept})"
+    raise NotFound(reason, details={"id": request_id, "tab_id": tab.id, "dropped": tab.network.dropped})
+
+
+def _content_type(headers: dict[str, str]) -> str:
+    for name, value in headers.items():
+        if name.lower() == "content-type":
+            return value
+    return ""
+
+
+def _decode(data: bytes, content_type: str) -> str | None:
+    """``data`` as text, or None when it is binary (not UTF-8, or an image, audio, video or font)."""
+    mime = content_type.split(";")[0].strip().lower()
+    if mime.startswith(("image/", "audio/", "video/", "font/")) and not _TEXT_TYPES.search(mime):
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _masked_bytes(ctx: Any, data: bytes) -> bytes:
+    """``data`` with every secret masked: as UTF-8 text, else byte for byte (latin-1)."""
+    mask = ctx.session.secrets.mask_text
+    try:
+        return mask(data.decode("utf-8")).encode("utf-8")
+    except UnicodeDecodeError:
+        return mask(data.decode("latin-1")).encode("latin-1", errors="replace")
+
+
+def _body(
+    ctx: Any, rec: RequestRecord, data: bytes, content_type: str, which: str, args: dict[str, Any]
+) -> dict[str, Any]:
+    """A body as a result shows it: text cut to ``max_chars``, or written to a file with a preview."""
+    out: dict[str, Any] = {"bytes": len(data)}
+    if args.get("to_file"):
+        ext = mimetypes.guess_extension(content_type.split(";")[0].strip()) or ".bin"
+        path = ctx.home / "network" / ctx.session.id / f"req-{rec.id}-{which}{ext}"
+        atomic_write_bytes(path, _masked_bytes(ctx, data))  # 0600, in folders 0700
+        out["path"] = str(path)
+        text = _decode(data, content_type)
+        if text is not None:
+            out["preview"] = ctx.session.secrets.clip_text(text, PREVIEW_CHARS)
+        return out
+    limit = int(args.get("max_chars", BODY_CHARS))
+    text = _decode(data, content_type)
+    if text is None:
+        out["binary"] = True
+    elif limit:
+        out["text"] = ctx.session.secrets.clip_text(text, limit)
+        if len(text) > limit:
+            out["truncated"] = True
+    return out
+
+
+async def _response_body(rec: RequestRecord) -> tuple[bytes | None, str | None]:
+    """The response body, or None and why it cannot be had."""
+    if rec.response is None:
+        if rec.body_released:
+            return None, "released: only the newest network_bodies responses keep their body"
+        return None, "failed" if rec.failure else "no response yet"
+    try:
+        return await rec.response.body(), None
+    except Exception as exc:  # noqa: BLE001 - a redirect, a navigated-away page, an evicted resource
+        return None, "unavailable: " + (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
+
+
+def _timing(rec: RequestRecord) -> dict[str, Any]:
+    out: dict[str, Any] = {"duration_ms": rec.duration_ms}
+    try:
+        timing = dict(rec.request.timing)
+    except Exception:  # noqa: BLE001 - not available for every request
+        return out
+    for key in ("domainLookupStart", "connectStart", "requestStart", "responseStart", "responseEnd"):
+        value = timing.get(key)
+        if isinstance(value, int | float) and value >= 0:
+            out[key] = round(float(value), 1)
+    return out
+
+
+@tool(
+    name="network_request",
+    category="network",
+    group="network",
+    description=(
+        "Show one request: headers, bodies, timing, failure. "
+        "Bodies are cut to max_chars (default 2000; 0 leaves them out); to_file writes them under "
+        "OCNB_HOME/network and returns paths with a preview. Secrets are masked everywhere."
+    ),
+    properties={
+        "id": {"type": "integer", "minimum": 1},
+        "max_chars": {"type": "integer", "minimum": 0, "maximum": MAX_CHARS},
+        "to_file": {"type": "boolean"},
+    },
+    required=["id"],
+)
+async def network_request(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+    tab = ctx.tab(args.get("tab_id"))
+    rec = _find(tab, int(args["id"]))
+    out = _summary(ctx, rec)
+    headers = rec.headers
+    try:
+        headers = await rec.request.all_headers()  # with cookies, which the event's copy leaves out
+    except Exception:  # noqa: BLE001 - the page may be gone; the headers seen at the time remain
+        pass
+    request: dict[str, Any] = {"headers": headers}
+    post = None
+    try:
+        post = rec.request.post_data_buffer
+    except Exception:  # noqa: BLE001
+        post = None
+    if post:
+        request["body"] = _body(ctx, rec, post, _content_type(headers), "request", args)
+    out["request"] = request
+    if rec.status is not None:
+        response: dict[str, Any] = {
+            "status": rec.status,
+            "status_text": rec.status_text,
+            "headers": rec.response_headers,
+        }
+        if args.get("to_file") or args.get("max_chars", BODY_CHARS):
+            data, why = await _response_body(rec)
+            if data is not None:
+                response["body"] = _body(ctx, rec, data, _content_type(rec.response_headers), "response", args)
+            elif args.get("to_file"):
+                raise NotFound(f"the body of request {rec.id} cannot be written: {why}", details={"id": rec.id})
+            else:
+                response["body_unavailable"] = why
+        out["response"] = response
+    out["timing"] = _timing(rec)
+    return out
+
+
+# -- routes ------------------------------------------------------------------------------------
+
+
+def _matcher(pattern: str) -> Any:
+    return lambda url: match_pattern(pattern, url)
+
+
+def _route_handler(entry: dict[str, Any], args: dict[str, Any]) -> Any:
+    action = args["action"]
+    if action == "block":
+
+        async def block(route: Any) -> None:
+            entry["hits"] += 1
+            await route.abort("blockedbyclient")
+
+        return block
+    body = args.get("body", "")
+    headers = {str(k): str(v) for k, v in (args.get("headers") or {}).items()}
+    if not isinstance(body, str):
+        body = json.dumps(body)
+        headers.setdefault("content-type", "application/json")
+    if not any(k.lower() == "content-type" for k in headers):
+        headers["content-type"] = "text/plain; charset=utf-8"
+    status = int(args.get("status", 200))
+
+    async def mock(route: Any) -> None:
+        entry["hits"] += 1
+        await route.fulfill(status=status, body=body, headers=headers)
+
+    return mock
+
+
+def _routes(ctx: Any) -> list[dict[str, Any]]:
+    return [{k: v for k, v in r.items() if k not in ("handler", "matcher")} for r in ctx.browser.controls.routes]
+
+
+async def _unroute(ctx: Any, entries: list[dict[str, Any]]) -> None:
+    for entry in entries:
+        await ctx.browser.context.unroute(entry["matcher"], entry["handler"])
+        ctx.browser.controls.routes.remove(entry)
+
+
+@tool(
+    name="network_route",
+    category="network",
+    group="network",
+    side_effects=True,
+    uses_page=False,
+    description=(
+        "Block or mock requests by URL pattern, in every tab. "
+        "mock answers with status (default 200), body (a string, or JSON) and headers; remove drops the "
+        "route for url, or every route without url. Returns the routes and their hits; no arguments lists them."
+    ),
+    properties={
+        "url": URL_SCHEMA,
+        "action": {"type": "string", "enum": ["block", "mock", "remove"]},
+        "status": {"type": "integer", "minimum": 100, "maximum": 599},
+        "body": {"description": "A string, or any JSON value (sent as application/json)."},
+        "headers": {"type": "object", "additionalProperties": {"type": "string"}},
+    },
+)
+async def network_route(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+    action = args.get("action")
+    controls = ctx.browser.controls
+    if action is None:
+        if "url" in args or any(k in args for k in ("status", "body", "headers")):
+            raise InvalidArgument("network_route needs action (block, mock or remove)")
+        return {"routes": _routes(ctx)}
+    if action != "mock" and any(k in args for k in ("status", "body", "headers")):
+        raise InvalidArgument("status, body and headers go with action=mock")
+    ctx.browser.live_context()
+    if action == "remove":
+        gone = [r for r in controls.routes if "url" not in args or r["url"] == args["url"]]
+        if "url" in args and not gone:
+            raise NotFound(f"no route for {args['url']!r}", details={"routes": _routes(ctx)})
+        await _unroute(ctx, gone)
+        return {"removed": len(gone), "routes": _routes(ctx)}
+    if "url" not in args:
+        raise InvalidArgument(f"action={action} needs url (a glob such as */api/* or re:regex)")
+    pattern = check_pattern(args["url"])
+    await _unroute(ctx, [r for r in controls.routes if r["url"] == pattern])  # a new route replaces the old
+    entry: dict[str, Any] = {"url": pattern, "action": action, "hits": 0}
+    if action == "mock":
+        entry["status"] = int(args.get("status", 200))
+    entry["matcher"], entry["handler"] = _matcher(pattern), _route_handler(entry, args)
+    await ctx.browser.context.route(entry["matcher"], entry["handler"])
+    controls.routes.append(entry)
+    return {"routes": _routes(ctx)}
+
+
+# -- conditions --------------------------------------------------------------------------------
+
+
+def _origin(url: str) -> str | None:
+    m = re.match(r"^(https?://[^/?#]+)", url)
+    return m.group(1).lower() if m else None
+
+
+async def _set_http_auth(ctx: Any, value: dict[str, Any] | None) -> None:
+    controls = ctx.browser.controls
+    if controls.auth_route is not None:
+        await ctx.browser.context.unroute(*controls.auth_route)
+        controls.auth_route, controls.http_auth = None, None
+    if not value:
+        return
+    origin = value.get("origin")
+    if origin is None:
+        active = ctx.browser.tabs.get(ctx.browser.active_id or "")
+        origin = _origin(active.page.url) if active is not None else None
+        if origin is None:
+            raise InvalidArgument("http_auth needs origin (the page is not on an http(s) origin)")
+    elif _origin(origin) != origin.rstrip("/").lower():
+        raise InvalidArgument(f"http_auth origin must be scheme://host[:port], not {origin[:80]!r}")
+    origin = origin.rstrip("/").lower()
+    token = base64.b64encode(f"{value['username']}:{value['password']}".encode()).decode()
+
+    def matcher(url: str) -> bool:
+        return _origin(url) == origin
+
+    async def handler(route: Any) -> None:
+        headers = await route.request.all_headers()
+        await route.fallback(headers={**headers, "authorization": f"Basic {token}"})
+
+    await ctx.browser.context.route(matcher, handler)
+    controls.auth_route = (matcher, handler)
+    controls.http_auth = {"username": value["username"], "origin": origin}
+
+
+@tool(
+    name="network_conditions",
+    category="network",
+    group="network",
+    side_effects=True,
+    uses_page=False,
+    description=(
+        "Set offline, throttling, extra headers or HTTP auth for every tab. "
+        "throttle is off, slow-3g, fast-3g or {latency_ms, download_kbps, upload_kbps}; headers replace the "
+        "extra headers ({} clears); http_auth {username, password, origin?} sends Basic credentials to one "
+        "origin (default: the page's; null clears). Returns the conditions in force; no arguments reads them."
+    ),
+    properties={
+        "offline": {"type": "boolean"},
+        "throttle": {
+            "anyOf": [
+                {"type": "string", "enum": list(THROTTLE_PRESETS)},
+                {
+                    "type": "object",
+                    "properties": {
+                        "latency_ms": {"type": "integer", "minimum": 0, "maximum": 60_000},
+                        "download_kbps": {"type": "integer", "minimum": 0},
+                        "upload_kbps": {"type": "integer", "minimum": 0},
+                    },
+                    "additionalProperties": False,
+                },
+            ]
+        },
+        "headers": {"type": "object", "additionalProperties": {"type": "string"}},
+        "http_auth": {
+            "type": ["object", "null"],
+            "properties": {
+                "username": {"type": "string"},
+                "password": {"type": "string"},
+                "origin": {"type": "string"},
+            },
+            "required": ["username", "password"],
+            "additionalProperties": False,
+        },
+    },
+)
+async def network_conditions(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+    state = ctx.browser
+    state.live_context()
+    controls = state.controls
+    if "http_auth" in args:
+        await _set_http_auth(ctx, args["http_auth"])
+    if "headers" in args:
+        await state.context.set_extra_http_headers(args["headers"])
+        controls.headers = dict(args["headers"])
+    if "offline" in args and args["offline"] != controls.offline:
+        await state.context.set_offline(args["offline"])
+        controls.offline = args["offline"]
+    if "throttle" in args:
+        throttle = args["throttle"]
+        controls.throttle = THROTTLE_PRESETS[throttle] if isinstance(throttle, str) else (dict(throttle) or None)
+    if "throttle" in args or ("offline" in args and controls.throttle is not None):
+        # Playwright's offline switch resets CDP throttling: send both again to every tab.
+        for tab in list(state.tabs.values()):
+            await state.apply_throttle(tab.page)
+    return {
+        "offline": controls.offline,
+        "throttle": controls.throttle,
+        "headers": controls.headers,
+        "http_auth": controls.http_auth,
+    }
