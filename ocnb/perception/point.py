@@ -14,8 +14,7 @@ import re
 from typing import Any
 
 from ..errors import InvalidArgument
-from .refs import call, page_refs
-from .snapshot import _frame_id_in_parent
+from .refs import call, frame_ref, page_refs
 
 __all__ = ["Point", "element_at", "parse_point"]
 
@@ -41,7 +40,7 @@ def parse_point(text: str) -> Point:
 async def _child(page: Any, frame: Any, frame_id: int) -> Any:
     """The child frame of ``frame`` shown by the ``<iframe>`` whose ref number is ``frame_id``."""
     for kid in frame.child_frames:
-        if await _frame_id_in_parent(page, kid) == frame_id:
+        if await frame_ref(page, kid) == frame_id:
             return kid
     return None
 

@@ -18,7 +18,17 @@ from typing import Any
 
 from ..errors import InvalidArgument, StaleRef, from_playwright
 
-__all__ = ["REF_PATTERN", "PageRefs", "call", "call_handle", "page_refs", "parse_ref", "resolve_ref", "script"]
+__all__ = [
+    "REF_PATTERN",
+    "PageRefs",
+    "call",
+    "call_handle",
+    "frame_ref",
+    "page_refs",
+    "parse_ref",
+    "resolve_ref",
+    "script",
+]
 
 REF_PATTERN = re.compile(r"^ax_(\d+)$")
 
@@ -100,6 +110,25 @@ async def call(frame: Any, page: Any, req: dict[str, Any]) -> Any:
         _record(state, frame, before, after)
         state.next = after
     return out["result"]
+
+
+async def frame_ref(page: Any, frame: Any) -> int | None:
+    """The ref number of the ``<iframe>`` showing ``frame`` in its parent's document (never assigns one),
+    or ``None`` for the main frame or a frame that went away."""
+    parent = frame.parent_frame
+    if parent is None:
+        return None
+    try:
+        el = await frame.frame_element()
+    except Exception:  # noqa: BLE001 - detached meanwhile
+        return None
+    try:
+        found = await call(parent, page, {"op": "frameRef", "el": el})
+        return None if found is None else int(found)
+    except Exception:  # noqa: BLE001
+        return None
+    finally:
+        await el.dispose()
 
 
 async def call_handle(frame: Any, page: Any, req: dict[str, Any]) -> Any:

@@ -22,7 +22,7 @@ from typing import Any
 
 from ..errors import InvalidArgument, StaleRef, Timeout
 from ..tokens import count_text
-from .refs import call, page_refs, parse_ref
+from .refs import call, frame_ref, page_refs, parse_ref
 
 __all__ = ["MODES", "read_page"]
 
@@ -35,23 +35,6 @@ MAX_CONTENT_CHARS = 500_000
 _CHARS_PER_TOKEN_MAX = 24
 _FRAME_MARK = re.compile(r"^( *)\x00frame:(\d+)$")
 _REF_IN_TEXT = re.compile(r"(?:\[|\]\()ax_\d+")
-
-
-async def _frame_id_in_parent(page: Any, frame: Any) -> int | None:
-    parent = frame.parent_frame
-    if parent is None:
-        return None
-    try:
-        el = await frame.frame_element()
-    except Exception:  # noqa: BLE001 - detached meanwhile
-        return None
-    try:
-        found = await call(parent, page, {"op": "frameRef", "el": el})
-        return None if found is None else int(found)
-    except Exception:  # noqa: BLE001
-        return None
-    finally:
-        await el.dispose()
 
 
 async def _read_frame(page: Any, frame: Any, opts: dict[str, Any], ref: int | None, depth_left: int) -> dict[str, Any]:
@@ -71,7 +54,7 @@ async def _read_frame(page: Any, frame: Any, opts: dict[str, Any], ref: int | No
     children: dict[int, str] = {}
     if wanted and depth_left > 0:
         kids = list(frame.child_frames)
-        ids = await asyncio.gather(*(_frame_id_in_parent(page, child) for child in kids))  # read-only: parallel
+        ids = await asyncio.gather(*(frame_ref(page, child) for child in kids))  # read-only: parallel
         for child, fid in zip(kids, ids, strict=True):
             if fid is None or fid not in wanted:
                 continue
