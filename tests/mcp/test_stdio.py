@@ -95,7 +95,7 @@ def test_an_unknown_capability_group_is_one_line_before_any_browser(tmp_path: Pa
         timeout=60,
     )
     assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr.startswith("ocnb mcp: unknown capability group 'nosuch'"), done.stderr
+    assert done.stderr.startswith("ocnb mcp: INVALID_ARGUMENT: unknown capability group 'nosuch'; groups: "), done.stderr
     assert "Traceback" not in done.stderr
 
 
