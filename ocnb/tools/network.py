@@ -9,6 +9,7 @@ a secret reaches a result or a file.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import mimetypes
@@ -28,6 +29,8 @@ URL_SCHEMA: dict[str, Any] = {"type": "string", "minLength": 1, "description": "
 #: Body characters shown inline by default; ``max_chars`` raises it up to :data:`MAX_CHARS`.
 BODY_CHARS = 2000
 MAX_CHARS = 100_000
+#: Seconds to wait for a body still loading (a fetch whose page never read the body may never finish).
+BODY_WAIT_S = 3.0
 #: Characters of a body shown as the summary of a body written to a file.
 PREVIEW_CHARS = 160
 URL_CHARS = 300
@@ -88,7 +91,7 @@ def _summary(ctx: Any, r: RequestRecord) -> dict[str, Any]:
     category="network",
     group="network",
     description=(
-        "List the tab's requests with filters. "
+        "List the tab's requests. "
         "status is a code, a class (4xx), failed or pending; type a resource type (fetch, xhr, document…). "
         "Newest `limit` by default; since=<mark> lists what came after, oldest first, with next."
     ),
@@ -201,7 +204,9 @@ async def _response_body(rec: RequestRecord) -> tuple[bytes | None, str | None]:
             return None, "released: only the newest network_bodies responses keep their body"
         return None, "failed" if rec.failure else "no response yet"
     try:
-        return await rec.response.body(), None
+        return await asyncio.wait_for(rec.response.body(), BODY_WAIT_S if rec.end_ts is None else 2 * BODY_WAIT_S), None
+    except asyncio.TimeoutError:
+        return None, f"unavailable: not loaded within {BODY_WAIT_S:g} s (the page may not have read it)"
     except Exception as exc:  # noqa: BLE001 - a redirect, a navigated-away page, an evicted resource
         return None, "unavailable: " + (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
 
@@ -241,7 +246,9 @@ async def network_request(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     out = _summary(ctx, rec)
     headers = rec.headers
     try:
-        headers = await rec.request.all_headers()  # with cookies, which the event's copy leaves out
+        headers = await asyncio.wait_for(
+            rec.request.all_headers(), BODY_WAIT_S
+        )  # with cookies, which the event's copy leaves out
     except Exception:  # noqa: BLE001 - the page may be gone; the headers seen at the time remain
         pass
     request: dict[str, Any] = {"headers": headers}
@@ -321,8 +328,8 @@ async def _unroute(ctx: Any, entries: list[dict[str, Any]]) -> None:
     side_effects=True,
     uses_page=False,
     description=(
-        "Block or mock requests by URL pattern, in every tab. "
-        "mock answers with status (default 200), body (a string, or JSON) and headers; remove drops the "
+        "Block or mock requests by URL pattern. "
+        "Routes apply to every tab. mock answers with status (default 200), body (a string, or JSON) and headers; remove drops the "
         "route for url, or every route without url. Returns the routes and their hits; no arguments lists them."
     ),
     properties={
@@ -407,8 +414,8 @@ async def _set_http_auth(ctx: Any, value: dict[str, Any] | None) -> None:
     side_effects=True,
     uses_page=False,
     description=(
-        "Set offline, throttling, extra headers or HTTP auth for every tab. "
-        "throttle is off, slow-3g, fast-3g or {latency_ms, download_kbps, upload_kbps}; headers replace the "
+        "Set offline, throttling, extra headers or HTTP auth. "
+        "They apply to every tab. throttle is off, slow-3g, fast-3g or {latency_ms, download_kbps, upload_kbps}; headers replace the "
         "extra headers ({} clears); http_auth {username, password, origin?} sends Basic credentials to one "
         "origin (default: the page's; null clears). Returns the conditions in force; no arguments reads them."
     ),
