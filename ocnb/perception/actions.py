@@ -24,14 +24,30 @@ _NO_VALUE = {
     "scroll_into_view": "scroll_into_view_if_needed",
 }
 
+#: Actions that can land at a given point of the element.
+_AT_POINT = frozenset({"click", "double_click", "hover"})
 
-async def perform(element: Any, action: str, *, value: Any = None, key: str | None = None, timeout: int) -> None:
+
+async def perform(
+    element: Any,
+    action: str,
+    *,
+    value: Any = None,
+    key: str | None = None,
+    timeout: int,
+    position: dict[str, float] | None = None,
+) -> None:
     """Run ``action`` on a Playwright locator or element handle; ValueError for an unknown action.
+
+    ``position`` (``{x, y}`` from the top-left corner of the element's padding box) is where a click, double click or hover
+    lands instead of the element's centre (``interact_at`` acts at a point of a screenshot).
 
     ``select`` takes one string (matched against option values, then labels, as Playwright does)
     or a list of them; ``type`` sends key presses one by one, for fields that react to each key.
     """
-    if action in _NO_VALUE:
+    if position is not None and action in _AT_POINT:
+        await getattr(element, _NO_VALUE[action])(timeout=timeout, position=position)
+    elif action in _NO_VALUE:
         await getattr(element, _NO_VALUE[action])(timeout=timeout)
     elif action == "fill":
         await element.fill("" if value is None else str(value), timeout=timeout)

@@ -11,6 +11,7 @@ from . import (
     dialogs,
     discovery,
     dom,
+    emulation,
     evidence,
     forms,
     interact,
@@ -18,9 +19,11 @@ from . import (
     navigation,
     network,
     observability,
+    pdf,
     skills,
     storage,
     tabs,
+    vision,
     workflow,
 )
 
@@ -33,6 +36,7 @@ CATALOGUE = (
     dialogs,
     discovery,
     dom,
+    emulation,
     evidence,
     forms,
     interact,
@@ -40,8 +44,10 @@ CATALOGUE = (
     navigation,
     network,
     observability,
+    pdf,
     skills,
     storage,
     tabs,
+    vision,
     workflow,
 )

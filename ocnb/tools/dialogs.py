@@ -23,8 +23,8 @@ __all__ = ["dialog_answer"]
     group="dialogs",
     side_effects=True,
     intent=True,
-    description="Answer the dialog waiting on a tab (dialog_policy manual): accept or dismiss; text answers a prompt. "
-    "Returns the dialog and how the calls it interrupted ended.",
+    description="Answer a waiting dialog (dialog_policy manual). "
+    "accept (default) or dismiss it; text answers a prompt. Returns the dialog and how the calls it interrupted ended.",
     properties={"accept": {"type": "boolean", "default": True}, "text": {"type": "string"}},
 )
 async def dialog_answer(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:

@@ -161,7 +161,14 @@ async def _chain_if(args: dict[str, Any], page: Any, r: Resolved) -> dict | None
 
 async def _act(page: Any, r: Resolved, action: str, args: dict[str, Any], timeout: int) -> None:
     try:
-        await perform(r.element, action, value=args.get("value"), key=args.get("key"), timeout=timeout)
+        await perform(
+            r.element,
+            action,
+            value=args.get("value"),
+            key=args.get("key"),
+            timeout=timeout,
+            position=args.get("position"),
+        )
     except OcnbError:
         raise
     except Exception as exc:  # noqa: BLE001 - translated at the seam

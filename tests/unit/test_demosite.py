@@ -35,6 +35,7 @@ PAGES = [
     "dragdrop.html",
     "upload.html",
     "dialogs.html",
+    "device.html",
     "ambiguous.html",
     "checkout.html",
     "slow.html",

@@ -1,0 +1,125 @@
+"""Acting on what a screenshot shows (capability group ``vision``): interact_at and element_screenshot.
+
+``interact_at`` takes a point of the viewport (CSS pixels, as ``page_screenshot`` shows them at the
+default scale), finds the element a click there lands on (:func:`ocnb.perception.point.element_at`:
+ref, role, name), and acts on that ref through ``interact`` — the same resolution, checks and
+change report — at that very point. Its result and journal line start with the element's ref, role
+and name, so a coordinate click is as auditable as a ref click. A point outside the viewport is
+``INVALID_ARGUMENT`` and nothing happens.
+
+``element_screenshot`` writes a PNG of one element (ref or query) under ``OCNB_HOME/screenshots/``,
+one image pixel per CSS pixel, and returns the path with the element and its size.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import InvalidArgument, OcnbError, from_playwright
+from ..perception.point import element_at
+from ..perception.targets import resolve_target
+from ..registry import tool
+from ..storage import atomic_write_bytes
+from .evidence import png_size
+from .interact import TARGET_PROPS, _target_args, _timeout, interact
+
+__all__ = ["element_screenshot", "interact_at"]
+
+#: What interact_at can do at a point (acting on a field there takes value/key like interact).
+AT_ACTIONS = ("click", "double_click", "hover", "fill", "type", "press")
+
+
+async def _viewport(page: Any) -> dict[str, Any]:
+    try:
+        size = await page.evaluate("() => ({width: innerWidth, height: innerHeight})")
+    except Exception:  # noqa: BLE001 - only for the message
+        size = page.viewport_size or {}
+    return dict(size)
+
+
+async def _border(page: Any, ref: str) -> tuple[float, float]:
+    """The element's left and top border widths (a click position counts from inside them)."""
+    r = await resolve_target(page, ref=ref)
+    try:
+        left, top = await r.element.evaluate("e => [e.clientLeft || 0, e.clientTop || 0]")
+    except Exception:  # noqa: BLE001 - interact reports what is wrong with the element
+        return 0.0, 0.0
+    return float(left), float(top)
+
+
+@tool(
+    name="interact_at",
+    category="vision",
+    group="vision",
+    side_effects=True,
+    intent=True,
+    description="Act at x,y of the viewport (CSS px, as in a screenshot) on the element there. "
+    "The element at the point is found first and named (ref, role, name) in the result and the journal; "
+    "a click or hover lands on that point. action defaults to click; value is needed for fill/type, key for press.",
+    properties={
+        "x": {"type": "number", "minimum": 0},
+        "y": {"type": "number", "minimum": 0},
+        "action": {"type": "string", "enum": list(AT_ACTIONS), "default": "click"},
+        "value": {"type": "string"},
+        "key": {"type": "string"},
+    },
+    required=["x", "y"],
+)
+async def interact_at(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+    x, y = float(args["x"]), float(args["y"])
+    action = args.get("action", "click")
+    if action in ("fill", "type") and args.get("value") is None:
+        raise InvalidArgument(f"action {action} needs value")
+    if action == "press" and not args.get("key"):
+        raise InvalidArgument("action press needs key")
+    page = await ctx.page(args.get("tab_id"))
+    hit = await element_at(page, x, y)
+    if hit is None:
+        size = await _viewport(page)
+        raise InvalidArgument(
+            f"({x:g}, {y:g}) is outside the viewport ({size.get('width')}x{size.get('height')} CSS px); nothing was done",
+            details={"x": x, "y": y, "viewport": size},
+        )
+    named = {"ref": hit["ref"], "role": hit["role"], "name": hit.get("name") or ""}
+    ctx.call.extra["partial"] = {**named, "point": {"x": x, "y": y}, "action": action}  # if a dialog interrupts
+    rect = hit["rect"]
+    acting: dict[str, Any] = {"ref": hit["ref"], "action": action}
+    for key in ("value", "key", "tab_id"):
+        if args.get(key) is not None:
+            acting[key] = args[key]
+    if action in ("click", "double_click", "hover"):  # Playwright counts from the padding box
+        left, top = await _border(page, hit["ref"])
+        acting["position"] = {"x": max(0.0, x - rect["x"] - left), "y": max(0.0, y - rect["y"] - top)}
+    done = await interact(ctx, acting)
+    element = {k: hit.get(k) for k in ("tag", "rect", "visible", "frame_ordinal")}
+    return {**named, "point": {"x": x, "y": y}, "action": action, "element": element, **_rest(done)}
+
+
+def _rest(done: dict[str, Any]) -> dict[str, Any]:
+    """interact's report minus what interact_at already says (the element)."""
+    return {k: v for k, v in done.items() if k not in ("element", "action", "via", "frame_ordinal")}
+
+
+@tool(
+    name="element_screenshot",
+    category="vision",
+    group="vision",
+    description="Take a PNG screenshot of one element (ref or query). "
+    "Returns the file path, the element and the image size (CSS px, the element's box).",
+    properties={**TARGET_PROPS},
+)
+async def element_screenshot(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+    ref, query = _target_args(args)
+    page = await ctx.page(args.get("tab_id"))
+    r = await resolve_target(page, ref=ref, query=query)
+    try:
+        data = await r.element.screenshot(type="png", scale="css", timeout=_timeout(ctx))
+        box = await r.element.bounding_box()
+    except OcnbError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - translated at the seam
+        raise from_playwright(exc) from None
+    path = ctx.home / "screenshots" / ctx.session.id / f"element-{ctx.call.seq:05d}.png"
+    atomic_write_bytes(path, data)  # 0600, in folders 0700
+    width, height = png_size(data)
+    return {**r.describe(), "path": str(path), "bytes": len(data), "width": width, "height": height, "box": box}
