@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from ocnb.errors import InvalidArgument, MissingSecret
+from ocnb.placeholders import SECRET_RE, fill_secrets, map_strings, secret_names
 
 __all__ = [
     "MAX_SECRETS",
@@ -48,8 +49,8 @@ __all__ = [
 MAX_SECRETS = 100
 
 NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-#: ``${SECRET:NAME}`` in an argument value.
-PLACEHOLDER_RE = re.compile(r"\$\{SECRET:([A-Za-z_][A-Za-z0-9_]*)\}")
+#: ``${SECRET:NAME}`` in an argument value (:data:`ocnb.placeholders.SECRET_RE`).
+PLACEHOLDER_RE = SECRET_RE
 _LINE_RE = re.compile(r"^(?:export\s+)?([^=\s]*)\s*=\s*(.*)$")
 #: A prefix of a secret this long or longer, cut at a truncation boundary, is masked too.
 MIN_PREFIX = 6
@@ -342,9 +343,7 @@ class SecretStore:
 
     def missing(self, value: Any) -> list[str]:
         """Names of placeholders in ``value`` (recursively) that this store does not know."""
-        found: set[str] = set()
-        _walk_strings(value, lambda s: found.update(PLACEHOLDER_RE.findall(s)))
-        return sorted(n for n in found if n not in self._values)
+        return [name for name in secret_names(value) if name not in self._values]
 
     def substitute(self, value: Any) -> Any:
         """Return ``value`` with every ``${SECRET:NAME}`` replaced by its secret, recursively.
@@ -358,7 +357,7 @@ class SecretStore:
                 f"unknown secret{'s' if len(missing) > 1 else ''}: {', '.join(missing)}",
                 details={"names": missing, "known": self.names},
             )
-        return _map_strings(value, lambda s: PLACEHOLDER_RE.sub(lambda m: self._values[m.group(1)], s), keys=False)
+        return fill_secrets(value, self._values)
 
     def mask_text(self, text: str, *, truncated: bool = False) -> str:
         """Replace every secret value in ``text``, in any spelling, by its placeholder, longest first.
@@ -384,25 +383,4 @@ class SecretStore:
         """Return a copy of a JSON-able object with secret values masked in every string and key."""
         if not self._maskers:
             return obj
-        return _map_strings(obj, self.mask_text, keys=True)
-
-
-def _walk_strings(obj: Any, fn: Any) -> None:
-    if isinstance(obj, str):
-        fn(obj)
-    elif isinstance(obj, Mapping):
-        for v in obj.values():
-            _walk_strings(v, fn)
-    elif isinstance(obj, (list, tuple)):
-        for v in obj:
-            _walk_strings(v, fn)
-
-
-def _map_strings(obj: Any, fn: Any, *, keys: bool) -> Any:
-    if isinstance(obj, str):
-        return fn(obj)
-    if isinstance(obj, Mapping):
-        return {(fn(k) if keys and isinstance(k, str) else k): _map_strings(v, fn, keys=keys) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_map_strings(v, fn, keys=keys) for v in obj]
-    return obj
+        return map_strings(obj, self.mask_text, keys=True)

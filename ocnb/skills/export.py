@@ -24,8 +24,8 @@ from typing import Any
 from ..errors import InvalidArgument
 from ..perception.refs import script as engine_script
 from ..perception.selectors import TOLERABLE, step_fingerprint, stored_chain
+from ..placeholders import param_names
 from ..storage import atomic_write_text
-from .replay import _VAR
 
 __all__ = ["export_script", "script_data", "write_script"]
 
@@ -257,23 +257,10 @@ def script_data(skill: dict[str, Any]) -> dict[str, Any]:
             if fp:
                 step["fingerprint"] = fp
             steps.append(step)
-    found: set[str] = set()
-
-    def walk(value: Any) -> None:
-        if isinstance(value, str):
-            found.update(_VAR.findall(value))
-        elif isinstance(value, dict):
-            for v in value.values():
-                walk(v)
-        elif isinstance(value, list):
-            for v in value:
-                walk(v)
-
-    walk([s.get("args") for s in steps])
     return {
         "SKILL": {"id": skill["id"], "name": skill["name"], "domain": skill.get("domain", "")},
         "STEPS": steps,
-        "PARAMS": sorted(found),
+        "PARAMS": param_names([s.get("args") for s in steps]),
         "START_URL": skill.get("start_url") or start_url,
     }
 

@@ -16,7 +16,6 @@ step is resolved on its own first. The replay hands control back with a precise 
 from __future__ import annotations
 
 import asyncio
-import re
 import time
 from typing import Any
 from urllib.parse import urlsplit
@@ -33,34 +32,10 @@ from ..perception.selectors import (
     verified_locator,
 )
 from ..perception.selectors import resolve as resolve_chain
+from ..placeholders import fill_params, require_params
 from ..urls import check_url
 
-__all__ = ["envelope", "envelope_hook", "replay_skill", "substitute_params"]
-
-_VAR = re.compile(r"\$\{(?!SECRET:)([A-Za-z_][A-Za-z0-9_]*)\}")
-
-
-def substitute_params(value: Any, params: dict[str, Any]) -> Any:
-    """Replace ``${var}`` placeholders (not ``${SECRET:…}``) from ``params``, recursively."""
-    if isinstance(value, str):
-        return _VAR.sub(lambda m: str(params[m.group(1)]), value)
-    if isinstance(value, dict):
-        return {k: substitute_params(v, params) for k, v in value.items()}
-    if isinstance(value, list):
-        return [substitute_params(v, params) for v in value]
-    return value
-
-
-def _needed_params(value: Any, found: set[str]) -> set[str]:
-    if isinstance(value, str):
-        found.update(_VAR.findall(value))
-    elif isinstance(value, dict):
-        for v in value.values():
-            _needed_params(v, found)
-    elif isinstance(value, list):
-        for v in value:
-            _needed_params(v, found)
-    return found
+__all__ = ["envelope", "envelope_hook", "replay_skill"]
 
 
 def _origin(url: str) -> str:
@@ -82,7 +57,7 @@ async def _act(page: Any, element: Any, step: dict[str, Any], timeout_ms: int) -
         await page.goto(check_url(str(args["url"])), timeout=timeout_ms)
         return
     if kind == "press" and element is None:
-        await page.keyboard.press(args["key"])
+        await page.keyboard.press(str(args["key"]))
         return
     if element is None:
         raise OcnbError("step has no element", code="ARTIFACT_RESOLUTION_FAILED")
@@ -190,11 +165,9 @@ async def replay_skill(
         raise InvalidArgument(f"step_range must satisfy 0 ≤ from ≤ to < {len(steps)}")
     steps = steps[lo : hi + 1]
     report["steps_total"] = len(steps)
-    missing = sorted(_needed_params([s.get("args") for s in steps], set()) - set(params))
-    if missing:
-        raise InvalidArgument(
-            f"missing params for ${{…}} placeholders: {', '.join(missing)}", details={"missing": missing}
-        )
+    require_params([s.get("args") for s in steps], params)
+    # ${param} in, with each param's JSON type kept (as execute_plan does); ${SECRET:…} only as a step runs.
+    steps = [{**s, "args": fill_params(s.get("args", {}), params)} for s in steps]
     secrets = getattr(ctx.session, "secrets", None)
     if secrets is not None:
         unknown = secrets.missing([s.get("args") for s in steps])
@@ -268,10 +241,9 @@ async def replay_skill(
         index = lo + i
         t0 = time.perf_counter()
         resolved_via, attempts, verify_ms, verified, fused = None, 0, 0.0, None, False
-        args = substitute_params(step.get("args", {}), params)
+        shown_args = step["args"]  # what the trace records: params filled in, secrets still placeholders
         if secrets is not None:
-            args = secrets.substitute(args)
-        step = {**step, "args": args}
+            step = {**step, "args": secrets.substitute(shown_args)}
         ok = False
         try:
             element = None
@@ -364,6 +336,7 @@ async def replay_skill(
                     {
                         "skill_id": skill["id"],
                         "step_index": index,
+                        "args": shown_args,
                         "resolved_via": resolved_via,
                         "selector_attempts": attempts,
                         "elapsed_ms": elapsed,

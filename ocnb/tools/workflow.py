@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import re
 import time
 from typing import Any
 
@@ -19,6 +18,7 @@ from ..contracts import (
     secret_values,
 )
 from ..errors import InvalidArgument
+from ..placeholders import fill_params, require_params
 from ..registry import tool
 from ..workflow import TaskBinding, page_url
 
@@ -34,19 +34,6 @@ def _load_signature(ctx: Any, value: Any) -> Any:
     if isinstance(value, str):
         return SignatureStore(ctx.home).get(value)
     return parse_signature(value, known_tools=ctx.session.registry.names())
-
-
-def _fill(value: Any, params: dict[str, Any]) -> Any:
-    if isinstance(value, str):
-        whole = _PARAM.fullmatch(value)
-        if whole:
-            return params[whole.group(1)]  # keep the param's JSON type for a whole-value placeholder
-        return _PARAM.sub(lambda m: str(params[m.group(1)]), value)
-    if isinstance(value, dict):
-        return {k: _fill(v, params) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_fill(v, params) for v in value]
-    return value
 
 
 def _mask_secret_inputs(ctx: Any, sig: Any, inputs: dict[str, Any]) -> None:
@@ -95,9 +82,7 @@ def _mask_secret_inputs(ctx: Any, sig: Any, inputs: dict[str, Any]) -> None:
 async def execute_plan(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     steps = args["steps"]
     params = args.get("params") or {}
-    missing = sorted({m for st in steps for m in _PARAM.findall(str(st.get("args", {})))} - set(params))
-    if missing:
-        raise InvalidArgument(f"missing params: {', '.join(missing)}", details={"missing": missing})
+    require_params([st.get("args", {}) for st in steps], params)
     unknown = [f"step {i}: {st['tool']!r}" for i, st in enumerate(steps) if st["tool"] not in ctx.session.registry]
     if unknown:
         raise InvalidArgument(f"unknown tool(s): {'; '.join(unknown)}")
@@ -118,7 +103,7 @@ async def execute_plan(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     started = time.monotonic()
     calls: list[CallInfo] = []
     for i, st in enumerate(steps):
-        step_args = _fill(st.get("args", {}), params)
+        step_args = fill_params(st.get("args", {}), params)
         before = page_url(ctx.session)
         attempts = st.get("retries", 0) + 1
         t0 = time.perf_counter()

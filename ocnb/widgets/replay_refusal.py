@@ -20,8 +20,8 @@ import copy
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..placeholders import fill_params
 from ..results import ToolResult
-from ..skills.replay import substitute_params
 from .calls import Caller
 
 if TYPE_CHECKING:
@@ -84,7 +84,7 @@ def flat_count(skill: dict[str, Any]) -> int:
 
 def action_call(low: dict[str, Any], ref: str, params: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     """The tool call that does what the recorded step ``low`` does, on ``ref``."""
-    args = substitute_params(dict(low.get("args") or {}), params)
+    args = fill_params(dict(low.get("args") or {}), params)
     action = args.get("action", "click")
     if action == "form_input":
         return "form_input", {"ref": ref, "value": args.get("value")}
