@@ -12,7 +12,9 @@ text coverage, article recall (real-pages-2), tokens per kept word and median wa
   also makes addressable (a line with that role, that name and an ``ax_`` ref; a container's short
   name ``"first words…"`` matches a name that starts with those words);
 - text coverage: the share of the visible words of ``document.body.innerText`` (counted with
-  multiplicity) that appear in the output;
+  multiplicity) that appear in the output; a line repeated right after itself counts once (a
+  visually hidden screen-reader copy of a visible line, ``aria-hidden`` on the visible one: a reader
+  shows it once, innerText twice);
 - article recall: the share of the person-annotated ``articleBody`` words of 3+ letters
   (lower-cased, with multiplicity) that appear in the output;
 - tokens per kept word: output tokens ÷ visible words kept.
@@ -146,6 +148,20 @@ def article_recall(article: str, output: str) -> tuple[float, int, Counter[str]]
     return recall(article, output, 3)
 
 
+def visible_text(inner_text: str) -> str:
+    """``innerText`` with a line that repeats the line before it (blank lines aside) left out."""
+    out: list[str] = []
+    last = None
+    for line in inner_text.split("\n"):
+        key = " ".join(line.split())
+        if not key:
+            continue
+        if key != last:
+            out.append(line)
+        last = key
+    return "\n".join(out)
+
+
 def lost_lines(inner_text: str, output: str, limit: int = 3) -> list[str]:
     """The visible lines most of whose words the output lacks (a short sample of what was lost)."""
     have = _words(output)
@@ -275,7 +291,7 @@ def coverage(theirs: list[tuple[str, str]], ours: list[tuple[str, str]]) -> tupl
 
 
 def text_coverage(inner_text: str, output: str) -> float:
-    return recall(inner_text, output)[0]
+    return recall(visible_text(inner_text), output)[0]
 
 
 async def _accept_dialogs(client: Any, text: str) -> str:
@@ -290,7 +306,7 @@ async def _accept_dialogs(client: Any, text: str) -> str:
 
 def measure(page: CorpusPage, inner: str, ours: str) -> dict[str, Any]:
     """ocnb's figures for one page (tokens, text coverage, article recall, what was lost)."""
-    txt, words, missing = recall(inner, ours)
+    txt, words, missing = recall(visible_text(inner), ours)
     row: dict[str, Any] = {
         "corpus": page.corpus,
         "page": page.name,
@@ -298,7 +314,7 @@ def measure(page: CorpusPage, inner: str, ours: str) -> dict[str, Any]:
         "oc_tokens": count_text(ours),
         "oc_text_cov": txt,
         "lost_words": [w for w, _ in missing.most_common(8)],
-        "lost_lines": lost_lines(inner, ours) if txt < 1 else [],
+        "lost_lines": lost_lines(visible_text(inner), ours) if txt < 1 else [],
     }
     if page.article is not None:
         art, art_words, art_missing = article_recall(page.article, ours)

@@ -339,10 +339,15 @@
     } else {
       return u.protocol === "mailto:" || u.protocol === "tel:" ? ws(raw).slice(0, 60) : u.protocol;
     }
-    if (s.length > 60) s = s.slice(0, 57) + "…";
-    if (u.search) s += u.search.length > 24 ? "?…" : u.search;
+    if (s.length > HREF_PATH_CHARS) s = s.slice(0, HREF_PATH_CHARS - 1) + "…";
+    // A shortened target: tracking parameters (utm_*, fbclid, mod=…) are left out, and a longer query
+    // shows as "?…" (the link's ref still follows the whole href).
+    const query = u.search ? u.search.slice(1).split("&").filter((kv) => kv && !TRACKING_PARAM.test(kv.split("=")[0])).join("&") : "";
+    if (query) s += query.length > HREF_QUERY_CHARS ? "?…" : "?" + query;
     return s;
   }
+  const HREF_PATH_CHARS = 40, HREF_QUERY_CHARS = 16;
+  const TRACKING_PARAM = /^(utm_\w*|mod|intcid|icid|ocid|cmpid|cmp|fbclid|gclid|dclid|msclkid|yclid|mc_cid|mc_eid|xtor|ito|ftag|smid|smtyp|ns_\w+|igshid|spm|trk|trkid|sr_share|ref|ref_src|ref_url|referrer|src|via|_ga|_gl|__twitter_impression|wt\.mc_id)$/i;
 
   function valueOf(el, role) {
     const tag = el.tagName;
@@ -386,6 +391,10 @@
 
   // Content longer than this makes an interactive element a container (see emitElement).
   const ATOMIC_CHARS = 150;
+  // A link's shortened target is marked while the outline is built; `outline` prints it as " → h" the
+  // first time the read shows h, and leaves it out after that (a nav repeated in the footer, a card's
+  // image, title and "read more" links): every link keeps its ref, each target is said once.
+  const HREF_MARK = "\u0001", HREF_END = "\u0002", HREF_MARKS = /[\u0001\u0002]/g;
   // The first few visible words of an element, up to the end of its first block of text (images'
   // alt text only when it has no text at all), marked "…" as the start of what is listed beneath it.
   function firstWords(el) {
@@ -415,7 +424,7 @@
     let s = "- " + displayRole(el, role);
     if (name) s += " " + q(clip(name, 300));
     if (ref !== undefined) s += " [" + PREFIX + ref + "]";
-    if (extra) s += " " + extra;
+    if (extra) s += (extra[0] === HREF_MARK ? "" : " ") + extra;
     if (states.length) s += " " + states.join(" ");
     return s;
   }
@@ -458,7 +467,7 @@
         let extra = "";
         if (role === "link") {
           const h = shortHref(el);
-          if (h) extra = "→ " + h;
+          if (h) extra = HREF_MARK + h + HREF_END;  // " → h" the first time the read shows h (see outline)
         } else {
           const v = valueOf(el, role);
           if (v && v !== name) extra = "value=" + q(clip(v, 200));
@@ -466,7 +475,7 @@
         // A link inside running text stays inline, markdown-style: "see [the docs](ax_9 → /docs) now".
         if (role === "link" && name && !container && !states.length && !onlyInteractive && bufText &&
             INLINE_DISPLAY.test(style(el).display) && !hasInteractiveInside(el)) {
-          pushText(" [" + clip(name, 300).replace(/[\[\]\\]/g, "\\$&") + "](" + PREFIX + ref + (extra ? " " + extra : "") + ") ");
+          pushText(" [" + clip(name, 300).replace(/[\[\]\\]/g, "\\$&") + "](" + PREFIX + ref + extra + ") ");
           return true;
         }
         flush();
@@ -507,7 +516,7 @@
           walkChildren(el, true);
           buf = savedBuf; bufText = savedText; cur = saved;
           // heading that is just one link/button with the same name: merge into one line
-          if (node.kids.length === 1 && !node.kids[0].kids.length && node.kids[0].line &&
+          if (!onlyInteractive && node.kids.length === 1 && !node.kids[0].kids.length && node.kids[0].line &&
               node.kids[0].line.indexOf(q(name)) > 0) {
             node.line = "- heading [level=" + lvl + "]: " + node.kids[0].line.slice(2);
             node.kids = [];
@@ -577,7 +586,7 @@
       if (n.nodeType === 3) {
         if (nestedOnly) return;
         const p = n.parentElement || (n.parentNode && n.parentNode.host);
-        if (!p || selfVisible(p)) pushText(n.nodeValue);
+        if (!p || selfVisible(p)) pushText(n.nodeValue.replace(HREF_MARKS, ""));
         return;
       }
       if (n.nodeType !== 1) return;
@@ -643,7 +652,12 @@
           (node.role === "row" || (last.text.length < 60 && /:$/.test(last.text)))) last.text += " " + k.text;
       else merged.push(k);
     }
-    node.kids = merged;
+    // A container holding nothing but one unnamed list (a navigation's menu): the list line adds no word.
+    if (node.line && merged.length === 1 && merged[0].role === "list" && merged[0].line === "- list") {
+      node.kids = merged[0].kids;
+    } else {
+      node.kids = merged;
+    }
     if (node.role === "listitem") {
       if (node.kids.length === 1) return node.kids;     // the item is its single child
       if (!node.kids.length) return [];
@@ -694,7 +708,12 @@
     } else {
       render(flat, "", 0, lines, opts.depth == null ? null : opts.depth);
     }
-    return lines.join("\n");
+    const seen = new Set();
+    return lines.join("\n").replace(/\u0001([^\u0002]*)\u0002/g, (m, h) => {
+      if (seen.has(h)) return "";
+      seen.add(h);
+      return " → " + h;
+    });
   }
 
   // ---- operations ----------------------------------------------------------------------------

@@ -2,7 +2,8 @@
 
 Every page of ``../shared/corpus/real-pages/`` and ``real-pages-2/`` (served on loopback, the gzipped
 ones unzipped on the fly, never copied) is read with ``read_page``; a page with at least 50 visible
-words must keep ≥ 95% of them (``document.body.innerText``, with multiplicity) and ≥ 95% of its
+words must keep ≥ 95% of them (``document.body.innerText``, with multiplicity; a line repeated right
+after itself counts once, see ``bench.bench_read_page.visible_text``) and ≥ 95% of its
 person-annotated article words (3+ letters). Skipped when ``../shared/corpus`` is absent.
 
 Names outside loopback resolve to nothing at once (``--host-resolver-rules``), as on a closed network
