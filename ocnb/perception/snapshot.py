@@ -6,7 +6,9 @@ Modes:
   ``- button "Sign up" [ax_7]``, ``- textbox "Email" [ax_3] value="a@b" required``,
   ``- heading "Results" [level=2]``, ``- link "Docs" [ax_9] → /docs``, ``- text: …``. Wrappers
   without a role vanish, whitespace collapses, invisible nodes are left out; every visible
-  interactive element carries a ref.
+  interactive element carries a ref. A link's target is shortened (host and path cut at 40
+  characters, tracking parameters such as ``utm_*`` left out, a longer query shown as ``?…``) and
+  said the first time only: a later link to the same target shows its ref without it.
 - ``text``: the readable text of the page (``innerText``), frames included.
 - ``dom``: a compact element outline (tag#id and a few telling attributes).
 
