@@ -270,9 +270,10 @@ async def _pipeline(
 async def _run_handler(session: Session, tooldef: ToolDef, call: CallContext) -> Any:
     ctx = ToolContext(session, call)
     timeout = _call_timeout(session, tooldef, call.exec_args)
-    await session._ensure_browser()
-    try:
-        return await asyncio.wait_for(ctx.browser.guard_call(call, tooldef.handler(ctx, call.exec_args)), timeout)
+    state = await session._ensure_browser()
+    handler = tooldef.handler(ctx, call.exec_args)
+    try:  # the browser layer runs it under the dialog rules (a stand-in host has no browser)
+        return await asyncio.wait_for(state.guard_call(call, handler) if state is not None else handler, timeout)
     except asyncio.TimeoutError:
         raise Timeout(f"{tooldef.name} did not finish within {timeout:.0f} s") from None
 
