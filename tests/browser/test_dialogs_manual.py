@@ -15,7 +15,7 @@ from ocnb.registry import build_registry
 
 @pytest.fixture(scope="module")
 def manual(module_home: Path) -> Iterator[ocnb.Session]:
-    s = ocnb.Session(headless=True, home=module_home, caps=["dialogs"], dialog_policy="manual")
+    s = ocnb.Session(headless=True, home=module_home, caps=["dialogs", "vision"], dialog_policy="manual")
     s.start()
     yield s
     s.close()
@@ -94,6 +94,21 @@ def test_javascript_that_opens_a_dialog_returns_too(dialogs: ocnb.Session) -> No
     assert r.ok and r.data["completed"] is False and r.data["pending_dialog"]["message"] == "Code?"
     answered = dialogs.call("dialog_answer", text="7")
     assert answered.data["resumed"][0]["data"] == {"result": "7"}
+
+
+def test_a_coordinate_click_that_opens_a_dialog_still_names_its_element(dialogs: ocnb.Session) -> None:
+    r = dialogs.call(
+        "javascript_tool",
+        expression="(r => [r.left + 5, r.top + 5])(document.getElementById('show-prompt').getBoundingClientRect())",
+    )
+    x, y = r.data["result"]
+    at = dialogs.call("interact_at", x=x, y=y)
+    assert at.ok and at.data["completed"] is False and at.data["pending_dialog"]["type"] == "prompt"
+    assert (at.data["role"], at.data["name"]) == ("button", "Show prompt") and at.data["ref"].startswith("ax_")
+    assert f"ref={at.data['ref']} role=button name=Show prompt" in dialogs.journal_df().iloc[-1]["summary"]
+    answered = dialogs.call("dialog_answer", accept=False)
+    assert answered.data["resumed"][0]["tool"] == "interact_at" and answered.data["resumed"][0]["ok"]
+    assert result_text(dialogs) == "prompt: null"
 
 
 def test_the_dialog_tool_is_opt_in() -> None:
