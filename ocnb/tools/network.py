@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import json
 import mimetypes
 import re
@@ -40,6 +41,8 @@ THROTTLE_PRESETS: dict[str, dict[str, int] | None] = {
     "slow-3g": {"latency_ms": 2000, "download_kbps": 400, "upload_kbps": 400},
     "fast-3g": {"latency_ms": 563, "download_kbps": 1440, "upload_kbps": 675},
 }
+#: An HTTP header name (RFC 9110 token) and a value without line breaks.
+_HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 _TEXT_TYPES = re.compile(r"^text/|json|xml|javascript|ecmascript|x-www-form-urlencoded|graphql|csv", re.I)
 
 
@@ -51,6 +54,14 @@ def check_pattern(pattern: str) -> str:
         except re.error as exc:
             raise InvalidArgument(f"bad regex in {pattern[:80]!r}: {exc}") from None
     return pattern
+
+
+def check_headers(headers: dict[str, str]) -> dict[str, str]:
+    """``headers`` if every name is an HTTP token and no value breaks a line, else ``INVALID_ARGUMENT``."""
+    for name, value in headers.items():
+        if not _HEADER_NAME.match(name) or "\r" in value or "\n" in value or "\x00" in value:
+            raise InvalidArgument(f"bad HTTP header {name[:60]!r}", details={"header": name[:60]})
+    return headers
 
 
 def _status_filter(value: Any) -> Any:
@@ -292,11 +303,12 @@ def _route_handler(entry: dict[str, Any], args: dict[str, Any]) -> Any:
 
         async def block(route: Any) -> None:
             entry["hits"] += 1
-            await route.abort("blockedbyclient")
+            with contextlib.suppress(Exception):  # the request may be gone (page closed) by now
+                await route.abort("blockedbyclient")
 
         return block
     body = args.get("body", "")
-    headers = {str(k): str(v) for k, v in (args.get("headers") or {}).items()}
+    headers = dict(args.get("headers") or {})
     if not isinstance(body, str):
         body = json.dumps(body)
         headers.setdefault("content-type", "application/json")
@@ -306,7 +318,8 @@ def _route_handler(entry: dict[str, Any], args: dict[str, Any]) -> Any:
 
     async def mock(route: Any) -> None:
         entry["hits"] += 1
-        await route.fulfill(status=status, body=body, headers=headers)
+        with contextlib.suppress(Exception):  # the request may be gone (page closed) by now
+            await route.fulfill(status=status, body=body, headers=headers)
 
     return mock
 
@@ -335,8 +348,11 @@ async def _unroute(ctx: Any, entries: list[dict[str, Any]]) -> None:
     properties={
         "url": URL_SCHEMA,
         "action": {"type": "string", "enum": ["block", "mock", "remove"]},
-        "status": {"type": "integer", "minimum": 100, "maximum": 599},
-        "body": {"description": "A string, or any JSON value (sent as application/json)."},
+        "status": {"type": "integer", "minimum": 200, "maximum": 599},
+        "body": {
+            "anyOf": [{"type": "string"}, {"type": "object"}],
+            "description": "Text, or JSON sent as application/json.",
+        },
         "headers": {"type": "object", "additionalProperties": {"type": "string"}},
     },
 )
@@ -359,6 +375,7 @@ async def network_route(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     if "url" not in args:
         raise InvalidArgument(f"action={action} needs url (a glob such as */api/* or re:regex)")
     pattern = check_pattern(args["url"])
+    check_headers(args.get("headers") or {})
     await _unroute(ctx, [r for r in controls.routes if r["url"] == pattern])  # a new route replaces the old
     entry: dict[str, Any] = {"url": pattern, "action": action, "hits": 0}
     if action == "mock":
@@ -377,30 +394,43 @@ def _origin(url: str) -> str | None:
     return m.group(1).lower() if m else None
 
 
-async def _set_http_auth(ctx: Any, value: dict[str, Any] | None) -> None:
-    controls = ctx.browser.controls
-    if controls.auth_route is not None:
-        await ctx.browser.context.unroute(*controls.auth_route)
-        controls.auth_route, controls.http_auth = None, None
-    if not value:
-        return
+def _auth_origin(ctx: Any, value: dict[str, Any]) -> str:
+    """The origin HTTP credentials go to: ``value["origin"]``, or the active page's; checked."""
+    if ":" in value["username"]:
+        raise InvalidArgument("an HTTP Basic username cannot contain ':'")
     origin = value.get("origin")
     if origin is None:
         active = ctx.browser.tabs.get(ctx.browser.active_id or "")
-        origin = _origin(active.page.url) if active is not None else None
-        if origin is None:
+        found = _origin(active.page.url) if active is not None else None
+        if found is None:
             raise InvalidArgument("http_auth needs origin (the page is not on an http(s) origin)")
-    elif _origin(origin) != origin.rstrip("/").lower():
+        return found
+    if _origin(origin) != origin.rstrip("/").lower():
         raise InvalidArgument(f"http_auth origin must be scheme://host[:port], not {origin[:80]!r}")
-    origin = origin.rstrip("/").lower()
+    return str(origin).rstrip("/").lower()
+
+
+async def _set_http_auth(ctx: Any, value: dict[str, Any] | None) -> None:
+    """Send Basic credentials to one origin (a route that adds the header), or stop sending them."""
+    controls = ctx.browser.controls
+    origin = _auth_origin(ctx, value) if value else None  # checked before anything changes
+    if controls.auth_route is not None:
+        await ctx.browser.context.unroute(*controls.auth_route)
+        controls.auth_route, controls.http_auth = None, None
+    if not value or origin is None:
+        return
     token = base64.b64encode(f"{value['username']}:{value['password']}".encode()).decode()
 
     def matcher(url: str) -> bool:
         return _origin(url) == origin
 
     async def handler(route: Any) -> None:
-        headers = await route.request.all_headers()
-        await route.fallback(headers={**headers, "authorization": f"Basic {token}"})
+        try:
+            headers = await route.request.all_headers()
+        except Exception:  # noqa: BLE001 - the request's own copy lacks only cookies
+            headers = dict(route.request.headers)
+        with contextlib.suppress(Exception):  # the request may be gone (page closed) by now
+            await route.fallback(headers={**headers, "authorization": f"Basic {token}"})
 
     await ctx.browser.context.route(matcher, handler)
     controls.auth_route = (matcher, handler)
@@ -437,14 +467,19 @@ async def _set_http_auth(ctx: Any, value: dict[str, Any] | None) -> None:
         },
         "headers": {"type": "object", "additionalProperties": {"type": "string"}},
         "http_auth": {
-            "type": ["object", "null"],
-            "properties": {
-                "username": {"type": "string"},
-                "password": {"type": "string"},
-                "origin": {"type": "string"},
-            },
-            "required": ["username", "password"],
-            "additionalProperties": False,
+            "anyOf": [
+                {
+                    "type": "object",
+                    "properties": {
+                        "username": {"type": "string"},
+                        "password": {"type": "string"},
+                        "origin": {"type": "string"},
+                    },
+                    "required": ["username", "password"],
+                    "additionalProperties": False,
+                },
+                {"type": "null"},
+            ]
         },
     },
 )
@@ -452,6 +487,7 @@ async def network_conditions(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     state = ctx.browser
     state.live_context()
     controls = state.controls
+    check_headers(args.get("headers") or {})
     if "http_auth" in args:
         await _set_http_auth(ctx, args["http_auth"])
     if "headers" in args:

@@ -250,7 +250,20 @@ def test_bad_input_gets_a_clear_code_and_changes_nothing(s: ocnb.Session) -> Non
     assert s.call("network_requests", status="teapot").error.code == "INVALID_ARGUMENT"
     assert s.call("console_messages", since="yesterday").error.code == "INVALID_ARGUMENT"
     assert s.call("network_conditions", throttle="dial-up").error.code == "INVALID_ARGUMENT"
-    assert s.call("network_conditions").raise_for_error()["throttle"] is None
+    s.call("network_conditions", headers={"X-Kept": "1"}, http_auth={"username": "ada", "password": "pw"})
+    conditions = s.call("network_conditions").raise_for_error().data
+    for args in [
+        {"headers": {"Bad Name": "x"}, "offline": True},
+        {"headers": {"X-Split": "a\r\nInjected: 1"}},
+        {"http_auth": {"username": "a:b", "password": "x"}, "offline": True},
+        {"http_auth": {"username": "a", "password": "x", "origin": "http://h/path"}},
+        {"http_auth": {"username": "a"}},
+    ]:
+        r = s.call("network_conditions", **args)
+        assert r.error is not None and r.error.code == "INVALID_ARGUMENT", (args, r)
+    assert s.call("network_conditions").data == conditions
+    assert s.call("network_route", url="*/z", action="mock", headers={"Bad Name": "x"}).error.code == "INVALID_ARGUMENT"
+    assert s.call("network_route")["routes"] == before
 
 
 def test_a_body_that_rolled_off_the_buffer_is_not_found(ocnb_home: Path, site) -> None:
