@@ -674,7 +674,9 @@
     for (const k of node.kids) {
       if (k.text !== undefined) {
         let t = k.text.replace(/\s*\|\s*$/, "");
-        if (t) lines.push(indent + (k.row ? "- row: " : "- text: ") + t);
+        // Text is a plain line (an element's line starts with "- "); text that itself starts with "-"
+        // keeps the "- text: " prefix so that it cannot be read as an element.
+        if (t) lines.push(indent + (k.row ? "- row: " : t[0] === "-" ? "- text: " : "") + t);
         continue;
       }
       if (k.frame !== undefined) {

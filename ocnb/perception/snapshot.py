@@ -4,7 +4,8 @@ Modes:
 
 - ``ax`` (default): an accessibility outline, one element per line, e.g.
   ``- button "Sign up" [ax_7]``, ``- textbox "Email" [ax_3] value="a@b" required``,
-  ``- heading "Results" [level=2]``, ``- link "Docs" [ax_9] → /docs``, ``- text: …``. Wrappers
+  ``- heading "Results" [level=2]``, ``- link "Docs" [ax_9] → /docs``; text is a plain line (``- text: …`` when it
+  starts with ``-``), a link inside it inline: ``see [the docs](ax_9 → /docs) now``. Wrappers
   without a role vanish, whitespace collapses, invisible nodes are left out; every visible
   interactive element carries a ref. A link's target is shortened (host and path cut at 40
   characters, tracking parameters such as ``utm_*`` left out, a longer query shown as ``?…``) and
