@@ -90,7 +90,15 @@ async def interact_at(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     if action in ("click", "double_click", "hover"):  # Playwright counts from the padding box
         left, top = await _border(page, hit["ref"])
         acting["position"] = {"x": max(0.0, x - rect["x"] - left), "y": max(0.0, y - rect["y"] - top)}
-    done = await interact(ctx, acting)
+    try:
+        done = await interact(ctx, acting)
+    except OcnbError as exc:
+        if exc.code == "INTERNAL" and "is not an <input>" in exc.message:  # Playwright's words for it
+            what = f"{named['role']} {named['name']!r} <{hit.get('tag')}>"
+            raise InvalidArgument(
+                f"the element at ({x:g}, {y:g}) is {what}, not a field; nothing was typed", details=named
+            ) from None
+        raise
     element = {k: hit.get(k) for k in ("tag", "rect", "visible", "frame_ordinal")}
     return {**named, "point": {"x": x, "y": y}, "action": action, "element": element, **_rest(done)}
 

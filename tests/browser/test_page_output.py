@@ -110,6 +110,14 @@ def test_a_coordinate_outside_the_viewport_changes_nothing(s: ocnb.Session) -> N
     for x, y in [(5000, 10), (10, 900), (1280, 0)]:
         r = s.call("interact_at", x=x, y=y)
         assert not r.ok and r.error.code == "INVALID_ARGUMENT" and "outside the viewport" in r.error.message
+    not_a_field = s.call(
+        "interact_at", x=box_of(s, "#stamp")["x"] + 5, y=box_of(s, "#stamp")["y"] + 5, action="fill", value="x"
+    )
+    assert (
+        not not_a_field.ok
+        and not_a_field.error.code == "INVALID_ARGUMENT"
+        and "not a field" in not_a_field.error.message
+    )
     negative = s.call("interact_at", x=-1, y=10)
     assert not negative.ok and negative.error.code == "INVALID_ARGUMENT"
     assert js(s, "document.getElementById('stamped').textContent") == "Not stamped"
