@@ -6,6 +6,7 @@ evaluator turns a list of calls and assertion outcomes into a status.
 
 from .assertions import (
     ASSERTION_KINDS,
+    ASSERTION_SCHEMA,
     AssertionOutcome,
     PageObservations,
     describe_assertion,
@@ -31,6 +32,7 @@ from .evaluator import (
 )
 from .evidence import create_bundle, read_bundle
 from .signatures import (
+    SIGNATURE_SCHEMA,
     BrowserTaskSignature,
     SignatureStore,
     check_inputs,
@@ -39,13 +41,16 @@ from .signatures import (
     secret_values,
     validate_signature,
 )
-from .store import Contract, ContractStore, RecordNotFound
+from .store import CONTRACT_SCHEMA, Contract, ContractStore, RecordNotFound
 from .validation import ValidationError
 
 __all__ = [
     "ASSERTION_KINDS",
+    "ASSERTION_SCHEMA",
+    "CONTRACT_SCHEMA",
     "CONTROL_TOOLS",
     "OBSERVATION_TOOLS",
+    "SIGNATURE_SCHEMA",
     "AssertionOutcome",
     "BrowserTaskSignature",
     "CallInfo",

@@ -35,22 +35,35 @@ from __future__ import annotations
 
 import asyncio
 import fnmatch
+import functools
+import json
 import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .validation import ValidationError, check_fields, child_path, is_integer, json_type, raise_if_invalid
+from .validation import (
+    NONEMPTY,
+    ValidationError,
+    child_path,
+    raise_if_invalid,
+    schema_errors,
+    schema_validator,
+    sort_errors,
+)
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from playwright.async_api import Page
 
 __all__ = [
+    "ASSERTION_DEFS",
     "ASSERTION_KINDS",
+    "ASSERTION_SCHEMA",
     "REGEX_PREFIX",
     "AssertionOutcome",
     "PageObservations",
+    "assertion_checks",
     "describe_assertion",
     "ensure_valid_assertion",
     "evaluate",
@@ -67,23 +80,99 @@ MAX_DEPTH = 32
 EXCERPT_CHARS = 300
 
 _OPS = ("eq", "gte", "lte")
+_HTTP_STATUS = "expected an HTTP status 100-599"
 
-# kind -> (allowed fields with JSON types, required fields)
-_KINDS: dict[str, tuple[dict[str, str], tuple[str, ...]]] = {
-    "url": ({"pattern": "string"}, ("pattern",)),
-    "title": ({"equals": "string", "contains": "string", "pattern": "string"}, ()),
-    "dom_text": ({"selector": "string", "contains": "string"}, ("contains",)),
-    "dom_count": ({"selector": "string", "op": "string", "value": "integer"}, ("selector", "op", "value")),
-    "element_visible": ({"selector": "string", "role": "string", "name": "string"}, ()),
-    "no_dialog": ({}, ()),
-    "network": ({"url_pattern": "string", "status_in": "array"}, ("url_pattern",)),
-    "and": ({"children": "array"}, ("children",)),
-    "or": ({"children": "array"}, ("children",)),
-    "not": ({"child": "object"}, ("child",)),
+
+def _kind(kind: str, fields: dict[str, Any], required: tuple[str, ...] = (), one_of: Any = None) -> dict[str, Any]:
+    """The schema of one kind: its fields (``kind`` and ``description`` come with every kind), closed.
+
+    ``one_of`` is ``(branches, message)``: the fields must match exactly one branch.
+    """
+    props = {"kind": True, "description": NONEMPTY, **fields}
+    schema = {"title": f"{kind} assertion", "properties": props, "required": list(required)}
+    if one_of is not None:
+        schema.update({"oneOf": one_of[0], "x-messages": {"oneOf": one_of[1]}})
+    return {**schema, "additionalProperties": False}
+
+
+_CHILD = {"$ref": "#/$defs/assertion"}
+_KIND_SCHEMAS: dict[str, dict[str, Any]] = {
+    "url": _kind("url", {"pattern": NONEMPTY}, ("pattern",)),
+    "title": _kind(
+        "title",
+        {"equals": NONEMPTY, "contains": NONEMPTY, "pattern": NONEMPTY},
+        one_of=(
+            [{"required": [key]} for key in ("equals", "contains", "pattern")],
+            "title assertion needs exactly one of equals, contains, pattern",
+        ),
+    ),
+    "dom_text": _kind("dom_text", {"selector": NONEMPTY, "contains": NONEMPTY}, ("contains",)),
+    "dom_count": _kind(
+        "dom_count",
+        {"selector": NONEMPTY, "op": {"title": "op", "enum": list(_OPS)}, "value": {"type": "integer", "minimum": 0}},
+        ("selector", "op", "value"),
+    ),
+    "element_visible": _kind(
+        "element_visible",
+        {"selector": NONEMPTY, "role": NONEMPTY, "name": NONEMPTY},
+        one_of=(
+            [
+                {"required": ["selector"], "not": {"anyOf": [{"required": ["role"]}, {"required": ["name"]}]}},
+                {"required": ["role", "name"], "not": {"required": ["selector"]}},
+            ],
+            "element_visible needs selector, or both role and name, not both",
+        ),
+    ),
+    "no_dialog": _kind("no_dialog", {}),
+    "network": _kind(
+        "network",
+        {
+            "url_pattern": NONEMPTY,
+            "status_in": {
+                "type": "array",
+                "minItems": 1,
+                "items": {
+                    "type": "integer",
+                    "minimum": 100,
+                    "maximum": 599,
+                    "x-messages": {"type": _HTTP_STATUS, "minimum": _HTTP_STATUS, "maximum": _HTTP_STATUS},
+                },
+                "x-messages": {"minItems": "must not be empty (omit it to accept any status)"},
+            },
+        },
+        ("url_pattern",),
+    ),
+    "and": _kind("and", {"children": {"type": "array", "minItems": 1, "items": _CHILD}}, ("children",)),
+    "or": _kind("or", {"children": {"type": "array", "minItems": 1, "items": _CHILD}}, ("children",)),
+    "not": _kind("not", {"child": _CHILD}, ("child",)),
 }
+for _schema in (_KIND_SCHEMAS["and"], _KIND_SCHEMAS["or"]):
+    _schema["properties"]["children"]["x-messages"] = {"minItems": "must hold at least one assertion"}
 #: Every assertion kind, in documentation order.
-ASSERTION_KINDS: tuple[str, ...] = tuple(_KINDS)
-_COMMON = {"kind": "string", "description": "string"}
+ASSERTION_KINDS: tuple[str, ...] = tuple(_KIND_SCHEMAS)
+#: The schemas an assertion is made of, for documents that hold assertions (``#/$defs/assertion``).
+ASSERTION_DEFS: dict[str, Any] = {
+    "assertion": {
+        "title": "assertion",
+        "type": "object",
+        "required": ["kind"],
+        "properties": {"kind": {"title": "assertion kind", "enum": list(ASSERTION_KINDS)}},
+        "allOf": [
+            {"if": {"type": "object", "properties": {"kind": {"const": kind}}, "required": ["kind"]}, "then": schema}
+            for kind, schema in _KIND_SCHEMAS.items()
+        ],
+        "x-messages": {"type": "an assertion must be an object, got {got}"},
+    }
+}
+#: The JSON Schema (Draft 2020-12) of an assertion. Nesting depth and regular expressions are checked
+#: by :func:`validate_assertion` itself.
+ASSERTION_SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "$ref": "#/$defs/assertion",
+    "$defs": ASSERTION_DEFS,
+}
+#: Fields that hold a pattern (a glob, or a regular expression after ``re:``), by kind.
+_PATTERN_FIELDS = {"url": ("pattern",), "title": ("pattern",), "network": ("url_pattern",)}
 
 
 # --------------------------------------------------------------------------------------------
@@ -108,13 +197,27 @@ def match_pattern(pattern: str, text: str) -> bool:
 
 
 def validate_assertion(obj: Any, path: str = "$") -> list[ValidationError]:
-    """Every structural error of an assertion, each with its JSON path; ``[]`` when valid.
+    """Every error of an assertion, each with its JSON path; ``[]`` when valid.
 
-    Unknown kinds and unknown fields are errors (fail closed); patterns must compile.
+    Unknown kinds and unknown fields are errors (fail closed); patterns must compile; combinators
+    nest at most :data:`MAX_DEPTH` levels.
     """
-    errors: list[ValidationError] = []
-    _validate(obj, path, errors, 0)
-    return errors
+    try:  # the same document is checked again at every poll of evaluate_until: remember the verdict
+        text = json.dumps(obj, sort_keys=True, allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        return _errors(obj, path)
+    return list(_errors_of_text(text, path))
+
+
+@functools.lru_cache(maxsize=512)
+def _errors_of_text(text: str, path: str) -> tuple[ValidationError, ...]:
+    return tuple(_errors(json.loads(text), path))
+
+
+def _errors(obj: Any, path: str) -> list[ValidationError]:
+    semantic: list[ValidationError] = []
+    pruned = assertion_checks(obj, path, 0, semantic)
+    return sort_errors(schema_errors(_validator(), pruned, path) + semantic)
 
 
 def ensure_valid_assertion(obj: Any, what: str = "assertion") -> None:
@@ -122,88 +225,38 @@ def ensure_valid_assertion(obj: Any, what: str = "assertion") -> None:
     raise_if_invalid(validate_assertion(obj), what)
 
 
-def _validate(obj: Any, path: str, errors: list[ValidationError], depth: int) -> None:
+@functools.cache
+def _validator() -> Any:
+    return schema_validator(ASSERTION_SCHEMA)
+
+
+def assertion_checks(obj: Any, path: str, depth: int, errors: list[ValidationError]) -> Any:
+    """Add to ``errors`` what :data:`ASSERTION_SCHEMA` cannot say: nesting depth, regular expressions.
+
+    Returns ``obj`` with what nests too deep cut off, for the schema to check the rest.
+    """
     if depth > MAX_DEPTH:
         errors.append(ValidationError(path, f"assertions nest deeper than {MAX_DEPTH} levels"))
-        return
+        return {"kind": "no_dialog"}  # the schema sees no more of it
     if not isinstance(obj, Mapping):
-        errors.append(ValidationError(path, f"an assertion must be an object, got {json_type(obj)}"))
-        return
+        return obj
     kind = obj.get("kind")
-    if "kind" not in obj:
-        errors.append(ValidationError(child_path(path, "kind"), "required field missing in assertion"))
-        return
-    if not isinstance(kind, str) or kind not in _KINDS:
-        errors.append(
-            ValidationError(
-                child_path(path, "kind"),
-                f"unknown assertion kind {kind!r} (expected one of: {', '.join(ASSERTION_KINDS)})",
-            )
-        )
-        return
-    fields, required = _KINDS[kind]
-    check_fields(obj, path, {**_COMMON, **fields}, required, errors, what=f"{kind} assertion")
-    for key in ("pattern", "url_pattern", "selector", "contains", "equals", "role", "name", "description"):
+    for key in _PATTERN_FIELDS.get(kind, ()) if isinstance(kind, str) else ():
         value = obj.get(key)
-        if key in fields or key == "description":
-            if isinstance(value, str) and not value.strip():
-                errors.append(ValidationError(child_path(path, key), "must not be empty"))
-    for key in ("pattern", "url_pattern"):
-        value = obj.get(key)
-        if key in fields and isinstance(value, str) and value.startswith(REGEX_PREFIX):
+        if isinstance(value, str) and value.startswith(REGEX_PREFIX):
             try:
                 re.compile(value[len(REGEX_PREFIX) :])
             except re.error as exc:
                 errors.append(ValidationError(child_path(path, key), f"invalid regular expression: {exc}"))
-    _validate_kind(kind, obj, path, errors, depth)
-
-
-def _validate_kind(kind: str, obj: Mapping[str, Any], path: str, errors: list[ValidationError], depth: int) -> None:
-    if kind == "title":
-        given = [k for k in ("equals", "contains", "pattern") if k in obj]
-        if len(given) != 1:
-            errors.append(
-                ValidationError(
-                    path, f"title assertion needs exactly one of equals, contains, pattern (got {len(given)})"
-                )
-            )
-    elif kind == "dom_count":
-        if "op" in obj and isinstance(obj["op"], str) and obj["op"] not in _OPS:
-            errors.append(
-                ValidationError(child_path(path, "op"), f"unknown op {obj['op']!r} (expected one of: eq, gte, lte)")
-            )
-        value = obj.get("value")
-        if is_integer(value) and value < 0:
-            errors.append(ValidationError(child_path(path, "value"), "must be ≥ 0"))
-    elif kind == "element_visible":
-        has_sel = "selector" in obj
-        has_role = "role" in obj or "name" in obj
-        if has_sel and has_role:
-            errors.append(ValidationError(path, "element_visible takes selector, or role + name, not both"))
-        elif not has_sel and not ("role" in obj and "name" in obj):
-            errors.append(ValidationError(path, "element_visible needs selector, or both role and name"))
-    elif kind == "network":
-        statuses = obj.get("status_in")
-        if isinstance(statuses, list):
-            if not statuses:
-                errors.append(
-                    ValidationError(child_path(path, "status_in"), "must not be empty (omit it to accept any status)")
-                )
-            for i, status in enumerate(statuses):
-                if json_type(status) != "integer" or not 100 <= status <= 599:
-                    errors.append(
-                        ValidationError(child_path(child_path(path, "status_in"), i), "expected an HTTP status 100-599")
-                    )
-    elif kind in ("and", "or"):
-        children = obj.get("children")
-        if isinstance(children, list):
-            if not children:
-                errors.append(ValidationError(child_path(path, "children"), "must hold at least one assertion"))
-            for i, child in enumerate(children):
-                _validate(child, child_path(child_path(path, "children"), i), errors, depth + 1)
-    elif kind == "not":
-        if isinstance(obj.get("child"), Mapping):
-            _validate(obj["child"], child_path(path, "child"), errors, depth + 1)
+    if kind in ("and", "or") and isinstance(obj.get("children"), list):
+        kids = [
+            assertion_checks(c, child_path(child_path(path, "children"), i), depth + 1, errors)
+            for i, c in enumerate(obj["children"])
+        ]
+        return {**obj, "children": kids}
+    if kind == "not" and "child" in obj:
+        return {**obj, "child": assertion_checks(obj["child"], child_path(path, "child"), depth + 1, errors)}
+    return obj
 
 
 # --------------------------------------------------------------------------------------------

@@ -31,27 +31,30 @@ sorted, keys sorted, fixed separators, trailing newline), so the same signature 
 
 from __future__ import annotations
 
+import functools
 import json
 import os
-import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ocnb.errors import InvalidArgument
+from ocnb.placeholders import is_secret_placeholder
 from ocnb.storage import ocnb_home
 
-from .assertions import validate_assertion
+from .assertions import ASSERTION_DEFS, assertion_checks
 from .store import ID_RE, RecordStore
 from .validation import (
+    NONEMPTY,
     ValidationError,
-    check_fields,
     child_path,
     dumps_canonical,
-    is_integer,
     json_type,
     raise_if_invalid,
+    schema_errors,
+    schema_validator,
+    sort_errors,
 )
 
 __all__ = [
@@ -60,6 +63,7 @@ __all__ = [
     "INPUT_TYPES",
     "LOOP_GUARD_KINDS",
     "REDACTED",
+    "SIGNATURE_SCHEMA",
     "SIGNATURE_VERSION",
     "BrowserTaskSignature",
     "Budgets",
@@ -82,20 +86,6 @@ LOOP_GUARD_KINDS = ("max_same_tool", "max_observation_calls", "max_non_progress_
 #: What a secret input's value is replaced with in results, journal lines and traces.
 REDACTED = "[REDACTED]"
 
-_INPUT_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
-_TOP_FIELDS = {
-    "version": "integer",
-    "id": "string",
-    "description": "string",
-    "inputs": "object",
-    "allowedTools": "array",
-    "success": "object",
-    "stopWhen": "array",
-    "failureWhen": "array",
-    "loopGuards": "array",
-    "budgets": "object",
-}
-_TOP_REQUIRED = ("version", "id", "description", "inputs", "allowedTools", "success")
 #: Budgets a signature gets when it gives none (or leaves one out).
 DEFAULT_MAX_TOOL_CALLS = 50
 DEFAULT_MAX_WALL_MS = 300_000
@@ -198,113 +188,132 @@ def _plain(obj: Any) -> Any:
 # Validation
 
 
+def _object(title: str, properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
+    """A closed object schema: only ``properties``, with ``required`` ones; its errors name it ``title``."""
+    return {
+        "title": title,
+        "type": "object",
+        "properties": properties,
+        "required": list(required),
+        "additionalProperties": False,
+        "x-messages": {"type": f"{'an' if title[0] in 'aeiou' else 'a'} {title} must be an object, got {{got}}"},
+    }
+
+
+def _whole(pattern: str) -> str:
+    """A schema ``pattern`` that must match the whole string (``$`` alone lets a final newline through)."""
+    return f"^(?:{pattern})$(?!\\n)"
+
+
+_ASSERTIONS = {"type": "array", "items": {"$ref": "#/$defs/assertion"}}
+_AT_LEAST_ONE = {"type": "integer", "minimum": 1}
+#: The JSON Schema (Draft 2020-12) of a signature document. :func:`validate_signature` adds what a
+#: schema cannot say: a loop guard's window exceeds its limit, the tools are registered ones.
+SIGNATURE_SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    **_object(
+        "signature",
+        {
+            "version": {
+                "type": "integer",
+                "const": SIGNATURE_VERSION,
+                "x-messages": {"const": f"unsupported version {{value}} (this ocnb reads {SIGNATURE_VERSION})"},
+            },
+            "id": {
+                "type": "string",
+                "pattern": _whole(ID_RE.pattern),
+                "x-messages": {"pattern": "must be 1-64 characters from A-Z a-z 0-9 _ . -"},
+            },
+            "description": NONEMPTY,
+            "inputs": {
+                "type": "object",
+                "propertyNames": {
+                    "pattern": _whole("[A-Za-z_][A-Za-z0-9_]{0,63}"),
+                    "x-messages": {"pattern": "input names are 1-64 letters, digits or _, not starting with a digit"},
+                },
+                "additionalProperties": {"$ref": "#/$defs/input"},
+            },
+            "allowedTools": {
+                "type": "array",
+                "minItems": 1,
+                "uniqueItems": True,
+                "items": {
+                    "title": "tool",
+                    "type": "string",
+                    "pattern": "\\S",
+                    "x-messages": {
+                        "type": "expected a tool name, got {got}",
+                        "pattern": "expected a tool name, got a blank string",
+                    },
+                },
+                "x-messages": {"minItems": "must name at least one tool"},
+            },
+            "success": {"$ref": "#/$defs/assertion"},
+            "stopWhen": _ASSERTIONS,
+            "failureWhen": _ASSERTIONS,
+            "loopGuards": {"type": "array", "items": {"$ref": "#/$defs/loopGuard"}},
+            "budgets": _object("budgets", {"maxToolCalls": _AT_LEAST_ONE, "maxWallMs": _AT_LEAST_ONE}),
+        },
+        ("version", "id", "description", "inputs", "allowedTools", "success"),
+    ),
+    "$defs": {
+        **ASSERTION_DEFS,
+        "input": _object(
+            "input spec",
+            {
+                "type": {"title": "input type", "enum": list(INPUT_TYPES)},
+                "required": {"type": "boolean"},
+                "redaction": {"title": "redaction", "enum": list(REDACTIONS)},
+            },
+            ("type",),
+        ),
+        "loopGuard": _object(
+            "loop guard",
+            {
+                "kind": {"title": "loop guard kind", "enum": list(LOOP_GUARD_KINDS)},
+                "limit": _AT_LEAST_ONE,
+                "window": {"type": ["integer", "null"]},
+            },
+            ("kind", "limit"),
+        ),
+    },
+}
+
+
+@functools.cache
+def _validator() -> Any:
+    return schema_validator(SIGNATURE_SCHEMA)
+
+
 def validate_signature(obj: Any, *, known_tools: Collection[str] | None = None) -> list[ValidationError]:
-    """Every structural error of a signature document, with JSON paths; ``[]`` when valid.
+    """Every error of a signature document, with JSON paths; ``[]`` when valid.
 
     With ``known_tools``, a name in ``allowedTools`` that is not among them is an error too.
     """
     errors: list[ValidationError] = []
     if not isinstance(obj, Mapping):
-        return [ValidationError("$", f"a signature must be an object, got {json_type(obj)}")]
-    check_fields(obj, "$", _TOP_FIELDS, _TOP_REQUIRED, errors, what="signature")
-    version = obj.get("version")
-    if is_integer(version) and version != SIGNATURE_VERSION:
-        errors.append(
-            ValidationError("$.version", f"unsupported version {version} (this ocnb reads {SIGNATURE_VERSION})")
-        )
-    sig_id = obj.get("id")
-    if isinstance(sig_id, str) and not ID_RE.fullmatch(sig_id):
-        errors.append(ValidationError("$.id", "must be 1-64 characters from A-Z a-z 0-9 _ . -"))
-    if isinstance(obj.get("description"), str) and not obj["description"].strip():
-        errors.append(ValidationError("$.description", "must not be empty"))
-    if isinstance(obj.get("inputs"), Mapping):
-        _validate_inputs(obj["inputs"], errors)
-    if isinstance(obj.get("allowedTools"), list):
-        _validate_tools(obj["allowedTools"], known_tools, errors)
-    if isinstance(obj.get("success"), Mapping):
-        errors.extend(validate_assertion(obj["success"], "$.success"))
+        return schema_errors(_validator(), obj)
+    obj = dict(obj)
+    if "success" in obj:
+        obj["success"] = assertion_checks(obj["success"], "$.success", 0, errors)
     for key in ("stopWhen", "failureWhen"):
         if isinstance(obj.get(key), list):
-            for i, a in enumerate(obj[key]):
-                errors.extend(validate_assertion(a, f"$.{key}[{i}]"))
-    if isinstance(obj.get("loopGuards"), list):
-        for i, g in enumerate(obj["loopGuards"]):
-            _validate_guard(g, f"$.loopGuards[{i}]", errors)
-    if isinstance(obj.get("budgets"), Mapping):
-        budgets = obj["budgets"]
-        fields = {"maxToolCalls": "integer", "maxWallMs": "integer"}
-        check_fields(budgets, "$.budgets", fields, (), errors, what="budgets")
-        for key in fields:
-            if is_integer(budgets.get(key)) and budgets[key] < 1:
-                errors.append(ValidationError(f"$.budgets.{key}", "must be ≥ 1"))
-    return errors
-
-
-def _validate_inputs(inputs: Mapping[str, Any], errors: list[ValidationError]) -> None:
-    for name, spec in inputs.items():
-        path = child_path("$.inputs", str(name))
-        if not isinstance(name, str) or not _INPUT_NAME_RE.fullmatch(name):
-            errors.append(ValidationError(path, "input names are 1-64 letters, digits or _, not starting with a digit"))
-        if not isinstance(spec, Mapping):
-            errors.append(ValidationError(path, f"an input spec must be an object, got {json_type(spec)}"))
-            continue
-        fields = {"type": "string", "required": "boolean", "redaction": "string"}
-        check_fields(spec, path, fields, ("type",), errors, what="input spec")
-        if isinstance(spec.get("type"), str) and spec["type"] not in INPUT_TYPES:
+            obj[key] = [assertion_checks(a, f"$.{key}[{i}]", 0, errors) for i, a in enumerate(obj[key])]
+    guards = obj.get("loopGuards")
+    for i, g in enumerate(guards if isinstance(guards, list) else []):
+        limit, window = (g.get("limit"), g.get("window")) if isinstance(g, Mapping) else (None, None)
+        if isinstance(limit, int) and isinstance(window, int) and not isinstance(window, bool) and window <= limit:
             errors.append(
                 ValidationError(
-                    child_path(path, "type"),
-                    f"unknown input type {spec['type']!r} (expected one of: {', '.join(INPUT_TYPES)})",
+                    f"$.loopGuards[{i}].window", f"must be greater than limit ({limit}), or the guard can never trip"
                 )
             )
-        if isinstance(spec.get("redaction"), str) and spec["redaction"] not in REDACTIONS:
-            errors.append(
-                ValidationError(
-                    child_path(path, "redaction"), f"unknown redaction {spec['redaction']!r} (expected secret or none)"
-                )
-            )
-
-
-def _validate_tools(tools: list[Any], known: Collection[str] | None, errors: list[ValidationError]) -> None:
-    if not tools:
-        errors.append(ValidationError("$.allowedTools", "must name at least one tool"))
-    seen: set[str] = set()
-    for i, name in enumerate(tools):
-        path = f"$.allowedTools[{i}]"
-        if not isinstance(name, str) or not name.strip():
-            errors.append(ValidationError(path, f"expected a tool name, got {json_type(name)}"))
-            continue
-        if name in seen:
-            errors.append(ValidationError(path, f"duplicate tool {name!r}"))
-        seen.add(name)
-        if known is not None and name not in known:
-            errors.append(ValidationError(path, f"unknown tool {name!r}"))
-
-
-def _validate_guard(g: Any, path: str, errors: list[ValidationError]) -> None:
-    if not isinstance(g, Mapping):
-        errors.append(ValidationError(path, f"a loop guard must be an object, got {json_type(g)}"))
-        return
-    fields = {"kind": "string", "limit": "integer", "window": "any"}
-    check_fields(g, path, fields, ("kind", "limit"), errors, what="loop guard")
-    kind = g.get("kind")
-    if isinstance(kind, str) and kind not in LOOP_GUARD_KINDS:
-        errors.append(
-            ValidationError(
-                f"{path}.kind", f"unknown loop guard kind {kind!r} (expected one of: {', '.join(LOOP_GUARD_KINDS)})"
-            )
-        )
-    limit = g.get("limit")
-    if is_integer(limit) and limit < 1:
-        errors.append(ValidationError(f"{path}.limit", "must be ≥ 1"))
-    window = g.get("window")
-    if window is not None:
-        if json_type(window) != "integer":
-            errors.append(ValidationError(f"{path}.window", f"expected integer or null, got {json_type(window)}"))
-        elif is_integer(limit) and window <= limit:
-            errors.append(
-                ValidationError(f"{path}.window", f"must be greater than limit ({limit}), or the guard can never trip")
-            )
+    tools = obj.get("allowedTools")
+    if known_tools is not None and isinstance(tools, list):
+        for i, name in enumerate(tools):
+            if isinstance(name, str) and name.strip() and name not in known_tools:
+                errors.append(ValidationError(f"$.allowedTools[{i}]", f"unknown tool {name!r}"))
+    return sort_errors(schema_errors(_validator(), obj) + errors)
 
 
 # --------------------------------------------------------------------------------------------
@@ -389,7 +398,7 @@ def redact_inputs(sig: BrowserTaskSignature, inputs: Mapping[str, Any]) -> dict[
     out: dict[str, Any] = {}
     for name, value in inputs.items():
         spec = sig.inputs.get(name)
-        if spec is not None and spec.secret and not (isinstance(value, str) and _is_placeholder(value)):
+        if spec is not None and spec.secret and not is_secret_placeholder(value):
             out[name] = REDACTED
         else:
             out[name] = value
@@ -404,16 +413,9 @@ def secret_values(sig: BrowserTaskSignature, inputs: Mapping[str, Any]) -> list[
         if value is None or isinstance(value, bool):
             continue
         text = str(value)
-        if text and not _is_placeholder(text):
+        if text and not is_secret_placeholder(text):
             values.append(text)
     return values
-
-
-_PLACEHOLDER_RE = re.compile(r"\$\{SECRET:[A-Za-z_][A-Za-z0-9_]*\}")
-
-
-def _is_placeholder(value: str) -> bool:
-    return _PLACEHOLDER_RE.fullmatch(value) is not None
 
 
 # --------------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ reported with :class:`~ocnb.storage.CorruptFile` and never overwritten.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Mapping
@@ -18,10 +19,18 @@ from typing import Any
 from ocnb.errors import InvalidArgument
 from ocnb.storage import CorruptFile, atomic_write_text, file_lock, ocnb_home, read_json
 
-from .assertions import validate_assertion
-from .validation import ValidationError, dumps_canonical, raise_if_invalid
+from .assertions import ASSERTION_DEFS, assertion_checks, validate_assertion
+from .validation import (
+    ValidationError,
+    dumps_canonical,
+    raise_if_invalid,
+    schema_errors,
+    schema_validator,
+    sort_errors,
+)
 
 __all__ = [
+    "CONTRACT_SCHEMA",
     "CONTRACT_SCHEMA_VERSION",
     "ID_RE",
     "Contract",
@@ -133,19 +142,33 @@ class Contract:
         return out
 
 
+#: The JSON Schema (Draft 2020-12) of a contract file (its ``schema_version`` is checked on reading).
+CONTRACT_SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "contract",
+    "type": "object",
+    "properties": {
+        "schema_version": True,
+        "id": True,
+        "assertion": {"$ref": "#/$defs/assertion"},
+        "description": {"type": "string"},
+    },
+    "required": ["assertion"],
+    "additionalProperties": False,
+    "$defs": ASSERTION_DEFS,
+}
+
+
+@functools.cache
+def _validator() -> Any:
+    return schema_validator(CONTRACT_SCHEMA)
+
+
 def _contract_errors(data: Mapping[str, Any]) -> list[ValidationError]:
-    errors = [
-        ValidationError(f"$.{k}", "unknown field in contract")
-        for k in data
-        if k not in ("schema_version", "id", "assertion", "description")
-    ]
-    if "assertion" not in data:
-        errors.append(ValidationError("$.assertion", "required field missing in contract"))
-    else:
-        errors.extend(validate_assertion(data["assertion"], "$.assertion"))
-    if "description" in data and not isinstance(data["description"], str):
-        errors.append(ValidationError("$.description", "expected string"))
-    return errors
+    errors: list[ValidationError] = []
+    if "assertion" in data:
+        data = {**data, "assertion": assertion_checks(data["assertion"], "$.assertion", 0, errors)}
+    return sort_errors(schema_errors(_validator(), data) + errors)
 
 
 class ContractStore:

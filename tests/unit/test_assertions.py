@@ -69,7 +69,7 @@ INVALID = [
     ({"kind": "network", "url_pattern": "*", "status_in": [200, 99]}, "$.status_in[1]", "HTTP status"),
     ({"kind": "and", "children": []}, "$.children", "at least one"),
     ({"kind": "or", "children": {}}, "$.children", "expected array"),
-    ({"kind": "not", "child": []}, "$.child", "expected object"),
+    ({"kind": "not", "child": []}, "$.child", "an assertion must be an object, got array"),
 ]
 
 
