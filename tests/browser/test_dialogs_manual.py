@@ -42,6 +42,7 @@ def test_a_prompt_waits_is_reported_and_is_answered_with_text(dialogs: ocnb.Sess
     assert time.monotonic() - started < 5  # the click returns at once, not when the call times out
     pending = {"tab_id": "t1", "type": "prompt", "message": "What is your name?", "default": "Ada"}
     assert r.ok and r.data["completed"] is False and r.data["pending_dialog"] == pending
+    assert r.data["element"]["name"] == "Show prompt"  # what was clicked, though the click has not returned
     # the page is frozen: a call that needs it is refused at once, and nothing happens
     started = time.monotonic()
     refused = dialogs.call("read_page")
