@@ -185,12 +185,17 @@ def test_offline_makes_a_fetch_fail_until_it_is_switched_off(s: ocnb.Session) ->
     click(s, "Load missing", "missing: 404")
 
 
-def test_throttling_delays_a_request(s: ocnb.Session) -> None:
+def test_throttling_delays_a_request_in_every_tab(s: ocnb.Session, site) -> None:
     state = s.call("network_conditions", throttle={"latency_ms": 800}).raise_for_error()
     assert state["throttle"] == {"latency_ms": 800}
     click(s, "Send XHR", "xhr: 200")
     assert request_named(s, type="xhr")["ms"] >= 700
+    s.call("tabs_create", url=site.page("network.html")).raise_for_error()  # a new tab is throttled too
+    click(s, "Send XHR", "xhr: 200")
+    assert request_named(s, type="xhr")["ms"] >= 700
     assert s.call("network_conditions", throttle="off")["throttle"] is None
+    click(s, "Send XHR", "xhr: 200")
+    assert s.call("network_requests", type="xhr", limit=1)["requests"][0]["ms"] < 700
 
 
 def test_a_mocked_response_is_what_the_page_sees_and_a_blocked_request_fails(s: ocnb.Session) -> None:
