@@ -129,7 +129,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
                 for s in pool.sessions:
                     s.start()
                 pool.replay(sid, rows[: size * 2], progress=False)  # warm-up
-                browser = pool.sessions[0]._browser_state().executable
+                browser = pool.sessions[0].browser_state().executable
                 c0, t0 = _cpu_seconds(), time.perf_counter()
                 df = pool.replay(sid, rows, progress=False)
                 dt = time.perf_counter() - t0

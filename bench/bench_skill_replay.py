@@ -69,7 +69,7 @@ def _verification_per_step(s: ocnb.Session, url: str, n: int) -> float:
     s.call("navigate", url=url)
 
     async def measure() -> float:
-        page = await s._browser_state().page()
+        page = await s.browser_state().page()
         deltas = []
         for _ in range(n):
             for step in steps:

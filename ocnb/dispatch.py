@@ -6,7 +6,8 @@
       -> before-hooks (secrets in, signature guards, …) -> handler on the browser thread, with a timeout
       -> errors mapped to stable codes -> after-hooks (secrets out, journal, trace, …) -> ToolResult
 
-Hooks are plain callables on :class:`Pipeline`, so later features plug in without touching faces.
+The call context, the pipeline of hooks and the :class:`~ocnb.calls.Host` protocol that dispatch
+runs against live in :mod:`ocnb.calls`; a :class:`~ocnb.session.Session` is such a host.
 A tool failure never raises out of :func:`dispatch`; it comes back as a failed :class:`ToolResult`.
 """
 
@@ -18,10 +19,9 @@ import copy
 import inspect
 import math
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .calls import SOURCES, CallContext, Host
 from .errors import InvalidArgument, InvalidIntent, OcnbError, Timeout, UnknownTool, from_playwright
 from .jsonsafe import check_args, fix_text, is_strict_json, strict_copy
 from .registry import ToolDef
@@ -29,12 +29,9 @@ from .results import ToolError, ToolResult
 
 if TYPE_CHECKING:
     from .browser import BrowserState, Tab
-    from .session import Session
 
-__all__ = ["SOURCES", "CallContext", "Pipeline", "ToolContext", "dispatch", "dispatch_async"]
+__all__ = ["ToolContext", "dispatch", "dispatch_async"]
 
-#: Faces a call can come from (recorded in the journal as ``source``).
-SOURCES = ("api", "magic", "widget", "mcp", "plan", "replay")
 INTENT_MAX = 120
 #: The longest a call may run whatever it asks for (the largest ``timeout_ms`` any schema allows).
 MAX_CALL_TIMEOUT_MS = 300_000
@@ -45,51 +42,17 @@ _nested: contextvars.ContextVar[bool] = contextvars.ContextVar("ocnb_nested_call
 _validators: dict[int, Any] = {}
 
 
-@dataclass
-class CallContext:
-    """One call as it moves through the pipeline; hooks read and annotate it."""
-
-    session: Session
-    name: str
-    args: dict[str, Any]
-    source: str
-    seq: int
-    started: float = field(default_factory=time.time)
-    tooldef: ToolDef | None = None
-    #: Arguments the handler receives (after secrets substitution); ``args`` stays as given.
-    exec_args: dict[str, Any] = field(default_factory=dict)
-    intent: str | None = None
-    tab_id: str | None = None
-    duration_ms: float = 0.0
-    #: False for calls that leave no journal entry, trace event or skill step: a refused intent,
-    #: or a display-only call (``dispatch(..., record=False)``, e.g. a widget's screenshot).
-    record: bool = True
-    extra: dict[str, Any] = field(default_factory=dict)
-
-
-BeforeHook = Callable[[CallContext], Any]
-AfterHook = Callable[[CallContext, ToolResult], Any]
-
-
-@dataclass
-class Pipeline:
-    """Hook points. ``before`` hooks may raise :class:`OcnbError` to refuse a call (nothing runs);
-    ``after`` hooks may return a replacement :class:`ToolResult` (e.g. with secrets masked)."""
-
-    before: list[BeforeHook] = field(default_factory=list)
-    after: list[AfterHook] = field(default_factory=list)
-
-
 class ToolContext:
     """What a handler sees: the session, its browser state and helpers to reach a tab."""
 
-    def __init__(self, session: Session, call: CallContext) -> None:
+    def __init__(self, session: Host, call: CallContext) -> None:
         self.session = session
         self.call = call
 
     @property
     def browser(self) -> BrowserState:
-        return self.session._browser_state()
+        state: BrowserState = self.session.browser_state()
+        return state
 
     @property
     def config(self) -> Any:
@@ -140,7 +103,7 @@ def _check_intent(tooldef: ToolDef, args: dict[str, Any]) -> str | None:
     return intent
 
 
-def _call_timeout(session: Session, tooldef: ToolDef, args: Any) -> float:
+def _call_timeout(session: Host, tooldef: ToolDef, args: Any) -> float:
     """Seconds a call may take: the session default, or the call's own ``timeout_ms`` + 5 s, capped."""
     ms = float(session.config.default_timeout_ms)
     own = args.get("timeout_ms") if isinstance(args, dict) else None
@@ -163,7 +126,7 @@ async def _run_hooks(hooks: list[Any], *params: Any) -> Any:
 
 
 async def dispatch_async(
-    session: Session, tool: str, args: dict[str, Any] | None = None, *, source: str = "api", record: bool = True
+    session: Host, tool: str, args: dict[str, Any] | None = None, *, source: str = "api", record: bool = True
 ) -> ToolResult:
     """The pipeline, on the browser loop. Top-level calls are serialized; nested ones are not.
 
@@ -174,7 +137,7 @@ async def dispatch_async(
             return await _pipeline(session, tool, args, source, record)
         token = _nested.set(True)
         try:
-            async with session._call_lock():
+            async with session.call_lock():
                 return await _pipeline(session, tool, args, source, record)
         finally:
             _nested.reset(token)
@@ -206,7 +169,7 @@ def _strict_result(result: ToolResult) -> ToolResult:
 
 
 async def _pipeline(
-    session: Session, tool: str, args: dict[str, Any] | None, source: str, record: bool = True
+    session: Host, tool: str, args: dict[str, Any] | None, source: str, record: bool = True
 ) -> ToolResult:
     name = _tool_name(tool)
     given, problems = check_args(args) if isinstance(args, dict) else ({}, [])
@@ -215,7 +178,7 @@ async def _pipeline(
         name=name,
         args=given,
         source=source,
-        seq=next(session._seq),
+        seq=session.next_seq(),
         # a call without a tool name is not a call of anything: there is nothing to journal it under
         record=record and name != "",
     )
@@ -267,10 +230,10 @@ async def _pipeline(
     return result
 
 
-async def _run_handler(session: Session, tooldef: ToolDef, call: CallContext) -> Any:
+async def _run_handler(session: Host, tooldef: ToolDef, call: CallContext) -> Any:
     ctx = ToolContext(session, call)
     timeout = _call_timeout(session, tooldef, call.exec_args)
-    state = await session._ensure_browser()
+    state = await session.ensure_browser()
     handler = tooldef.handler(ctx, call.exec_args)
     try:  # the browser layer runs it under the dialog rules (a stand-in host has no browser)
         return await asyncio.wait_for(state.guard_call(call, handler) if state is not None else handler, timeout)
@@ -279,7 +242,7 @@ async def _run_handler(session: Session, tooldef: ToolDef, call: CallContext) ->
 
 
 def dispatch(
-    session: Session, tool: str, args: dict[str, Any] | None = None, *, source: str = "api", record: bool = True
+    session: Host, tool: str, args: dict[str, Any] | None = None, *, source: str = "api", record: bool = True
 ) -> ToolResult:
     """Run one tool call synchronously from any thread (not the browser thread) and return its result.
 
@@ -293,7 +256,7 @@ def dispatch(
     try:
         tooldef = session.registry.get(tool) if isinstance(tool, str) else None
         budget = _call_timeout(session, tooldef, args) + 15.0 if tooldef else 30.0
-        return session.runtime.run(dispatch_async(session, tool, args, source=source, record=record), timeout=budget)
+        return session.run(dispatch_async(session, tool, args, source=source, record=record), timeout=budget)
     except OcnbError as exc:  # SESSION_CLOSED, TIMEOUT of the browser thread …
         return ToolResult(ok=False, tool=name, error=ToolError.from_exception(exc))
     except Exception as exc:  # noqa: BLE001 - never raise out of a call

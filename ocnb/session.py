@@ -16,17 +16,27 @@ import threading
 import time
 import types
 import weakref
+from collections import deque
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from collections.abc import Iterable
 from typing import Any
 
+from .audit.handoff import Handoffs
+from .audit.hooks import AuditLayer
+from .audit.journal import Journal
+from .audit.secrets import SecretStore
+from .audit.trace import TraceWriter
 from .browser import BrowserState
-from .dispatch import Pipeline, dispatch
+from .calls import CallContext, Extensions, Host, Pipeline, RecentResults
+from .dispatch import dispatch
 from .errors import SessionClosed, TargetClosed
 from .registry import Registry, ToolDef
 from .results import ToolResult
 from .runtime import Runtime
 from .settings import Settings
+from .skills.capture import capture_hook
+from .skills.replay import envelope_hook
+from .workflow import TaskBinding, TaskGuard
 
 __all__ = ["Session", "session"]
 
@@ -54,13 +64,6 @@ class Session:
             overrides of its fields are accepted too (``Session(handoff=True)``). ``config=`` is the old
             name of the same argument. The caller's object is never changed: settings are frozen.
     """
-
-    # Attributes the layers of ocnb.features attach to every session.
-    journal: Any
-    trace: Any
-    task: Any
-    recent_results: Any
-    _on_close: list[Any]
 
     def __init__(
         self,
@@ -99,7 +102,6 @@ class Session:
         self._tool_methods: set[str] = set()
         self.registry = Registry(caps=self.settings.caps)  # INVALID_ARGUMENT for an unknown group
         self.registry.on_change(self._install_methods)
-        self.pipeline = Pipeline()
         self.runtime = Runtime(name=f"ocnb-browser-{self.id}")
         self._seq = itertools.count(1)
         self._state: BrowserState | None = None
@@ -107,21 +109,72 @@ class Session:
         self._lock: asyncio.Lock | None = None
         self._closed = False
         self._close_lock = threading.Lock()
-        self.secrets: Any = None
-        #: Browser crashes seen (each relaunched on the next call); the last one's lost tabs.
-        self.crashes: list[dict[str, Any]] = []
-        self._relaunched: dict[str, Any] | None = None
+        self._closers: list[Callable[[], None]] = []
+        #: Per-session objects that faces and tools add (the widget watcher, the discovery engine).
+        self.extensions = Extensions()
+        # The layers, each holding its own state. Only this session writes to them.
+        #: Secrets, journal and trace.
+        self.audit = AuditLayer(self.home, self.id, secrets=secrets)
+        #: The bound task signature (``oc_task_start``) and its guards.
+        self.guard = TaskGuard(self)
+        #: Open human hand-offs (``NEEDS_HUMAN``).
+        self.handoffs = Handoffs(self)
+        #: Browser crashes seen, and the one code a call that ran into one gets.
+        self.crash_watch = CrashWatch(self)
+        #: Recent results, for token accounting.
+        self.recent = RecentResults()
+        #: Every call's hooks, in the order they run.
+        self.pipeline = Pipeline(
+            before=[self.audit.trace_call, self.audit.secrets_in, self.guard.before],
+            after=[
+                self.crash_watch.after,  # first: every later hook sees the one crash code
+                envelope_hook,  # a replay failure's {ok, failure} data, before masking and journaling
+                self.handoffs.after,  # NEEDS_HUMAN, before masking and journaling
+                self.audit.secrets_out,
+                self.audit.record,
+                self.guard.after,
+                capture_hook,
+                self.recent.after,
+            ],
+        )
         self._install_methods()
-        self._install_features(secrets)
-        self.pipeline.after.insert(0, _crash_hook)  # first: every later hook sees the one crash code
         _LIVE.add(self)
 
-    # -- features plugged into the pipeline ---------------------------------------------------
-    def _install_features(self, secrets: str | os.PathLike[str] | None) -> None:
-        """Attach the pipeline hooks of the optional layers (audit, guards …) that are present."""
-        from . import features
+    # -- the layers' state, by its public names ---------------------------------------------------
+    @property
+    def secrets(self) -> SecretStore:
+        """The secret store (``${SECRET:NAME}`` values; never written anywhere)."""
+        return self.audit.secrets
 
-        features.install(self, secrets=secrets)
+    @property
+    def journal(self) -> Journal:
+        """This session's journal (every recorded call; also on disk)."""
+        return self.audit.journal
+
+    @property
+    def trace(self) -> TraceWriter:
+        """This session's trace writer."""
+        return self.audit.trace
+
+    @property
+    def task(self) -> TaskBinding | None:
+        """The bound task signature (``oc_task_start``), or None."""
+        return self.guard.task
+
+    @property
+    def recent_results(self) -> deque[dict[str, Any]]:
+        """The compact JSON of recent results, newest last (for token accounting)."""
+        return self.recent.entries
+
+    @property
+    def crashes(self) -> list[dict[str, Any]]:
+        """Browser crashes seen (each relaunched on the next call), each with its lost tabs."""
+        return self.crash_watch.crashes
+
+    def on_close(self, callback: Callable[[], None]) -> Callable[[], None]:
+        """Call ``callback()`` when the session closes; returns a function that cancels that."""
+        self._closers.append(callback)
+        return lambda: self._closers.remove(callback) if callback in self._closers else None
 
     # -- settings -----------------------------------------------------------------------------
     @property
@@ -168,14 +221,11 @@ class Session:
 
     def trace_event(self, kind: str, body: dict[str, Any]) -> None:
         """Write one non-call event (navigation, console, dialog, replay_step …) to this session's trace."""
-        from .features import trace_event
-
-        trace_event(self, kind, body)
+        self.audit.trace_event(kind, body)
 
     def _clip_text(self, text: str, max_len: int) -> str:
         """``text`` cut to ``max_len`` characters, secrets masked first (the cut never halves one)."""
-        store = getattr(self, "secrets", None)
-        return store.clip_text(text, max_len) if store is not None else text[:max_len]
+        return self.audit.secrets.clip_text(text, max_len)
 
     def journal_df(self, since: Any = None) -> Any:
         """This session's journal as a DataFrame (see :func:`ocnb.journal_df` for the columns)."""
@@ -193,28 +243,42 @@ class Session:
         """Load a dotenv file of secrets (usable as ``${SECRET:NAME}``); returns the names loaded."""
         return list(self.secrets.load_dotenv(path))
 
-    def resume_handoff(self, handoff_id: str, ref: str) -> ToolResult:
-        """Finish a ``NEEDS_HUMAN`` call on the element (ref) a person chose; journaled as usual."""
-        from .audit.handoff import resume
+    def resume_handoff(self, handoff_id: str, ref: str, *, source: str = "api") -> ToolResult:
+        """Finish a ``NEEDS_HUMAN`` call on the element (ref) a person chose; journaled as usual.
 
-        return resume(self, handoff_id, ref, source="api")
+        Raises ``INVALID_ARGUMENT`` when ``handoff_id`` is not open (already resumed, or unknown).
+        """
+        tool, args = self.handoffs.take(handoff_id, ref)
+        return dispatch(self, tool, args, source=source)
 
     def tools(self) -> list[ToolDef]:
         """The tools this session offers (the default set, plus the opt-in groups of ``caps``)."""
         return list(self.registry)
 
-    # -- browser ------------------------------------------------------------------------------
-    def _browser_state(self) -> BrowserState:
+    # -- browser (what a layer may ask: see ocnb.calls.Host) -----------------------------------
+    @property
+    def state(self) -> BrowserState | None:
+        """The running browser's state, or None before it starts (never starts it)."""
+        return self._state
+
+    def browser_state(self) -> BrowserState:
+        """The running browser's state; raises ``TARGET_CLOSED`` before it starts."""
         if self._state is None:
             raise TargetClosed("the browser has not started")
         return self._state
 
-    def _call_lock(self) -> asyncio.Lock:
+    def call_lock(self) -> asyncio.Lock:
+        """The lock that serializes top-level calls (created on the browser loop)."""
         if self._lock is None:
             self._lock = asyncio.Lock()
         return self._lock
 
-    async def _ensure_browser(self) -> BrowserState:
+    def next_seq(self) -> int:
+        """The next call's sequence number in this session, from 1."""
+        return next(self._seq)
+
+    async def ensure_browser(self) -> BrowserState:
+        """Start (or, after a reported crash, relaunch) the browser if needed; returns its state."""
         if self._closed:
             raise SessionClosed("the session is closed; create a new Session")
         if self._start_lock is None:
@@ -227,10 +291,9 @@ class Session:
                 state = BrowserState(self.config, on_event=self.trace_event, clip_text=self._clip_text)
                 await state.start(executable_path=self.executable_path, connect=self.connect_url, cdp=self.cdp_url)
                 self._state = state
-                if self.crashes and not self.crashes[-1].get("relaunched"):
-                    self.crashes[-1]["relaunched"] = True
-                    self._relaunched = self.crashes[-1]
-                    self.trace_event("browser_relaunched", {"lost_tabs": self.crashes[-1]["lost_tabs"]})
+                crash = self.crash_watch.relaunched_after()
+                if crash is not None:
+                    self.trace_event("browser_relaunched", {"lost_tabs": crash["lost_tabs"]})
         return self._state
 
     async def _drop_browser(self) -> dict[str, Any] | None:
@@ -239,8 +302,8 @@ class Session:
         if state is None:
             return None
         crash = state.crash
-        if crash is not None and not any(c is crash for c in self.crashes):
-            self.crashes.append(crash)
+        if crash is not None:
+            self.crash_watch.seen(crash)
         await state.close()
         return crash
 
@@ -256,13 +319,13 @@ class Session:
             if crash is not None:
                 lost = crash["lost_tabs"]
                 crash["relaunched"] = True
-        await self._ensure_browser()
+        await self.ensure_browser()
         self.trace_event("browser_relaunched", {"lost_tabs": lost, "after_crash": crash is not None})
         return {"after_crash": crash is not None, "lost_tabs": lost}
 
     def start(self) -> Session:
         """Start the browser now rather than on the first call (raises BROWSER_UNAVAILABLE)."""
-        self.runtime.run(self._ensure_browser(), timeout=self.config.default_timeout_ms / 1000 + 30)
+        self.runtime.run(self.ensure_browser(), timeout=self.config.default_timeout_ms / 1000 + 30)
         return self
 
     def reconnect(self) -> Session:
@@ -272,7 +335,7 @@ class Session:
             if self._state is not None:
                 await self._state.close()
                 self._state = None
-            await self._ensure_browser()
+            await self.ensure_browser()
 
         self.runtime.run(_restart(), timeout=self.config.default_timeout_ms / 1000 + 30)
         return self
@@ -298,9 +361,9 @@ class Session:
         global _DEFAULT
         if _DEFAULT is self:
             _DEFAULT = None
-        for hook in list(getattr(self, "_on_close", [])):
+        for callback in [self.audit.close, *self._closers]:
             with contextlib.suppress(Exception):
-                hook(self)
+                callback()
         if not self.runtime.stopped and self.runtime._thread is not None:
             state = self._state
 
@@ -348,36 +411,59 @@ async def _browser_gone(state: BrowserState) -> bool:
     return False
 
 
-async def _crash_hook(call: Any, result: ToolResult) -> ToolResult | None:
-    """After-hook: a call that failed because the browser or its page died gets one code.
+class CrashWatch:
+    """A session's browser crashes (``crashes``, each relaunched on the next call) and the after-hook
+    that gives a call which ran into one a single code."""
 
-    ``BROWSER_CRASHED`` (once, with the lost tabs; the next call relaunches) when the browser went
-    away, ``PAGE_CRASHED`` when the tab's renderer died, whatever error the handler happened to see.
-    The call that relaunched a crashed browser says so in its journal summary.
-    """
-    session: Session = call.session
-    if session._relaunched is not None:
-        session._relaunched = None
-        call.extra["summary_note"] = "browser relaunched after a crash"
-    state = session._state
-    if result.ok or state is None or result.error is None:
-        return None
-    code = result.error.code
-    if code not in _CRASH_SYMPTOMS:
-        return None  # the call was refused on its own merits (unknown tool, bad arguments …)
-    if state.crash is None and code == "TARGET_CLOSED" and not state._closing and await _browser_gone(state):
-        for _ in range(40):  # the disconnected event can trail the error of a call in flight
-            if state.crash is not None or state._closing:
-                break
-            await asyncio.sleep(0.05)
-    if state.crash is not None:
-        err: Any = state.crashed_error()
-    else:
-        tab = state.tabs.get(call.tab_id) if call.tab_id else state.tabs.get(state.active_id or "")
-        if tab is None or not tab.crashed:
+    def __init__(self, host: Host) -> None:
+        self.host = host
+        self.crashes: list[dict[str, Any]] = []
+        #: The crash whose browser the current call relaunched (said once, in that call's summary).
+        self.relaunched: dict[str, Any] | None = None
+
+    def seen(self, crash: dict[str, Any]) -> None:
+        """Remember a dead browser's crash record (once)."""
+        if not any(c is crash for c in self.crashes):
+            self.crashes.append(crash)
+
+    def relaunched_after(self) -> dict[str, Any] | None:
+        """A new browser started: the crash it replaces, if that was not relaunched yet (marked now)."""
+        if not self.crashes or self.crashes[-1].get("relaunched"):
             return None
-        err = state.page_crashed_error(tab)
-    return ToolResult.failure(result.tool, err.code, err.message, err.details)
+        crash = self.crashes[-1]
+        crash["relaunched"] = True
+        self.relaunched = crash
+        return crash
+
+    async def after(self, call: CallContext, result: ToolResult) -> ToolResult | None:
+        """After-hook: a call that failed because the browser or its page died gets one code.
+
+        ``BROWSER_CRASHED`` (once, with the lost tabs; the next call relaunches) when the browser went
+        away, ``PAGE_CRASHED`` when the tab's renderer died, whatever error the handler happened to see.
+        The call that relaunched a crashed browser says so in its journal summary.
+        """
+        if self.relaunched is not None:
+            self.relaunched = None
+            call.extra["summary_note"] = "browser relaunched after a crash"
+        state: BrowserState | None = self.host.state
+        if result.ok or state is None or result.error is None:
+            return None
+        code = result.error.code
+        if code not in _CRASH_SYMPTOMS:
+            return None  # the call was refused on its own merits (unknown tool, bad arguments …)
+        if state.crash is None and code == "TARGET_CLOSED" and not state._closing and await _browser_gone(state):
+            for _ in range(40):  # the disconnected event can trail the error of a call in flight
+                if state.crash is not None or state._closing:
+                    break
+                await asyncio.sleep(0.05)
+        if state.crash is not None:
+            err: Any = state.crashed_error()
+        else:
+            tab = state.tabs.get(call.tab_id) if call.tab_id else state.tabs.get(state.active_id or "")
+            if tab is None or not tab.crashed:
+                return None
+            err = state.page_crashed_error(tab)
+        return ToolResult.failure(result.tool, err.code, err.message, err.details)
 
 
 def _make_method(tooldef: ToolDef) -> Any:

@@ -4,7 +4,8 @@
 before-hook refuses calls outside ``allowedTools`` (``DISALLOWED_TOOL``), past a budget or a tripped
 loop guard (``BUDGET_EXHAUSTED`` naming the guard), and an after-hook records each call for the
 evaluator. ``oc_task_finish`` unbinds it. Secret inputs are added to the session's masker so their
-values never reach a result, the journal or the trace.
+values never reach a result, the journal or the trace. :class:`TaskGuard` is the session's layer that
+holds the binding and the two hooks.
 """
 
 from __future__ import annotations
@@ -13,10 +14,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from .calls import CallContext, Host
 from .contracts import BrowserTaskSignature, CallInfo, Evaluation, Refusal, guard_call, guard_status
 from .results import ToolResult
 
-__all__ = ["TaskBinding", "guard_after_hook", "guard_before_hook", "page_url"]
+__all__ = ["TaskBinding", "TaskGuard", "page_url"]
 
 
 @dataclass
@@ -62,9 +64,9 @@ class TaskBinding:
         }
 
 
-def page_url(session: Any) -> str | None:
+def page_url(session: Host) -> str | None:
     """The active tab's URL, if the browser runs (read on the browser thread)."""
-    state = getattr(session, "_state", None)
+    state = session.state
     if state is None or state.active_id not in state.tabs:
         return None
     try:
@@ -73,31 +75,38 @@ def page_url(session: Any) -> str | None:
         return None
 
 
-def guard_before_hook(call: Any) -> None:
-    """Refuse a call the bound signature does not allow (raises the refusal's OcnbError)."""
-    binding: TaskBinding | None = getattr(call.session, "task", None)
-    if binding is None:
-        return
-    call.extra["url_before"] = page_url(call.session)
-    refusal = guard_call(binding.signature, call.name, binding.calls, binding.elapsed_ms)
-    if refusal is not None:
-        binding.refused += 1
-        binding.last_refusal = refusal
-        call.extra["refused"] = True
-        raise refusal.to_error()
+class TaskGuard:
+    """The task signature bound to a session (``task``, None when unbound) and the hooks that fence calls."""
 
+    def __init__(self, host: Host) -> None:
+        self.host = host
+        self.task: TaskBinding | None = None
 
-def guard_after_hook(call: Any, result: ToolResult) -> None:
-    """Record a finished call (not a refused one) for the bound signature's evaluator."""
-    binding: TaskBinding | None = getattr(call.session, "task", None)
-    if binding is None or call.extra.get("refused") or call.tooldef is None:
-        return
-    if call.name == "oc_task_start":
-        return
-    if call.name not in ("workflow_status", "oc_task_finish"):
-        binding.last_refusal = None
-    binding.calls.append(
-        CallInfo.from_result(
-            call.name, result.ok, result.data, url_before=call.extra.get("url_before"), url_after=page_url(call.session)
+    def before(self, call: CallContext) -> None:
+        """Before-hook: refuse a call the bound signature does not allow (raises the refusal's OcnbError)."""
+        binding = self.task
+        if binding is None:
+            return
+        call.extra["url_before"] = page_url(self.host)
+        refusal = guard_call(binding.signature, call.name, binding.calls, binding.elapsed_ms)
+        if refusal is not None:
+            binding.refused += 1
+            binding.last_refusal = refusal
+            call.extra["refused"] = True
+            raise refusal.to_error()
+
+    def after(self, call: CallContext, result: ToolResult) -> None:
+        """After-hook: record a finished call (not a refused one) for the bound signature's evaluator."""
+        binding = self.task
+        if binding is None or call.extra.get("refused") or call.tooldef is None:
+            return
+        if call.name == "oc_task_start":
+            return
+        if call.name not in ("workflow_status", "oc_task_finish"):
+            binding.last_refusal = None
+        url_after = page_url(self.host)
+        binding.calls.append(
+            CallInfo.from_result(
+                call.name, result.ok, result.data, url_before=call.extra.get("url_before"), url_after=url_after
+            )
         )
-    )

@@ -1,81 +1,75 @@
 """Human hand-off: when a target cannot be resolved, a person picks the element and the action resumes.
 
-With ``Config.handoff`` on, an acting tool whose target is not found or ambiguous returns
+With ``Settings.handoff`` on, an acting tool whose target is not found or ambiguous returns
 ``NEEDS_HUMAN`` with a payload (``handoff_id``, ``tool``, ``target``, ``candidates``, ``screenshot``
-path, and ``intent`` when given). :func:`resume` re-runs the same call with the element the person
-chose (a ref from the candidates), through dispatch — so the resumed action is journaled too.
+path, and ``intent`` when given). :class:`Handoffs` is the session's layer that makes that payload and
+keeps the open hand-offs; :meth:`ocnb.Session.resume_handoff` re-runs the same call with the element
+the person chose (a ref from the candidates), through dispatch — so the resumed action is journaled too.
 """
 
 from __future__ import annotations
 
 import itertools
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ..calls import CallContext, Host
 from ..errors import InvalidArgument
 from ..results import ToolError, ToolResult
 from ..storage import atomic_write_bytes
 
-if TYPE_CHECKING:
-    from ..dispatch import CallContext
-    from ..session import Session
-
-__all__ = ["HANDOFF_CODES", "handoff_hook", "pending", "resume"]
+__all__ = ["HANDOFF_CODES", "Handoffs"]
 
 #: Failures a person can settle by pointing at the element.
 HANDOFF_CODES = ("ELEMENT_NOT_FOUND", "AMBIGUOUS_TARGET")
 _ids = itertools.count(1)
 
 
-def pending(session: Session) -> dict[str, dict[str, Any]]:
-    """The session's open hand-offs, by id."""
-    store = getattr(session, "_handoffs", None)
-    if store is None:
-        store = session._handoffs = {}  # type: ignore[attr-defined]
-    return store
+class Handoffs:
+    """A session's open hand-offs (``pending``, by id) and the after-hook that opens them."""
 
+    def __init__(self, host: Host) -> None:
+        self.host = host
+        self.pending: dict[str, dict[str, Any]] = {}
 
-async def handoff_hook(call: CallContext, result: ToolResult) -> ToolResult | None:
-    """After-hook: turn an unresolved target into ``NEEDS_HUMAN`` when hand-off is enabled."""
-    session = call.session
-    if result.ok or result.error is None or result.error.code not in HANDOFF_CODES or not session.config.handoff:
-        return None
-    if call.tooldef is None or not call.tooldef.side_effects or call.source == "replay":
-        return None
-    details = result.error.details or {}
-    handoff_id = f"h{next(_ids)}"
-    payload: dict[str, Any] = {
-        "handoff_id": handoff_id,
-        "tool": call.name,
-        "target": {k: call.args[k] for k in ("ref", "query", "source", "target") if k in call.args},
-        "reason": result.error.code,
-        "message": result.error.message,
-        "candidates": details.get("candidates", []),
-        "screenshot": None,
-    }
-    if call.intent:
-        payload["intent"] = call.intent
-    try:
-        page = await session._browser_state().page(call.tab_id)
-        path = session.home / "screenshots" / session.id / f"handoff-{handoff_id}.png"
-        atomic_write_bytes(path, await page.screenshot(type="png"))  # 0600, in folders 0700
-        payload["screenshot"] = str(path)
-    except Exception:  # noqa: BLE001 - the payload is useful without a picture
-        pass
-    pending(session)[handoff_id] = {"tool": call.name, "args": dict(call.args), "tab_id": call.tab_id}
-    return ToolResult(
-        ok=False,
-        tool=call.name,
-        error=ToolError("NEEDS_HUMAN", f"a person has to pick the element ({result.error.message})", payload),
-    )
+    async def after(self, call: CallContext, result: ToolResult) -> ToolResult | None:
+        """After-hook: turn an unresolved target into ``NEEDS_HUMAN`` when hand-off is enabled."""
+        host = self.host
+        if result.ok or result.error is None or result.error.code not in HANDOFF_CODES or not host.config.handoff:
+            return None
+        if call.tooldef is None or not call.tooldef.side_effects or call.source == "replay":
+            return None
+        details = result.error.details or {}
+        handoff_id = f"h{next(_ids)}"
+        payload: dict[str, Any] = {
+            "handoff_id": handoff_id,
+            "tool": call.name,
+            "target": {k: call.args[k] for k in ("ref", "query", "source", "target") if k in call.args},
+            "reason": result.error.code,
+            "message": result.error.message,
+            "candidates": details.get("candidates", []),
+            "screenshot": None,
+        }
+        if call.intent:
+            payload["intent"] = call.intent
+        try:
+            page = await host.browser_state().page(call.tab_id)
+            path = host.home / "screenshots" / host.id / f"handoff-{handoff_id}.png"
+            atomic_write_bytes(path, await page.screenshot(type="png"))  # 0600, in folders 0700
+            payload["screenshot"] = str(path)
+        except Exception:  # noqa: BLE001 - the payload is useful without a picture
+            pass
+        self.pending[handoff_id] = {"tool": call.name, "args": dict(call.args), "tab_id": call.tab_id}
+        return ToolResult(
+            ok=False,
+            tool=call.name,
+            error=ToolError("NEEDS_HUMAN", f"a person has to pick the element ({result.error.message})", payload),
+        )
 
-
-def resume(session: Session, handoff_id: str, ref: str, *, source: str = "widget") -> ToolResult:
-    """Re-run the handed-off call on the element ``ref`` a person chose."""
-    from ..dispatch import dispatch
-
-    entry = pending(session).pop(handoff_id, None)
-    if entry is None:
-        raise InvalidArgument(f"no open hand-off {handoff_id!r}")
-    args = {k: v for k, v in entry["args"].items() if k not in ("query",)}
-    args["ref"] = ref
-    return dispatch(session, entry["tool"], args, source=source)
+    def take(self, handoff_id: str, ref: str) -> tuple[str, dict[str, Any]]:
+        """Close the hand-off: the tool and the arguments that re-run it on the element ``ref``."""
+        entry = self.pending.pop(handoff_id, None)
+        if entry is None:
+            raise InvalidArgument(f"no open hand-off {handoff_id!r}")
+        args = {k: v for k, v in entry["args"].items() if k not in ("query",)}
+        args["ref"] = ref
+        return entry["tool"], args

@@ -32,6 +32,7 @@ except ImportError:  # pragma: no cover - Windows
 from ocnb.audit.jsonl import Clock, dumps_line, iso_ms, iter_jsonl, parse_ts, utc_now
 from ocnb.audit.sanitize import clip, sanitize_args
 from ocnb.audit.secrets import SecretStore
+from ocnb.calls import SOURCES  # where a call came from: one definition of the faces
 from ocnb.storage import file_lock, open_append, private_dir
 
 __all__ = [
@@ -43,8 +44,6 @@ __all__ = [
     "summarize",
 ]
 
-#: Where a call came from.
-from ocnb.dispatch import SOURCES  # noqa: E402 - one definition of the faces
 
 #: The keys of every entry, in file order; ``intent`` follows only when given.
 ENTRY_FIELDS = (

@@ -30,7 +30,7 @@ import sys
 import threading
 import time
 import warnings
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -262,7 +262,8 @@ class McpHandle:
     started_at: float = field(default_factory=time.time)
     _stopped: bool = field(default=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
-    _on_close: Any = field(default=None, repr=False)
+    #: Cancels the stop this server is registered for when its session closes.
+    _cancel_on_close: Callable[[], None] = field(default=lambda: None, repr=False)
     #: Where the token is kept across restarts (``token_file=``), or ``None`` for a per-start token.
     token_file: Path | None = None
 
@@ -360,9 +361,7 @@ class McpHandle:
                 self._server.force_exit = True
                 self._thread.join(timeout / 2)
         self._sock.close()
-        hooks = getattr(self.session, "_on_close", None)
-        if isinstance(hooks, list) and self._on_close in hooks:
-            hooks.remove(self._on_close)
+        self._cancel_on_close()
 
     def __enter__(self) -> McpHandle:
         return self
@@ -495,10 +494,7 @@ def serve(
             handle.stop()
             raise RuntimeError(f"the MCP server on {url} did not start")
         time.sleep(0.01)
-    hooks = getattr(session, "_on_close", None)
-    if isinstance(hooks, list):  # the server stops when its session closes
-        handle._on_close = lambda _s: handle.stop()
-        hooks.append(handle._on_close)
+    handle._cancel_on_close = session.on_close(handle.stop)  # the server stops when its session closes
     if not quiet:
         print(handle.banner(), file=sys.stdout, flush=True)
     return handle

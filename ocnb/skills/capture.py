@@ -13,6 +13,7 @@ import time
 from typing import Any
 
 from .._version import __version__
+from ..calls import CallContext
 from ..perception.selectors import stored_chain
 from ..results import ToolResult
 
@@ -110,11 +111,11 @@ def _fingerprint(data: dict[str, Any]) -> dict[str, Any]:
     return {"fingerprint": fp} if isinstance(fp, dict) and fp else {}
 
 
-def capture_hook(call: Any, result: ToolResult) -> None:
-    """After-hook: append a successful capturing call to its tab's buffer."""
+def capture_hook(call: CallContext, result: ToolResult) -> None:
+    """After-hook: append a successful capturing call to its tab's buffer (the buffers live on the tabs)."""
     if not result.ok or call.name not in CAPTURING_TOOLS or not call.args.get("capture_artifact"):
         return
-    state = call.session._state
+    state = call.session.state
     if state is None:
         return
     data = result.data if isinstance(result.data, dict) else {}

@@ -168,11 +168,10 @@ async def replay_skill(
     require_params([s.get("args") for s in steps], params)
     # ${param} in, with each param's JSON type kept (as execute_plan does); ${SECRET:…} only as a step runs.
     steps = [{**s, "args": fill_params(s.get("args", {}), params)} for s in steps]
-    secrets = getattr(ctx.session, "secrets", None)
-    if secrets is not None:
-        unknown = secrets.missing([s.get("args") for s in steps])
-        if unknown:
-            raise OcnbError(f"unknown secret(s): {', '.join(unknown)}", code="MISSING_SECRET")
+    secrets = ctx.session.secrets
+    unknown = secrets.missing([s.get("args") for s in steps])
+    if unknown:
+        raise OcnbError(f"unknown secret(s): {', '.join(unknown)}", code="MISSING_SECRET")
     if not allow_risky:
         for i, s in enumerate(steps):
             if s.get("risky"):
@@ -213,7 +212,7 @@ async def replay_skill(
         return report
 
     contracts = ContractStore(home)
-    trace = getattr(ctx.session, "trace_event", None)
+    trace = ctx.session.trace_event
     # The selector engine that lets a step resolve, verify and act in one Playwright call (see below).
     engine = await register_engine(getattr(ctx.browser, "playwright", None))
 

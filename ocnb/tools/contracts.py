@@ -76,9 +76,7 @@ async def oc_assert(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
         )
     if has_id:
         assertion = ContractStore(ctx.home).get(args["contract_id"]).assertion
-        secrets = getattr(ctx.session, "secrets", None)
-        if secrets is not None:  # a stored contract holds placeholders, never values
-            assertion = secrets.substitute(assertion)
+        assertion = ctx.session.secrets.substitute(assertion)  # a stored contract holds placeholders, never values
     else:
         assertion = args["assertion"]
         raise_if_invalid(validate_assertion(assertion, "$.assertion"), "assertion")
@@ -112,7 +110,7 @@ async def oc_assert(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
             obs,
             home=ctx.home,
             reason=f"{what} failed",
-            secrets=getattr(ctx.session, "secrets", None),
+            secrets=ctx.session.secrets,
             extra={"assertion": assertion, "failures": outcome.failures},
         )
         result["evidence"] = {"bundle_id": folder.name, "path": str(folder)}

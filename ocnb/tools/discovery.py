@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import weakref
 from typing import Any
 
 from ..discovery import DiscoveryEngine, default_retriever, from_skills, from_tooldefs, manifest_roots
@@ -17,20 +16,19 @@ __all__ = ["META_TOOLS", "discover_capabilities", "engine_for", "expand_tools", 
 #: Tools that exist to find other tools; they are not indexed themselves.
 META_TOOLS = frozenset({"discover_capabilities", "expand_tools"})
 
-_ENGINES: weakref.WeakKeyDictionary[Any, DiscoveryEngine] = weakref.WeakKeyDictionary()
 _LOCK = threading.Lock()
 
 
 def engine_for(session: Any) -> DiscoveryEngine:
-    """The session's discovery engine (created on first use), in step with its registry."""
+    """The session's discovery engine (created on first use, kept in its extensions), in step with its registry."""
     with _LOCK:
-        engine = _ENGINES.get(session)
+        engine = session.extensions.get(DiscoveryEngine)
         if engine is None:
             engine = DiscoveryEngine(
                 manifest_roots=manifest_roots(session.home, session.settings.capability_dirs),
                 retriever=default_retriever(cache_dir=session.home / "cache" / "discovery"),
             )
-            _ENGINES[session] = engine
+            session.extensions.put(engine)
         tools = from_tooldefs(t for t in session.registry if t.name not in META_TOOLS)
         try:
             skills = from_skills(SkillStore(session.home).all())

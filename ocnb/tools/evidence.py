@@ -50,6 +50,6 @@ async def oc_evidence_bundle(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
         obs,
         home=ctx.home,
         reason=args.get("reason") or "on request",
-        secrets=getattr(ctx.session, "secrets", None),
+        secrets=ctx.session.secrets,
     )
     return {"bundle_id": folder.name, "path": str(folder), "files": sorted(p.name for p in folder.iterdir())}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import Disabled, InvalidArgument
+from ..errors import InvalidArgument
 from ..registry import tool
 
 __all__ = ["oc_connection_health", "oc_journal", "oc_secrets_load"]
@@ -36,9 +36,7 @@ __all__ = ["oc_connection_health", "oc_journal", "oc_secrets_load"]
     },
 )
 async def oc_journal(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
-    journal = getattr(ctx.session, "journal", None)
-    if journal is None:
-        raise Disabled("the journal is not enabled in this session")
+    journal = ctx.session.journal
     kind = args.get("kind", "recent")
     limit = int(args.get("limit", 20))
     session_id = args.get("session_id")
@@ -95,7 +93,7 @@ async def oc_connection_health(ctx: Any, args: dict[str, Any]) -> dict[str, Any]
     relaunched = None
     if args.get("relaunch"):
         # Only a dead browser is replaced: on a live one this stays a read-only report.
-        done = ctx.session._relaunched  # this call already relaunched a browser whose crash was reported
+        done = ctx.session.crash_watch.relaunched  # this call already relaunched a browser whose crash was reported
         b = ctx.browser
         if done:
             relaunched = {"after_crash": True, "lost_tabs": done["lost_tabs"]}

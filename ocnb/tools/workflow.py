@@ -38,10 +38,9 @@ def _load_signature(ctx: Any, value: Any) -> Any:
 
 def _mask_secret_inputs(ctx: Any, sig: Any, inputs: dict[str, Any]) -> None:
     """Make the session's masker scrub the literal values of secret inputs from every output."""
-    secrets = getattr(ctx.session, "secrets", None)
     values = secret_values(sig, inputs)
-    if secrets is not None and values:
-        secrets.update(
+    if values:
+        ctx.session.secrets.update(
             {
                 f"INPUT_{name.upper()}": str(inputs[name])
                 for name in sig.secret_inputs
@@ -181,7 +180,7 @@ async def oc_task_start(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     if problems:
         raise InvalidArgument("inputs do not match the signature", details={"errors": [p.to_dict() for p in problems]})
     _mask_secret_inputs(ctx, sig, inputs)
-    ctx.session.task = TaskBinding(sig, redact_inputs(sig, inputs))
+    ctx.session.guard.task = TaskBinding(sig, redact_inputs(sig, inputs))
     return {"bound": sig.id, "allowedTools": list(sig.allowed_tools), "budgets": sig.budgets.to_dict()}
 
 
@@ -193,10 +192,10 @@ async def oc_task_start(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     properties={},
 )
 async def workflow_status(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
-    binding: TaskBinding | None = getattr(ctx.session, "task", None)
+    binding: TaskBinding | None = ctx.session.task
     if binding is None:
         return {"bound": False}
-    if ctx.session._state is not None and ctx.browser.tabs:
+    if ctx.session.state is not None and ctx.browser.tabs:
         page = await ctx.page()
         tab = ctx.browser.tab_of(page)
         binding.last_evaluation = await evaluate_signature_on_page(
@@ -218,9 +217,9 @@ async def workflow_status(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     properties={},
 )
 async def oc_task_finish(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
-    binding: TaskBinding | None = getattr(ctx.session, "task", None)
+    binding: TaskBinding | None = ctx.session.task
     if binding is None:
         return {"bound": False}
     final = binding.status()
-    ctx.session.task = None
+    ctx.session.guard.task = None
     return {"bound": False, "finished": final}

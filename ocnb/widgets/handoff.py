@@ -74,16 +74,15 @@ def resume_with_ref(call: Caller, payload: dict[str, Any], ref: str) -> ToolResu
 
 
 def _library_resume(session: Session, call: Caller) -> Resume:
-    """Resume through the audit layer (``ocnb.audit.handoff.resume``) when the payload has a
+    """Resume through the session (:meth:`ocnb.Session.resume_handoff`) when the payload has a
     ``handoff_id`` it knows; otherwise re-run the tool on the chosen ref through ``call``."""
-    from ..audit import handoff
     from ..errors import OcnbError
 
     def resume(payload: dict[str, Any], ref: str) -> ToolResult:
         handoff_id = payload.get("handoff_id")
-        if isinstance(handoff_id, str) and handoff_id in handoff.pending(session):
+        if isinstance(handoff_id, str) and handoff_id in session.handoffs.pending:
             try:
-                return handoff.resume(session, handoff_id, ref, source="widget")
+                return session.resume_handoff(handoff_id, ref, source="widget")
             except OcnbError as exc:
                 return ToolResult(ok=False, tool=str(payload.get("tool")), error=ToolError.from_exception(exc))
         return resume_with_ref(call, payload, ref)

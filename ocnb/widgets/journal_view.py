@@ -24,15 +24,10 @@ COLUMNS = ("seq", "time", "tool", "status", "ms", "source", "summary", "intent")
 
 
 def journal_source(session: Session) -> Callable[[], list[dict[str, Any]]]:
-    """Where a session's entries come from: its in-memory journal, else the day files on disk."""
+    """Where a session's entries come from: its journal's in-memory entries."""
 
     def entries() -> list[dict[str, Any]]:
-        journal = getattr(session, "journal", None)
-        if journal is not None and hasattr(journal, "entries"):
-            return [e for e in journal.entries if e.get("session_id") in (None, session.id)]
-        from ..audit.journal import read_journal
-
-        return read_journal(session.home, session_id=session.id)
+        return [e for e in session.journal.entries if e.get("session_id") in (None, session.id)]
 
     return entries
 

@@ -114,7 +114,7 @@ class Confirmed:
 
 def _take_capture(session: Session, tool: str, ref: str, tab_id: str | None) -> dict[str, Any] | None:
     """Remove and return the capture-buffer entry the confirming call just added."""
-    state = getattr(session, "_state", None)
+    state = session.state
     if state is None:
         return None
     tabs = [state.tabs.get(tab_id)] if tab_id else list(state.tabs.values())

@@ -25,7 +25,7 @@ from .calls import Caller, SessionCaller
 from .watch import watcher_for
 
 if TYPE_CHECKING:
-    from ..dispatch import CallContext
+    from ..calls import CallContext
     from ..session import Session
 
 __all__ = ["SkillRecorder", "format_chain", "replay_steps", "selector_chain"]

@@ -1,6 +1,7 @@
 """Keeps widgets in step with a session: pipeline hooks plus one throttled refresher thread.
 
-The watcher adds one before-hook and one after-hook to ``session.pipeline``. The after-hook runs on the browser thread, so it only counts the call, hands it to
+The watcher adds one before-hook and one after-hook to ``session.pipeline``; the session keeps the one
+watcher among its extensions and stops it when it closes. The after-hook runs on the browser thread, so it only counts the call, hands it to
 quick ``on_call`` listeners (e.g. the skill recorder collecting steps) and wakes the refresher;
 the refresher thread then calls the ``subscribe`` listeners at most once per ``interval`` seconds,
 however many calls arrived meanwhile. Quiet widget calls (see :mod:`ocnb.widgets.calls`) are
@@ -17,14 +18,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..dispatch import CallContext
+    from ..calls import CallContext
     from ..results import ToolResult
     from ..session import Session
 
 __all__ = ["SessionWatcher", "watcher_for"]
 
 log = logging.getLogger(__name__)
-_ATTR = "_ocnb_widget_watcher"
 _CREATE = threading.Lock()
 
 
@@ -48,9 +48,7 @@ class SessionWatcher:
         self._thread: threading.Thread | None = None
         session.pipeline.before.insert(0, self._before)
         session.pipeline.after.append(self._after)
-        on_close = getattr(session, "_on_close", None)
-        if isinstance(on_close, list):
-            on_close.append(lambda _s: self.stop())
+        self._cancel_on_close = session.on_close(self.stop)
 
     # -- hooks (browser thread) ------------------------------------------------------------
     def _before(self, call: CallContext) -> None:
@@ -134,18 +132,17 @@ class SessionWatcher:
             self.session.pipeline.before.remove(self._before)
         with contextlib.suppress(ValueError):
             self.session.pipeline.after.remove(self._after)
-        with contextlib.suppress(AttributeError):
-            if getattr(self.session, _ATTR) is self:
-                delattr(self.session, _ATTR)
+        self._cancel_on_close()
+        self.session.extensions.discard(self)
 
 
 def watcher_for(session: Session, *, interval: float | None = None) -> SessionWatcher:
     """The session's one watcher, created (and its hooks installed) on first use."""
     with _CREATE:
-        w = getattr(session, _ATTR, None)
+        w = session.extensions.get(SessionWatcher)
         if w is None or w._stopped:
             w = SessionWatcher(session)
-            setattr(session, _ATTR, w)
+            session.extensions.put(w)
         before = session.pipeline.before
         if before and before[0] != w._before:  # quiet calls must be marked before the trace sees them
             before.remove(w._before)

@@ -26,7 +26,7 @@ def _read(session: Any, **kw: Any) -> dict[str, Any]:
 
 def _page(session: Any) -> Any:
     async def get() -> Any:
-        return await session._browser_state().page()
+        return await session.browser_state().page()
 
     return session.run(get())
 

@@ -86,7 +86,7 @@ def page_states(session: Any) -> dict[str, dict[str, Any]]:
     """``window.__state()`` of every frame, by the frame's file name."""
 
     async def read() -> dict[str, dict[str, Any]]:
-        page = await session._browser_state().page()
+        page = await session.browser_state().page()
         out = {}
         for frame in page.frames:
             name = urlsplit(frame.url).path.rsplit("/", 1)[-1]

@@ -48,7 +48,7 @@ def test_the_engine_declines_a_disagreeing_element_at_once_and_acts_on_nothing(s
     session.navigate(url=site.page("form.html") + "?variant=renamed")
 
     async def fill() -> tuple[bool, float]:
-        page = await session._browser_state().page()
+        page = await session.browser_state().page()
         locator = verified_locator(page, email["selectors"], email["fingerprint"])
         assert locator is not None
         t0 = time.monotonic()

@@ -58,7 +58,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         ),
     ),
     ("tools", ("ocnb.tools",)),
-    ("session", ("ocnb.session", "ocnb.features")),
+    ("session", ("ocnb.session",)),
     (
         "faces",
         (
@@ -79,27 +79,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ),
 ]
 
-#: Edges of the session → dispatch → features → audit → telemetry circle, allowed while the call
-#: context (issue 19, item 1) takes it apart. Nothing else may join this list; it goes when they go.
-PENDING: frozenset[tuple[str, str]] = frozenset(
-    {
-        ("ocnb.audit.handoff", "ocnb.dispatch"),
-        ("ocnb.audit.handoff", "ocnb.session"),
-        ("ocnb.audit.hooks", "ocnb.dispatch"),
-        ("ocnb.audit.hooks", "ocnb.session"),
-        ("ocnb.audit.journal", "ocnb.dispatch"),
-        ("ocnb.dispatch", "ocnb.session"),
-        ("ocnb.features", "ocnb.session"),
-        ("ocnb.features", "ocnb.dispatch"),
-        ("ocnb.features", "ocnb.audit.handoff"),
-        ("ocnb.features", "ocnb.audit.hooks"),
-        ("ocnb.session", "ocnb.features"),
-        ("ocnb.session", "ocnb.audit.handoff"),
-        ("ocnb.session", "ocnb.dispatch"),
-        ("ocnb.session", "ocnb.telemetry"),
-        ("ocnb.telemetry", "ocnb.audit.journal"),
-    }
-)
+#: Edges allowed while issue 19 takes them apart. None are left; nothing may join this list.
+PENDING: frozenset[tuple[str, str]] = frozenset()
 
 
 @dataclass(frozen=True)

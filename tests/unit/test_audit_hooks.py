@@ -1,4 +1,4 @@
-"""The audit hooks as dispatch runs them: secrets in/out, one journal entry, trace events."""
+"""The audit layer's hooks as dispatch runs them: secrets in/out, one journal entry, trace events."""
 
 from __future__ import annotations
 
@@ -8,19 +8,20 @@ from typing import Any
 
 import pytest
 
-from ocnb.audit.hooks import install, record, result_summary, secrets_in, secrets_out, trace_call
+from ocnb.audit.hooks import AuditLayer, result_summary
 from ocnb.audit.trace import read_events, read_meta
-from ocnb.dispatch import CallContext, Pipeline
+from ocnb.calls import CallContext, Pipeline
 from ocnb.errors import MissingSecret
 from ocnb.results import ToolResult
 
 
 def make_session(home: Path, tmp: Path) -> Any:
+    """A stand-in host with the audit layer and its hooks, in the order a Session declares them."""
     env = tmp / ".env"
     env.write_text("PW=hunter2-xyz\n")
-    session = SimpleNamespace(id="s-hooks", home=home, pipeline=Pipeline(), _on_close=[], secrets=None)
-    install(session, secrets=env)
-    return session
+    audit = AuditLayer(home, "s-hooks", secrets=env)
+    pipeline = Pipeline(before=[audit.trace_call, audit.secrets_in], after=[audit.secrets_out, audit.record])
+    return SimpleNamespace(id="s-hooks", home=home, pipeline=pipeline, audit=audit, journal=audit.journal)
 
 
 def run(session: Any, name: str, args: dict[str, Any], handler: Any, *, intent: str | None = None) -> ToolResult:
@@ -57,7 +58,7 @@ def test_secret_reaches_the_handler_only(tmp_path: Path) -> None:
     [entry] = session.journal.entries
     assert entry["args"] == {"target": "ax_1", "value": "${SECRET:PW}"} and entry["intent"] == "log in"
     assert entry["seq"] == 7 and entry["summary"].startswith("ok typed=${SECRET:PW}")
-    session.trace.close()
+    session.audit.trace.close()
     kinds = [(e["kind"], e.get("intent")) for e in read_events(home, "s-hooks")]
     assert kinds == [("tool_call", "log in"), ("tool_result", "log in")]
     # Zero hits for the literal value anywhere under OCNB_HOME.
@@ -78,26 +79,24 @@ def test_unknown_secret_is_refused_before_the_handler(tmp_path: Path) -> None:
 def test_refused_intent_leaves_no_record(tmp_path: Path) -> None:
     session = make_session(tmp_path / "home", tmp_path)
     call = CallContext(session=session, name="interact", args={"intent": ""}, source="api", seq=1, record=False)
-    trace_call(call)
-    record(call, ToolResult.failure("interact", "INVALID_INTENT"))
+    session.audit.trace_call(call)
+    session.audit.record(call, ToolResult.failure("interact", "INVALID_INTENT"))
     assert session.journal.entries == []
     assert list(read_events(tmp_path / "home", "s-hooks")) == []
 
 
 def test_close_hook_marks_the_trace_closed(tmp_path: Path) -> None:
     session = make_session(tmp_path / "home", tmp_path)
-    for hook in session._on_close:
-        hook(session)
+    session.audit.close()
     assert read_meta(tmp_path / "home", "s-hooks")["status"] == "closed"
 
 
-def test_error_messages_are_masked_and_summaries_are_one_line() -> None:
-    from ocnb.audit.secrets import SecretStore
-
-    session = SimpleNamespace(secrets=SecretStore({"PW": "hunter2-xyz"}))
-    call = SimpleNamespace(session=session)
+def test_error_messages_are_masked_and_summaries_are_one_line(tmp_path: Path) -> None:
+    audit = AuditLayer(tmp_path, "s-mask")
+    audit.secrets.update({"PW": "hunter2-xyz"})
+    call = CallContext(session=SimpleNamespace(), name="interact", args={}, source="api", seq=1)  # type: ignore[arg-type]
     bad = ToolResult.failure("interact", "TIMEOUT", "waited for hunter2-xyz", {"value": "hunter2-xyz"})
-    masked = secrets_out(call, bad)  # type: ignore[arg-type]
+    masked = audit.secrets_out(call, bad)
     assert masked is not None and masked.error is not None
     assert masked.error.message == "waited for ${SECRET:PW}" and masked.error.details == {"value": "${SECRET:PW}"}
     assert result_summary(bad) == "TIMEOUT: waited for hunter2-xyz"
@@ -107,7 +106,8 @@ def test_error_messages_are_masked_and_summaries_are_one_line() -> None:
     )
 
 
-def test_secrets_in_without_a_store_still_refuses_placeholders() -> None:
-    call = SimpleNamespace(session=SimpleNamespace(), exec_args={"v": "${SECRET:X}"})
+def test_secrets_in_with_an_empty_store_still_refuses_placeholders(tmp_path: Path) -> None:
+    call = CallContext(session=SimpleNamespace(), name="t", args={}, source="api", seq=1)  # type: ignore[arg-type]
+    call.exec_args = {"v": "${SECRET:X}"}
     with pytest.raises(MissingSecret):
-        secrets_in(call)  # type: ignore[arg-type]
+        AuditLayer(tmp_path, "s-empty").secrets_in(call)

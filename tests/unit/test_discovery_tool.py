@@ -11,6 +11,7 @@ from types import SimpleNamespace
 import pytest
 
 from ocnb import registry
+from ocnb.calls import Extensions
 from ocnb.registry import Registry
 from ocnb.settings import Settings
 
@@ -26,7 +27,7 @@ def discovery_tool() -> Iterator[object]:
 
 
 class FakeSession:
-    """What the tool reads from a Session: its home, settings and registry."""
+    """What the tool reads from a Session: its home, settings, registry and extensions."""
 
     def __init__(self, home: Path) -> None:
         self.home = home

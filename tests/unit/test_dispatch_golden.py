@@ -62,7 +62,7 @@ def run_calls(home: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[bytes, bytes
     monkeypatch.setattr(DISPATCH, "time", SimpleNamespace(perf_counter=lambda: next(ticks) * 0.0125))
     s = ocnb.Session(home=home, session_id="golden")
     try:
-        s._ensure_browser = _no_browser  # type: ignore[method-assign]
+        s.ensure_browser = _no_browser  # type: ignore[method-assign]
         for name in ("interact", "form_input", "drag_drop"):
             s.registry._tools[name] = dataclasses.replace(s.registry._tools[name], handler=_fake_handler)
         results = [s.call(tool, args) for tool, args in CALLS]

@@ -1,4 +1,4 @@
-"""Fixtures for the widget tests: a session with the audit layer's journal, and a call spy."""
+"""Fixtures for the widget tests: a journaled session, and a call spy."""
 
 from __future__ import annotations
 
@@ -12,11 +12,7 @@ import ocnb
 
 @pytest.fixture
 def journaled(session: ocnb.Session) -> ocnb.Session:
-    """The module's session with a journal (installed here until ``features.install`` does it)."""
-    if not hasattr(session, "journal"):
-        from ocnb.audit.hooks import install
-
-        install(session)
+    """The module's session (every session has a journal: its audit layer)."""
     return session
 
 

@@ -1,0 +1,167 @@
+"""What a tool call is while it runs, the pipeline of hooks it passes, and what a layer may ask of its host.
+
+This is the low layer the rest builds on: :func:`ocnb.dispatch.dispatch` moves a :class:`CallContext`
+through a :class:`Pipeline`; the layers a session is made of (audit, task guard, hand-offs, capture …)
+contribute hooks, and reach the session only through :class:`Host`. A layer never sets attributes on
+its host: each one keeps its state in its own object, which the session creates and owns.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable, Coroutine
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+from .registry import Registry, ToolDef
+from .results import ToolResult
+
+if TYPE_CHECKING:
+    from .settings import Settings
+
+__all__ = [
+    "SOURCES",
+    "AfterHook",
+    "BeforeHook",
+    "CallContext",
+    "Extensions",
+    "Host",
+    "Pipeline",
+    "RecentResults",
+]
+
+#: Faces a call can come from (recorded in the journal as ``source``).
+SOURCES = ("api", "magic", "widget", "mcp", "plan", "replay")
+
+T = TypeVar("T")
+
+
+class Extensions:
+    """Per-session objects that faces and tools add on first use (a widget watcher, a discovery
+    engine), at most one per class. The session owns them; they go when it does."""
+
+    def __init__(self) -> None:
+        self._items: dict[type, object] = {}
+
+    def get(self, kind: type[T]) -> T | None:
+        item = self._items.get(kind)
+        return item if isinstance(item, kind) else None
+
+    def setdefault(self, kind: type[T], create: Callable[[], T]) -> T:
+        """The one ``kind`` object, made by ``create()`` if there is none yet."""
+        item = self.get(kind)
+        if item is None:
+            item = create()
+            self._items[kind] = item
+        return item
+
+    def put(self, item: object) -> None:
+        """Make ``item`` the one object of its class (replacing any earlier one)."""
+        self._items[type(item)] = item
+
+    def discard(self, item: object) -> None:
+        """Forget ``item`` if it is still the one of its class."""
+        if self._items.get(type(item)) is item:
+            del self._items[type(item)]
+
+
+class Host(Protocol):
+    """What dispatch, and a layer's hooks, may ask of the session they run in.
+
+    The browser state is typed ``Any`` here because this layer sits below :mod:`ocnb.browser`; it is
+    a :class:`ocnb.browser.BrowserState`.
+    """
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def home(self) -> Path: ...
+    @property
+    def config(self) -> Settings: ...
+    @property
+    def registry(self) -> Registry: ...
+    @property
+    def pipeline(self) -> Pipeline: ...
+    @property
+    def extensions(self) -> Extensions: ...
+    @property
+    def closed(self) -> bool: ...
+    @property
+    def state(self) -> Any:
+        """The running browser's state, or None before it starts (never starts it)."""
+
+    def browser_state(self) -> Any:
+        """The running browser's state; raises ``TARGET_CLOSED`` before it starts."""
+
+    def ensure_browser(self) -> Awaitable[Any]:
+        """Start (or relaunch) the browser if needed, on the browser thread; returns its state."""
+
+    def run(self, coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
+        """Wait for ``coro`` run on the browser thread (from any other thread)."""
+
+    def call_lock(self) -> asyncio.Lock:
+        """The lock that serializes top-level calls (created on the browser loop)."""
+
+    def next_seq(self) -> int:
+        """The next call's sequence number in this session, from 1."""
+
+    def trace_event(self, kind: str, body: dict[str, Any]) -> None:
+        """Write one non-call event (navigation, console, replay_step …) to the session's trace."""
+
+
+@dataclass
+class CallContext:
+    """One call as it moves through the pipeline; hooks read and annotate it."""
+
+    session: Host
+    name: str
+    args: dict[str, Any]
+    source: str
+    seq: int
+    started: float = field(default_factory=time.time)
+    tooldef: ToolDef | None = None
+    #: Arguments the handler receives (after secrets substitution); ``args`` stays as given.
+    exec_args: dict[str, Any] = field(default_factory=dict)
+    intent: str | None = None
+    tab_id: str | None = None
+    duration_ms: float = 0.0
+    #: False for calls that leave no journal entry, trace event or skill step: a refused intent,
+    #: or a display-only call (``dispatch(..., record=False)``, e.g. a widget's screenshot).
+    record: bool = True
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+BeforeHook = Callable[[CallContext], Any]
+AfterHook = Callable[[CallContext, ToolResult], Any]
+
+
+@dataclass
+class Pipeline:
+    """Hook points, run in list order. ``before`` hooks may raise :class:`~ocnb.errors.OcnbError` to
+    refuse a call (nothing runs); ``after`` hooks may return a replacement :class:`ToolResult` (e.g.
+    with secrets masked), which the later ones see. A session declares its layers' hooks in one
+    place (:class:`ocnb.session.Session`); faces such as the widget watcher add theirs at run time."""
+
+    before: list[BeforeHook] = field(default_factory=list)
+    after: list[AfterHook] = field(default_factory=list)
+
+
+class RecentResults:
+    """The compact JSON of the (masked) results of a session's recent recorded calls, for token accounting."""
+
+    #: How many results are kept.
+    SIZE = 200
+
+    def __init__(self, size: int = SIZE) -> None:
+        self.entries: deque[dict[str, Any]] = deque(maxlen=size)
+
+    def after(self, call: CallContext, result: ToolResult) -> None:
+        """After-hook (last): remember the result as the caller got it."""
+        if not call.record:
+            return
+        text = json.dumps(result.to_dict(), ensure_ascii=False, separators=(",", ":"), default=str)
+        self.entries.append({"seq": call.seq, "tool": call.name, "source": call.source, "ok": result.ok, "json": text})
