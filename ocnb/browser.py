@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from .downloads import DOWNLOADS_DIR, Downloads
 from .errors import (
     BrowserCrashed,
     BrowserUnavailable,
@@ -28,6 +29,7 @@ from .errors import (
     PageCrashed,
     TargetClosed,
 )
+from .logins import load_state, state_path
 from .settings import Settings
 
 __all__ = [
@@ -307,6 +309,10 @@ class BrowserState:
         self._gone: deque[tuple[float, dict[str, Any]]] = deque(maxlen=100)
         #: Futures of running calls, each resolved with the tab whose dialog opened under "manual".
         self._dialog_waiters: set[Any] = set()
+        #: Files the pages downloaded (kept under OCNB_HOME/downloads, or refused).
+        self.downloads = Downloads(config.home_path / DOWNLOADS_DIR, config.download_max_bytes, self._event)
+        #: False when attached (CDP) to a browser's own context: close() leaves it open.
+        self._own_context = True
 
     @property
     def playwright(self) -> Any:
@@ -319,6 +325,12 @@ class BrowserState:
     ) -> None:
         from playwright.async_api import async_playwright
 
+        # A saved login is checked and read before anything starts: a refused one changes nothing.
+        initial = load_state(state_path(self.config.storage_state, self.config)) if self.config.storage_state else None
+        profile = self.config.user_data_dir
+        if profile is not None and (connect or cdp):
+            raise InvalidArgument("user_data_dir is for a browser ocnb launches, not with connect or cdp")
+        width, height = self.config.viewport
         self._pw = await async_playwright().start()
         try:
             if connect:
@@ -335,6 +347,8 @@ class BrowserState:
             elif cdp:
                 self.browser = await self._pw.chromium.connect_over_cdp(cdp, timeout=self.config.default_timeout_ms)
                 self.remote = cdp
+                if self.browser.contexts and initial is None:  # attach: the browser's own tabs and logins
+                    self.context, self._own_context = self.browser.contexts[0], False
             else:
                 own = None
                 try:
@@ -351,22 +365,39 @@ class BrowserState:
                     )
                 self.executable = path
                 try:
-                    self.browser = await self._pw.chromium.launch(
-                        executable_path=path, headless=self.config.headless, args=launch_args()
-                    )
+                    if profile is not None:  # a persistent profile: the context is the browser
+                        self.context = await self._pw.chromium.launch_persistent_context(
+                            _private_profile(profile),
+                            executable_path=path,
+                            headless=self.config.headless,
+                            args=launch_args(),
+                            viewport={"width": width, "height": height},
+                            accept_downloads=True,
+                        )
+                        self.browser = self.context.browser
+                        if initial is not None:
+                            await self.context.set_storage_state(initial)
+                    else:
+                        self.browser = await self._pw.chromium.launch(
+                            executable_path=path, headless=self.config.headless, args=launch_args()
+                        )
                 except Exception as exc:  # noqa: BLE001
                     raise BrowserUnavailable(
                         f"launching {path} failed: {str(exc).splitlines()[0]}; {INSTALL_HINT}"
                     ) from exc
             self.connected = True
-            self.browser.on("disconnected", self._on_disconnected)
-            width, height = self.config.viewport
-            self.context = await self.browser.new_context(
-                viewport={"width": width, "height": height}, accept_downloads=True
-            )
+            if self.browser is not None:
+                self.browser.on("disconnected", self._on_disconnected)
+            if self.context is None:
+                self.context = await self.browser.new_context(
+                    viewport={"width": width, "height": height}, accept_downloads=True, storage_state=initial
+                )
             self.context.on("page", self._on_page)
             self.context.on("request", self._on_request)
-            await self.new_tab()
+            for page in self.context.pages:  # a profile's first page, or the tabs of an attached browser
+                self.active_id = self._register(page).id
+            if not self.tabs:
+                await self.new_tab()
         except BaseException:
             await self.close()
             raise
@@ -397,7 +428,8 @@ class BrowserState:
     async def close(self) -> None:
         """Close context, browser and Playwright; safe to call twice and after a crash."""
         self._closing = True
-        for obj, method in ((self.context, "close"), (self.browser, "close"), (self._pw, "stop")):
+        context = self.context if self._own_context else None  # an attached browser's own context stays
+        for obj, method in ((context, "close"), (self.browser, "close"), (self._pw, "stop")):
             if obj is None:
                 continue
             try:
@@ -426,12 +458,7 @@ class BrowserState:
         self._by_page[id(page)] = tab
         page.on("console", lambda msg, t=tab: self._on_console(t, msg))
         page.on("framenavigated", lambda frame, t=tab: self._on_navigated(t, frame))
-        page.on(
-            "download",
-            lambda d, t=tab: self.on_event(
-                "download", {"tab_id": t.id, "url": d.url, "filename": d.suggested_filename}
-            ),
-        )
+        page.on("download", lambda d, t=tab: self._on_download(t, d))
         page.on("pageerror", lambda err, t=tab: self._on_page_error(t, err))
         page.on("request", lambda r, t=tab: self._on_tab_request(t, r))
         page.on("response", lambda r, t=tab: self._on_response(t, r))
@@ -444,6 +471,18 @@ class BrowserState:
         page.on("crash", lambda p, t=tab: self._on_crash(t))
         page.on("domcontentloaded", lambda p, t=tab: self._refresh_title(t))
         return tab
+
+    def _event(self, kind: str, body: dict[str, Any]) -> None:
+        self.on_event(kind, body)
+
+    def _on_download(self, tab: Tab, download: Any) -> None:
+        """Record a download for the trace and keep its file (or refuse it): see :mod:`ocnb.downloads`."""
+        self.on_event("download", {"tab_id": tab.id, "url": download.url, "filename": download.suggested_filename})
+        length = next(
+            (r.response_headers.get("content-length") for r in reversed(tab.network) if r.url == download.url), None
+        )
+        self.downloads.max_bytes = self.config.download_max_bytes
+        self.downloads.start(tab.id, download, length)
 
     def _refresh_title(self, tab: Tab) -> None:
         """Remember the title of a page that just loaded (``tabs_context`` shows it if the page hangs later)."""
@@ -818,3 +857,10 @@ class BrowserState:
     async def version(self) -> str:
         self._check()
         return str(self.browser.version)
+
+
+def _private_profile(folder: Path) -> str:
+    """A profile folder, created 0700 when new (it holds cookies and logins)."""
+    from .storage import private_dir
+
+    return str(private_dir(folder))

@@ -75,6 +75,11 @@ class Settings:
     - ``caps``: opt-in capability groups of tools offered besides the default set (``OCNB_CAPS``).
     - ``console_buffer``, ``network_buffer``: console messages and requests kept per tab (older ones
       roll off and are counted as dropped); ``network_bodies``: responses whose body can still be read.
+    - ``storage_state``: a saved login (cookies, localStorage, IndexedDB) the browser starts with: a
+      bare name is ``OCNB_HOME/state/<name>.json``, a path must lie under ``OCNB_HOME/state`` or the
+      upload root (:mod:`ocnb.logins`).
+    - ``user_data_dir``: a persistent Chromium profile folder (logins survive restarts; one session at a time).
+    - ``download_max_bytes``: a larger download is refused (not kept) and reported as such.
     """
 
     headless: bool = True
@@ -95,13 +100,16 @@ class Settings:
     console_buffer: int = 200
     network_buffer: int = 500
     network_bodies: int = 50
+    storage_state: str | None = None
+    user_data_dir: Path | None = None
+    download_max_bytes: int = 100 * 1024 * 1024
 
     def __post_init__(self) -> None:
         if isinstance(self.default_timeout_ms, bool) or not isinstance(self.default_timeout_ms, int):
             raise TypeError(f"default_timeout_ms must be an int of milliseconds, not {self.default_timeout_ms!r}")
         if self.default_timeout_ms <= 0:
             raise ValueError(f"default_timeout_ms must be positive, not {self.default_timeout_ms}")
-        for name in ("console_buffer", "network_buffer", "network_bodies"):
+        for name in ("console_buffer", "network_buffer", "network_bodies", "download_max_bytes"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a positive int, not {value!r}")
@@ -118,6 +126,10 @@ class Settings:
             object.__setattr__(self, "home", Path(self.home).expanduser())
         if self.o200k_file is not None:
             object.__setattr__(self, "o200k_file", Path(self.o200k_file))
+        if self.storage_state is not None:  # kept as typed: "name" and "./name" mean different files
+            object.__setattr__(self, "storage_state", os.fspath(self.storage_state) or None)
+        if self.user_data_dir is not None:
+            object.__setattr__(self, "user_data_dir", Path(self.user_data_dir).expanduser())
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:

@@ -5,7 +5,8 @@ Each takes a ``ref`` (from read_page / find / query_dom) or a plain-words ``quer
 ``AMBIGUOUS_TARGET`` and ``ELEMENT_NOT_FOUND`` never act). Each result names the element acted on
 (ref, role, name) and what changed visibly: ``navigated`` (+ ``url``), ``new_tab``, ``dialogs``
 (handled by the browser layer's documented default: alerts/confirms accepted, prompts answered with
-their default value; ``Config.dialog_policy="dismiss"`` dismisses), ``dom_changed``.
+their default value; ``Config.dialog_policy="dismiss"`` dismisses), ``dom_changed``, and ``downloads``
+(only when the action started one: each saved, or refused, see :mod:`ocnb.downloads`).
 With ``capture_artifact: true`` the result also carries the element's ``selector_chain`` and
 ``fingerprint`` (what skill replay checks before acting again).
 """
@@ -138,6 +139,9 @@ class _Watch:
             out["dom_changed"] = bool(after is not None and self.mutations is not None and after > self.mutations)
         else:
             out["dom_changed"] = True
+        downloads = await self.ctx.browser.downloads.since(self.started)  # saved (or refused) by now
+        if downloads:
+            out["downloads"] = downloads
         return out
 
 
