@@ -202,8 +202,9 @@ def _body(
     if text is None:
         out["binary"] = True
     elif limit:
-        out["text"] = ctx.session.secrets.clip_text(text, limit)
-        if len(text) > limit:
+        masked = ctx.session.secrets.mask_text(text)  # masked first: a cut never leaves part of a secret
+        out["text"] = masked if len(masked) <= limit else ctx.session.secrets.mask_text(masked[:limit], truncated=True)
+        if len(masked) > limit:
             out["truncated"] = True
     return out
 
@@ -254,37 +255,29 @@ def _timing(rec: RequestRecord) -> dict[str, Any]:
 async def network_request(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     tab = ctx.tab(args.get("tab_id"))
     rec = _find(tab, int(args["id"]))
-    out = _summary(ctx, rec)
+    to_file = bool(args.get("to_file"))
+    data, why = None, None
+    if rec.status is not None and (to_file or args.get("max_chars", BODY_CHARS)):
+        data, why = await _response_body(rec)
+        if data is None and to_file:  # before any file is written: a refused call leaves nothing behind
+            raise NotFound(f"the body of request {rec.id} cannot be written: {why}", details={"id": rec.id})
     headers = rec.headers
-    try:
-        headers = await asyncio.wait_for(
-            rec.request.all_headers(), BODY_WAIT_S
-        )  # with cookies, which the event's copy leaves out
-    except Exception:  # noqa: BLE001 - the page may be gone; the headers seen at the time remain
-        pass
-    request: dict[str, Any] = {"headers": headers}
+    with contextlib.suppress(Exception):  # the page may be gone; the headers seen at the time remain
+        headers = await asyncio.wait_for(rec.request.all_headers(), BODY_WAIT_S)  # with cookies too
+    out = _summary(ctx, rec)
+    out["request"] = {"headers": headers}
     post = None
-    try:
+    with contextlib.suppress(Exception):
         post = rec.request.post_data_buffer
-    except Exception:  # noqa: BLE001
-        post = None
     if post:
-        request["body"] = _body(ctx, rec, post, _content_type(headers), "request", args)
-    out["request"] = request
+        out["request"]["body"] = _body(ctx, rec, post, _content_type(headers), "request", args)
     if rec.status is not None:
-        response: dict[str, Any] = {
-            "status": rec.status,
-            "status_text": rec.status_text,
-            "headers": rec.response_headers,
-        }
-        if args.get("to_file") or args.get("max_chars", BODY_CHARS):
-            data, why = await _response_body(rec)
-            if data is not None:
-                response["body"] = _body(ctx, rec, data, _content_type(rec.response_headers), "response", args)
-            elif args.get("to_file"):
-                raise NotFound(f"the body of request {rec.id} cannot be written: {why}", details={"id": rec.id})
-            else:
-                response["body_unavailable"] = why
+        response: dict[str, Any] = {"status": rec.status, "status_text": rec.status_text}
+        response["headers"] = rec.response_headers
+        if data is not None:
+            response["body"] = _body(ctx, rec, data, _content_type(rec.response_headers), "response", args)
+        elif why is not None:
+            response["body_unavailable"] = why
         out["response"] = response
     out["timing"] = _timing(rec)
     return out

@@ -275,7 +275,7 @@ def test_a_body_that_rolled_off_the_buffer_is_not_found(ocnb_home: Path, site) -
     with ocnb.Session(home=ocnb_home, caps=["network"], network_buffer=3, network_bodies=1, console_buffer=2) as s:
         s.call("navigate", url=site.page("network.html")).raise_for_error()
         first = s.call("network_requests", limit=1)["requests"][0]
-        for name, then in [("Send XHR", "xhr: 200"), ("Load missing", "missing: 404"), ("Send JSON", "json: 201")]:
+        for name, then in [("Send JSON", "json: 201"), ("Send XHR", "xhr: 200"), ("Load missing", "missing: 404")]:
             click(s, name, then)
         listed = s.call("network_requests").raise_for_error()
         assert len(listed["requests"]) == 3 and listed["dropped"] >= 1
@@ -286,10 +286,13 @@ def test_a_body_that_rolled_off_the_buffer_is_not_found(ocnb_home: Path, site) -
         assert unknown.error.code == "NOT_FOUND" and "no request" in unknown.error.message
 
         # Only the newest network_bodies responses keep their body; older ones say why.
-        xhr = listed["requests"][0]
-        older = s.call("network_request", id=xhr["id"]).raise_for_error()["response"]
-        assert "body" not in older and older["body_unavailable"].startswith("released")
-        assert s.call("network_request", id=xhr["id"], to_file=True).error.code == "NOT_FOUND"
+        post = listed["requests"][0]
+        assert post["method"] == "POST"
+        older = s.call("network_request", id=post["id"]).raise_for_error()
+        assert "body" not in older["response"] and older["response"]["body_unavailable"].startswith("released")
+        assert json.loads(older["request"]["body"]["text"])["name"] == "Durian"  # the request's own body remains
+        assert s.call("network_request", id=post["id"], to_file=True).error.code == "NOT_FOUND"
+        assert not (ocnb_home / "network").exists()  # refused before writing anything
 
         console = s.call("console_messages").raise_for_error()
         assert len(console["messages"]) == 2 and console["dropped"] >= 3
