@@ -118,7 +118,7 @@ async def _reset(ctx: Any, tab: Any) -> None:
     category="emulation",
     group="emulation",
     side_effects=True,
-    description="Emulate a device, viewport size, user agent, locale, timezone or geolocation. "
+    description="Emulate a device, viewport, locale, timezone or geolocation. "
     "device is a name from Playwright's device table, e.g. 'Pixel 7'; reset drops every override. "
     "Applied to the live page (CDP overrides): nothing is lost. Returns what is emulated and what the page now sees.",
     properties={

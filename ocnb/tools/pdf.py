@@ -28,7 +28,7 @@ def pdf_pages(data: bytes) -> int:
     name="page_pdf",
     category="pdf",
     group="pdf",
-    description="Print the tab's page to a PDF file. "
+    description="Print the page to a PDF file. "
     "Returns the file path, size and page count; landscape and background (print backgrounds) are optional.",
     properties={"landscape": {"type": "boolean", "default": False}, "background": {"type": "boolean", "default": True}},
 )

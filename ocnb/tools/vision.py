@@ -53,7 +53,7 @@ async def _border(page: Any, ref: str) -> tuple[float, float]:
     group="vision",
     side_effects=True,
     intent=True,
-    description="Act at x,y of the viewport (CSS px, as in a screenshot) on the element there. "
+    description="Act on the element at x,y of the viewport (CSS px, as in a screenshot). "
     "The element at the point is found first and named (ref, role, name) in the result and the journal; "
     "a click or hover lands on that point. action defaults to click; value is needed for fill/type, key for press.",
     properties={
@@ -112,7 +112,7 @@ def _rest(done: dict[str, Any]) -> dict[str, Any]:
     name="element_screenshot",
     category="vision",
     group="vision",
-    description="Take a PNG screenshot of one element (ref or query). "
+    description="Screenshot one element to a PNG file. "
     "Returns the file path, the element and the image size (CSS px, the element's box).",
     properties={**TARGET_PROPS},
 )
