@@ -24,9 +24,15 @@ fields are optional: ``maxToolCalls`` defaults to :data:`DEFAULT_MAX_TOOL_CALLS`
 ``maxWallMs`` to :data:`DEFAULT_MAX_WALL_MS` (300000, five minutes). An input spec needs
 ``type`` (``string`` | ``number`` | ``boolean``); ``required`` defaults to ``true`` and
 ``redaction`` (``secret`` | ``none``) to ``none``. A loop guard is ``{kind, limit, window?}``.
-Unknown fields, kinds and assertion kinds are errors; :func:`validate_signature` reports all of
-them at once with JSON paths. :func:`dumps` writes the canonical form (defaults filled in, tools
-sorted, keys sorted, fixed separators, trailing newline), so the same signature is the same bytes.
+Unknown fields, kinds and assertion kinds are errors; :func:`validate_signature` checks a document
+against :data:`SIGNATURE_SCHEMA` and reports every error at once with JSON paths. :func:`dumps`
+writes the canonical form (defaults filled in, tools sorted, keys sorted, fixed separators, trailing
+newline), so the same signature is the same bytes.
+
+This module is the signature as a document: schema and validation, the dataclasses, canonical JSON,
+a task's input values (:func:`require_inputs`, :func:`redact_inputs`, :func:`secret_input_masks`),
+:class:`SignatureStore`, and :func:`load_signature` (a stored id or an inline document). Judging a
+task against it is :mod:`.evaluator`; binding one to a session is :mod:`ocnb.workflow`.
 """
 
 from __future__ import annotations
@@ -72,9 +78,12 @@ __all__ = [
     "SignatureStore",
     "check_inputs",
     "dumps",
+    "load_signature",
     "loads",
     "parse_signature",
     "redact_inputs",
+    "require_inputs",
+    "secret_input_masks",
     "secret_values",
     "validate_signature",
 ]
@@ -405,17 +414,32 @@ def redact_inputs(sig: BrowserTaskSignature, inputs: Mapping[str, Any]) -> dict[
     return out
 
 
-def secret_values(sig: BrowserTaskSignature, inputs: Mapping[str, Any]) -> list[str]:
-    """The literal values of secret inputs (as strings), for a masker to scrub from every output."""
-    values = []
+def require_inputs(sig: BrowserTaskSignature, inputs: Mapping[str, Any], *, what: str = "inputs") -> None:
+    """Raise ``INVALID_ARGUMENT`` with every :func:`check_inputs` problem (``what`` names the values)."""
+    problems = check_inputs(sig, inputs)
+    if problems:
+        raise InvalidArgument(
+            f"{what} do not match the signature's inputs", details={"errors": [p.to_dict() for p in problems]}
+        )
+
+
+def secret_input_masks(sig: BrowserTaskSignature, inputs: Mapping[str, Any]) -> dict[str, str]:
+    """The literal values of secret inputs by masker name (``INPUT_<NAME>``), for a
+    :class:`~ocnb.audit.secrets.SecretStore` to scrub from every output. Placeholders are left out."""
+    masks = {}
     for name in sig.secret_inputs:
         value = inputs.get(name)
         if value is None or isinstance(value, bool):
             continue
         text = str(value)
         if text and not is_secret_placeholder(text):
-            values.append(text)
-    return values
+            masks[f"INPUT_{name.upper()}"] = text
+    return masks
+
+
+def secret_values(sig: BrowserTaskSignature, inputs: Mapping[str, Any]) -> list[str]:
+    """The literal values of secret inputs (as strings), for a masker to scrub from every output."""
+    return list(secret_input_masks(sig, inputs).values())
 
 
 # --------------------------------------------------------------------------------------------
@@ -450,3 +474,15 @@ class SignatureStore:
     def delete(self, sig_id: str) -> bool:
         """Remove a signature; ``False`` when there was none."""
         return self.records.delete(sig_id)
+
+
+def load_signature(
+    value: Any, *, home: str | os.PathLike[str] | None = None, known_tools: Collection[str] | None = None
+) -> BrowserTaskSignature:
+    """The signature a caller named: a stored id (from :class:`SignatureStore`) or an inline document.
+
+    An inline document is validated with ``known_tools``; a stored one was validated when it was saved.
+    """
+    if isinstance(value, str):
+        return SignatureStore(home).get(value)
+    return parse_signature(value, known_tools=known_tools)

@@ -9,13 +9,12 @@ from typing import Any
 from ..contracts import (
     CallInfo,
     PageObservations,
-    SignatureStore,
-    check_inputs,
     evaluate_signature_on_page,
-    parse_signature,
+    load_signature,
     preflight,
     redact_inputs,
-    secret_values,
+    require_inputs,
+    secret_input_masks,
 )
 from ..errors import InvalidArgument
 from ..placeholders import fill_params, require_params
@@ -31,22 +30,14 @@ SIGNATURE_SCHEMA = {
 
 
 def _load_signature(ctx: Any, value: Any) -> Any:
-    if isinstance(value, str):
-        return SignatureStore(ctx.home).get(value)
-    return parse_signature(value, known_tools=ctx.session.registry.names())
+    return load_signature(value, home=ctx.home, known_tools=ctx.session.registry.names())
 
 
 def _mask_secret_inputs(ctx: Any, sig: Any, inputs: dict[str, Any]) -> None:
     """Make the session's masker scrub the literal values of secret inputs from every output."""
-    values = secret_values(sig, inputs)
-    if values:
-        ctx.session.secrets.update(
-            {
-                f"INPUT_{name.upper()}": str(inputs[name])
-                for name in sig.secret_inputs
-                if name in inputs and str(inputs[name]) in values
-            }
-        )
+    masks = secret_input_masks(sig, inputs)
+    if masks:
+        ctx.session.secrets.update(masks)
 
 
 @tool(
@@ -88,11 +79,8 @@ async def execute_plan(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     sig = _load_signature(ctx, args["signature"]) if "signature" in args else None
     out: dict[str, Any] = {"status": "completed", "steps_total": len(steps), "steps_executed": 0, "steps": []}
     if sig is not None:
-        problems = check_inputs(sig, params) if sig.inputs else []
-        if problems:
-            raise InvalidArgument(
-                "params do not match the signature's inputs", details={"errors": [p.to_dict() for p in problems]}
-            )
+        if sig.inputs:
+            require_inputs(sig, params, what="params")
         _mask_secret_inputs(ctx, sig, params)
         reasons = preflight(sig, [st["tool"] for st in steps])
         if reasons:
@@ -176,9 +164,7 @@ async def execute_plan(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
 async def oc_task_start(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     sig = _load_signature(ctx, args["signature"])
     inputs = args.get("inputs") or {}
-    problems = check_inputs(sig, inputs)
-    if problems:
-        raise InvalidArgument("inputs do not match the signature", details={"errors": [p.to_dict() for p in problems]})
+    require_inputs(sig, inputs)
     _mask_secret_inputs(ctx, sig, inputs)
     ctx.session.guard.task = TaskBinding(sig, redact_inputs(sig, inputs))
     return {"bound": sig.id, "allowedTools": list(sig.allowed_tools), "budgets": sig.budgets.to_dict()}

@@ -15,9 +15,12 @@ from ocnb.contracts.signatures import (
     SignatureStore,
     check_inputs,
     dumps,
+    load_signature,
     loads,
     parse_signature,
     redact_inputs,
+    require_inputs,
+    secret_input_masks,
     secret_values,
     validate_signature,
 )
@@ -210,6 +213,25 @@ def test_secret_inputs_are_redacted() -> None:
     placeholder = {"username": "ada", "password": "${SECRET:DEMO_PASSWORD}"}
     assert redact_inputs(sig, placeholder)["password"] == "${SECRET:DEMO_PASSWORD}"
     assert secret_values(sig, placeholder) == []
+
+
+def test_require_inputs_raises_with_every_problem_and_masks_name_secret_literals() -> None:
+    sig = parse_signature(login_doc())
+    with pytest.raises(InvalidArgument) as info:
+        require_inputs(sig, {"username": 7, "pin": "1234"}, what="params")
+    assert info.value.message == "params do not match the signature's inputs"
+    assert sorted(e["path"] for e in info.value.details["errors"]) == ["$.password", "$.pin", "$.username"]
+    require_inputs(sig, {"username": "ada", "password": "pw"})
+    assert secret_input_masks(sig, {"username": "ada", "password": "hunter2"}) == {"INPUT_PASSWORD": "hunter2"}
+    assert secret_input_masks(sig, {"password": "${SECRET:PW}"}) == {}
+
+
+def test_load_signature_takes_a_stored_id_or_an_inline_document(ocnb_home) -> None:
+    SignatureStore().save(login_doc())
+    assert load_signature("demo-login") == parse_signature(login_doc())
+    assert load_signature(login_doc(), known_tools=None).id == "demo-login"
+    with pytest.raises(InvalidArgument, match="unknown tool 'form_input'"):
+        load_signature(login_doc(), known_tools={"navigate", "interact", "read_page"})
 
 
 # -- store ---------------------------------------------------------------------------------
