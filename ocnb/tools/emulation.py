@@ -7,6 +7,9 @@ stay. A browser context is not re-created. The overrides last through navigation
 ``reset``; a popup the tab opens is not emulated. Playwright's own screenshots reset device metrics
 for a moment, so the browser layer re-applies them after each call on the tab.
 
+``geolocation`` also grants the geolocation permission to the context (every tab may then ask; only
+this tab gets the position), and ``reset`` clears the context's permissions again.
+
 Devices come from Playwright's device table (``playwright.devices``: viewport, device scale factor,
 mobile, touch, user agent). Every argument is checked before anything is applied: an unknown device
 or timezone, or a locale Chromium refuses, is ``INVALID_ARGUMENT`` and changes nothing.
