@@ -8,6 +8,7 @@ from typing import Any
 
 from ..contracts import (
     CallInfo,
+    Evaluation,
     PageObservations,
     evaluate_signature_on_page,
     load_signature,
@@ -31,6 +32,14 @@ SIGNATURE_SCHEMA = {
 
 def _load_signature(ctx: Any, value: Any) -> Any:
     return load_signature(value, home=ctx.home, known_tools=ctx.session.registry.names())
+
+
+async def _evaluate(ctx: Any, sig: Any, calls: list[CallInfo], elapsed_ms: float) -> Evaluation:
+    """The signature judged on the active tab now (its assertions, observations, calls and time)."""
+    page = await ctx.page()
+    tab = ctx.browser.tab_of(page)
+    observations = PageObservations.from_tab(tab) if tab else None
+    return await evaluate_signature_on_page(sig, page, observations, calls=calls, elapsed_ms=elapsed_ms)
 
 
 def _mask_secret_inputs(ctx: Any, sig: Any, inputs: dict[str, Any]) -> None:
@@ -125,15 +134,7 @@ async def execute_plan(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
             CallInfo.from_result(st["tool"], result.ok, result.data, url_before=before, url_after=page_url(ctx.session))
         )
         if sig is not None:
-            page = await ctx.page()
-            tab = ctx.browser.tab_of(page)
-            evaluation = await evaluate_signature_on_page(
-                sig,
-                page,
-                PageObservations.from_tab(tab) if tab else None,
-                calls=calls,
-                elapsed_ms=(time.monotonic() - started) * 1000,
-            )
+            evaluation = await _evaluate(ctx, sig, calls, (time.monotonic() - started) * 1000)
             if evaluation.done:
                 out["status"] = evaluation.status
                 out["taskSignature"] = evaluation.to_dict()
@@ -182,15 +183,7 @@ async def workflow_status(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     if binding is None:
         return {"bound": False}
     if ctx.session.state is not None and ctx.browser.tabs:
-        page = await ctx.page()
-        tab = ctx.browser.tab_of(page)
-        binding.last_evaluation = await evaluate_signature_on_page(
-            binding.signature,
-            page,
-            PageObservations.from_tab(tab) if tab else None,
-            calls=binding.calls,
-            elapsed_ms=binding.elapsed_ms,
-        )
+        binding.last_evaluation = await _evaluate(ctx, binding.signature, binding.calls, binding.elapsed_ms)
     return {"bound": True, **binding.status()}
 
 
