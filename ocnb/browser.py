@@ -478,11 +478,9 @@ class BrowserState:
     def _on_download(self, tab: Tab, download: Any) -> None:
         """Record a download for the trace and keep its file (or refuse it): see :mod:`ocnb.downloads`."""
         self.on_event("download", {"tab_id": tab.id, "url": download.url, "filename": download.suggested_filename})
-        length = next(
-            (r.response_headers.get("content-length") for r in reversed(tab.network) if r.url == download.url), None
-        )
+        request = next((r for r in reversed(tab.network) if r.url == download.url), None)
         self.downloads.max_bytes = self.config.download_max_bytes
-        self.downloads.start(tab.id, download, length)
+        self.downloads.start(tab.id, download, request)
 
     def _refresh_title(self, tab: Tab) -> None:
         """Remember the title of a page that just loaded (``tabs_context`` shows it if the page hangs later)."""

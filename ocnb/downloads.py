@@ -86,8 +86,12 @@ class Downloads:
         self._tasks: dict[str, asyncio.Future[Any]] = {}
         self._ids = itertools.count(1)
 
-    def start(self, tab_id: str, download: Any, content_length: str | None = None) -> DownloadRecord:
-        """Take over a Playwright download (on the browser loop); saving goes on in the background."""
+    def start(self, tab_id: str, download: Any, request: Any = None) -> DownloadRecord:
+        """Take over a Playwright download (on the browser loop); saving goes on in the background.
+
+        ``request`` is the tab's record of the download's request when there is one (an http(s) URL):
+        its response headers (``response_headers``, once ``status`` is set) may announce the size.
+        """
         suggested = ""
         with contextlib.suppress(Exception):
             suggested = str(download.suggested_filename)
@@ -95,7 +99,7 @@ class Downloads:
             id=f"d{next(self._ids)}", ts=time.time(), tab_id=tab_id, url=str(download.url), suggested=suggested
         )
         self.records.append(rec)
-        task = asyncio.ensure_future(self._save(rec, download, content_length))
+        task = asyncio.ensure_future(self._save(rec, download, request))
         self._tasks[rec.id] = task
         task.add_done_callback(self._done)
         return rec
@@ -105,9 +109,9 @@ class Downloads:
         if not task.cancelled():
             task.exception()  # retrieved: _save reports its own failures
 
-    async def _save(self, rec: DownloadRecord, download: Any, content_length: str | None) -> None:
+    async def _save(self, rec: DownloadRecord, download: Any, request: Any) -> None:
         try:
-            announced = int(content_length) if content_length and content_length.strip().isdigit() else None
+            announced = await _announced_size(request)
             if announced is not None and announced > self.max_bytes:
                 rec.bytes = announced
                 self._refuse(rec, f"{announced} bytes announced, over the limit of {self.max_bytes}")
@@ -144,13 +148,28 @@ class Downloads:
         """Every kept record, oldest first."""
         return [r.describe() for r in self.records]
 
-    async def since(self, ts: float, wait_s: float = SETTLE_S) -> list[dict[str, Any]]:
-        """Downloads that began at or after ``ts``, waiting up to ``wait_s`` for those still saving."""
+    async def since(self, ts: float, wait_s: float = SETTLE_S, *, expect: bool = False) -> list[dict[str, Any]]:
+        """Downloads that began at or after ``ts``, waiting up to ``wait_s`` for those still saving
+        (``expect``: one is known to be starting; wait up to 2 s for its event too)."""
+        deadline = time.monotonic() + 2.0
+        while expect and not any(r.ts >= ts for r in self.records) and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
         recent = [r for r in self.records if r.ts >= ts]
         pending = [self._tasks[r.id] for r in recent if r.id in self._tasks]
         if pending:
             await asyncio.wait(pending, timeout=wait_s)
         return [r.describe() for r in recent]
+
+
+async def _announced_size(request: Any, wait_s: float = 1.0) -> int | None:
+    """The ``Content-Length`` of a download's response, waiting up to ``wait_s`` for its headers."""
+    if request is None:
+        return None
+    deadline = time.monotonic() + wait_s
+    while getattr(request, "status", None) is None and time.monotonic() < deadline:
+        await asyncio.sleep(0.02)
+    value = str((getattr(request, "response_headers", None) or {}).get("content-length", "")).strip()
+    return int(value) if value.isdigit() else None
 
 
 def _event(rec: DownloadRecord) -> dict[str, Any]:

@@ -6,6 +6,9 @@ Examples::
     ocnb mcp --http 8765                  # HTTP on 127.0.0.1:8765 with a bearer token
     ocnb mcp --http 8765 --token-file ~/.ocnb/mcp-token   # the same token after every restart
     ocnb mcp --headed --home ./.ocnb --secrets .env
+    ocnb mcp --cdp-endpoint http://127.0.0.1:9222   # attach to a running Chrome: its tabs, its logins
+    ocnb mcp --storage-state github           # start logged in (OCNB_HOME/state/github.json)
+    ocnb mcp --user-data-dir ~/.ocnb/profile  # a persistent profile: logins survive restarts
 
 In stdio mode stdout carries the protocol only; everything else goes to stderr.
 """
@@ -69,6 +72,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--secrets", metavar="FILE", help="dotenv file of secrets usable as ${SECRET:NAME}")
     p.add_argument("--home", metavar="DIR", help="storage root (default OCNB_HOME or ~/.ocnb)")
     p.add_argument("--chromium", metavar="PATH", help="Chromium/Chrome executable (default: OCNB_CHROMIUM, ...)")
+    remote = p.add_mutually_exclusive_group()
+    remote.add_argument(
+        "--cdp-endpoint",
+        metavar="URL",
+        help="attach to a running Chrome/Chromium over CDP (e.g. http://127.0.0.1:9222) instead of launching; "
+        "its open tabs become the session's tabs",
+    )
+    remote.add_argument(
+        "--connect", metavar="WS", help="use a Playwright server (ws://…, `playwright run-server`) instead of launching"
+    )
+    p.add_argument(
+        "--storage-state",
+        metavar="NAME|PATH",
+        help="start logged in from a saved state: a NAME is OCNB_HOME/state/NAME.json; a PATH must lie under "
+        "OCNB_HOME/state or the working directory (write ./file.json for one there)",
+    )
+    p.add_argument(
+        "--user-data-dir", metavar="DIR", help="a persistent browser profile: cookies and logins survive restarts"
+    )
     return p
 
 
@@ -77,12 +99,24 @@ def _session(opts: argparse.Namespace) -> Any:
 
     if opts.home:
         os.environ["OCNB_HOME"] = os.path.abspath(opts.home)
+    extra: dict[str, Any] = {}
+    if opts.storage_state:  # a refused or unreadable state file: one line now, before anything starts
+        from ..logins import load_state, state_path
+        from ..settings import Settings
+
+        load_state(state_path(opts.storage_state, Settings.from_env()))
+        extra["storage_state"] = opts.storage_state
+    if opts.user_data_dir:
+        extra["user_data_dir"] = opts.user_data_dir
     return Session(
         headless=not opts.headed,
         caps=opts.caps,
         home=opts.home,
         secrets=opts.secrets,
         executable_path=opts.chromium,
+        cdp=opts.cdp_endpoint,
+        connect=opts.connect,
+        **extra,
     )
 
 
@@ -125,6 +159,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--token-file and --no-auth contradict each other")
     if opts.token_file and opts.http is None:
         parser.error("--token-file is for --http; stdio needs no token")
+    if opts.user_data_dir and (opts.cdp_endpoint or opts.connect):
+        parser.error("--user-data-dir is for a browser ocnb launches, not with --cdp-endpoint or --connect")
     if opts.http is not None and not opts.allow_remote:
         from .http import is_loopback, remote_bind_refusal
 

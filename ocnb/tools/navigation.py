@@ -1,9 +1,14 @@
-"""Navigation tools: navigate (also back/forward), page_reload, wait_for."""
+"""Navigation tools: navigate (also back/forward), page_reload, wait_for.
+
+A URL that is a file to download leaves the page where it was; navigate then reports the download
+(saved under OCNB_HOME/downloads, or refused: see :mod:`ocnb.downloads`) instead of failing.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from typing import Any
 
 from ..errors import InvalidArgument, NavigationFailed, OcnbError, Timeout, from_playwright
@@ -85,6 +90,7 @@ async def navigate(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     wait_until = args.get("wait_until", "load")
     page = await ctx.page(args.get("tab_id"))
     timeout = ctx.config.default_timeout_ms
+    started = time.time()
     try:
         if url == "back":
             response = await page.go_back(wait_until=wait_until, timeout=timeout)
@@ -93,6 +99,10 @@ async def navigate(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
         else:
             response = await _goto(page, url, wait_until, timeout)
     except Exception as exc:  # noqa: BLE001
+        if "Download is starting" in str(exc):  # a file, not a page: kept (or refused) like any download
+            tab = _tab(ctx, page)
+            info = {**(await page_info(page, tab)), "status": None, "tab_id": tab.id if tab else None}
+            return {**info, "downloads": await ctx.browser.downloads.since(started, expect=True)}
         await settle(page)
         raise _nav_error(exc, url) from None
     info = await page_info(page, _tab(ctx, page))
