@@ -108,3 +108,23 @@ def test_a_missing_param_is_refused_the_same_way_by_both(session, site, module_h
     assert plan.error.code == replay.error.code == "INVALID_ARGUMENT"
     assert plan.error.details["missing"] == ["agree", "countries"]
     assert plan.error.message == replay.error.message
+
+
+def test_a_secret_in_a_replayed_step_reaches_the_page_and_the_trace_keeps_its_placeholder(
+    session, site, module_home, tmp_path
+) -> None:
+    sid = placeholder_skill(session, site, module_home)
+    skill = SkillStore(module_home).get(sid)
+    skill["steps"][1]["replay_artifact"]["steps"][0]["args"]["value"] = "${SECRET:TYPED_PW}"
+    SkillStore(module_home).record(skill["domain"], skill["name"], skill["steps"])
+    (tmp_path / "typed.env").write_text("TYPED_PW=typed-s3cret-value\n")
+    session.load_secrets(tmp_path / "typed.env")
+    events = len(session.trace_df())
+    assert session.oc_skill_replay(skill_id=sid, params={"agree": True, "countries": ["Japan"]}).ok
+    typed = "document.querySelector('#full-name').value"
+    assert session.javascript_tool(expression=f"{typed}.length").data["result"] == len("typed-s3cret-value")
+    assert session.javascript_tool(expression=f"{typed}.startsWith('$')").data["result"] is False
+    bodies = list(session.trace_df().iloc[events:]["body"])
+    steps = [b for b in bodies if "args" in b and "step_index" in b]
+    assert steps[1]["args"]["value"] == "${SECRET:TYPED_PW}"
+    assert "typed-s3cret-value" not in json.dumps(bodies)
