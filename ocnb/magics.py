@@ -42,7 +42,7 @@ from .dispatch import dispatch
 from .perception.refs import REF_PATTERN
 from .registry import Registry, ToolDef, check_caps
 from .session import session as default_session
-from .settings import Settings
+from .settings import DIALOG_POLICIES, Settings
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -254,6 +254,9 @@ class OcMagics(Magics):
     default_timeout_ms = Int(30_000, help="Per-call timeout when a call gives none.").tag(config=True)
     show_screenshots = Bool(True, help="Show screenshots inline as images (else their path).").tag(config=True)
     caps = List(Unicode(), help="Opt-in capability groups of tools to offer besides the default set.").tag(config=True)
+    dialog_policy = Unicode(
+        "accept", help="How page dialogs are answered: accept, dismiss or manual (they wait for dialog_answer)."
+    ).tag(config=True)
     secrets = Unicode(None, allow_none=True, help="A dotenv file of secrets usable as ${SECRET:NAME}.").tag(config=True)
     progress = Bool(True, help="Show a progress bar while %%oc runs its lines.").tag(config=True)
 
@@ -280,6 +283,7 @@ class OcMagics(Magics):
         return default_session(
             headless=self.headless,
             caps=self.caps,
+            dialog_policy=self.dialog_policy,
             secrets=self.secrets,
             default_timeout_ms=self.default_timeout_ms,
         )
@@ -300,6 +304,23 @@ class OcMagics(Magics):
         s = self._existing()
         if s is not None:
             s.configure(default_timeout_ms=change["new"])
+
+    @default("dialog_policy")
+    def _dialog_policy_default(self) -> str:
+        return Settings.from_env().dialog_policy
+
+    @validate("dialog_policy")
+    def _dialog_policy_valid(self, proposal: dict[str, Any]) -> str:
+        value = str(proposal["value"]).strip().lower()
+        if value not in DIALOG_POLICIES:
+            raise TraitError(f"OcMagics.dialog_policy must be one of {', '.join(DIALOG_POLICIES)}, not {value!r}")
+        return value
+
+    @observe("dialog_policy")
+    def _dialog_policy_changed(self, change: dict[str, Any]) -> None:
+        s = self._existing()
+        if s is not None:
+            s.configure(dialog_policy=change["new"])
 
     @observe("caps")
     def _caps_changed(self, change: dict[str, Any]) -> None:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ENV", "Settings", "env_flag"]
+__all__ = ["DIALOG_POLICIES", "ENV", "Settings", "env_flag"]
 
 #: Every environment variable ocnb reads, and what it sets.
 ENV: dict[str, str] = {
@@ -35,6 +35,7 @@ ENV: dict[str, str] = {
     "OCNB_O200K_FILE": "o200k_file: a local o200k_base BPE file for token counts",
     "OCNB_MCP_TOKEN": "mcp_token: the bearer token `ocnb mcp --http` requires",
     "OCNB_CAPS": "caps: opt-in capability groups of tools, comma-separated",
+    "OCNB_DIALOG_POLICY": "dialog_policy: accept, dismiss or manual",
 }
 
 _TRUE = frozenset({"1", "true", "yes", "on"})
@@ -63,7 +64,8 @@ class Settings:
       (``("file",)`` allows local files; ``OCNB_ALLOW_FILE_URLS=1`` does the same).
     - ``upload_root``: ``file_upload`` takes only files under this folder (default: working directory).
     - ``dialog_policy``: ``accept`` (alert/confirm accepted, prompt answered with its default), ``dismiss``, or
-      ``manual`` (the dialog waits; results show ``pending_dialog``; ``dialog_answer`` answers it).
+      ``manual`` (the dialog waits; results show ``pending_dialog``; ``dialog_answer`` answers it, and
+      its group ``dialogs`` is offered with it) — ``OCNB_DIALOG_POLICY``.
     - ``handoff``: when true, a target that cannot be resolved returns ``NEEDS_HUMAN`` with a payload.
     - ``viewport``: the page size in CSS pixels.
     - ``skill_replay``: whether recorded skills carry selector chains and can be replayed.
@@ -121,7 +123,10 @@ class Settings:
         object.__setattr__(self, "viewport", tuple(self.viewport))
         object.__setattr__(self, "capability_dirs", tuple(Path(p) for p in self.capability_dirs))
         caps = self.caps.split(",") if isinstance(self.caps, str) else self.caps
-        object.__setattr__(self, "caps", tuple(sorted({str(c).strip() for c in caps} - {""})))
+        wanted = {str(c).strip() for c in caps} - {""}
+        if self.dialog_policy == "manual":
+            wanted.add("dialogs")  # a dialog that waits needs the tool that answers it
+        object.__setattr__(self, "caps", tuple(sorted(wanted)))
         if self.home is not None:
             object.__setattr__(self, "home", Path(self.home).expanduser())
         if self.o200k_file is not None:
@@ -156,6 +161,8 @@ class Settings:
             values["capability_dirs"] = tuple(Path(p) for p in env["OCNB_CAPABILITY_DIRS"].split(os.pathsep) if p)
         if env.get("OCNB_O200K_FILE"):
             values["o200k_file"] = Path(env["OCNB_O200K_FILE"])
+        if env.get("OCNB_DIALOG_POLICY", "").strip():
+            values["dialog_policy"] = env["OCNB_DIALOG_POLICY"].strip().lower()
         if env.get("OCNB_CAPS", "").strip():
             values["caps"] = env["OCNB_CAPS"]
         if env.get("OCNB_MCP_TOKEN", "").strip():

@@ -69,6 +69,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--discovery", action="store_true", help="start tools/list with discover_capabilities only; it grows"
     )
     p.add_argument("--headed", action="store_true", help="show the browser window")
+    p.add_argument(
+        "--dialogs",
+        choices=("accept", "dismiss", "manual"),
+        help="how page dialogs are answered (default accept, or OCNB_DIALOG_POLICY); "
+        "manual: they wait for dialog_answer",
+    )
     p.add_argument("--secrets", metavar="FILE", help="dotenv file of secrets usable as ${SECRET:NAME}")
     p.add_argument("--home", metavar="DIR", help="storage root (default OCNB_HOME or ~/.ocnb)")
     p.add_argument("--chromium", metavar="PATH", help="Chromium/Chrome executable (default: OCNB_CHROMIUM, ...)")
@@ -108,6 +114,8 @@ def _session(opts: argparse.Namespace) -> Any:
         extra["storage_state"] = opts.storage_state
     if opts.user_data_dir:
         extra["user_data_dir"] = opts.user_data_dir
+    if opts.dialogs:
+        extra["dialog_policy"] = opts.dialogs
     return Session(
         headless=not opts.headed,
         caps=opts.caps,

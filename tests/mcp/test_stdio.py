@@ -95,13 +95,16 @@ def test_an_unknown_capability_group_is_one_line_before_any_browser(tmp_path: Pa
         timeout=60,
     )
     assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr.startswith("ocnb mcp: INVALID_ARGUMENT: unknown capability group 'nosuch'; groups: "), done.stderr
+    assert done.stderr.startswith("ocnb mcp: INVALID_ARGUMENT: unknown capability group 'nosuch'; groups: "), (
+        done.stderr
+    )
     assert "Traceback" not in done.stderr
 
 
 def test_cli_options() -> None:
     opts = build_parser().parse_args(["--http", "0", "--caps", "a,b", "--headed", "--secrets", "s.env", "--home", "h"])
     assert (opts.http, opts.caps, opts.headed, opts.secrets, opts.home) == (0, "a,b", True, "s.env", "h")
+    assert build_parser().parse_args(["--dialogs", "manual"]).dialogs == "manual"
     defaults = build_parser().parse_args([])
     assert defaults.http is None and defaults.host == "127.0.0.1" and not defaults.no_auth
 

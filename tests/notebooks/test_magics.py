@@ -279,6 +279,12 @@ def test_config_through_traitlets(ip: Any, capsys: Any, probe_group: str) -> Non
     assert "zz_probe" in s.registry and s.zz_probe().data == {"probe": True}
     ip.run_line_magic("config", "OcMagics.caps = []")
     assert "zz_probe" not in s.registry
+    ip.run_line_magic("config", "OcMagics.dialog_policy = 'sometimes'")  # refused
+    assert s.settings.dialog_policy == "accept"
+    ip.run_line_magic("config", "OcMagics.dialog_policy = 'manual'")  # dialogs wait; dialog_answer is offered
+    assert s.settings.dialog_policy == "manual" and "dialog_answer" in s.registry
+    ip.run_line_magic("config", "OcMagics.dialog_policy = 'accept'")
+    assert s.settings.dialog_policy == "accept"
     ip.run_line_magic("config", "OcMagics")
     assert "OcMagics.show_screenshots=<Bool>" in capsys.readouterr().out
 

@@ -25,6 +25,7 @@ def test_from_env_reads_every_documented_variable(tmp_path: Path) -> None:
         "OCNB_O200K_FILE": str(tmp_path / "o200k"),
         "OCNB_MCP_TOKEN": " tok-123 ",
         "OCNB_CAPS": "vision, network",
+        "OCNB_DIALOG_POLICY": "Manual",
     }
     assert set(env) == set(ENV), "the test covers every variable ENV documents"
     s = Settings.from_env(env)
@@ -35,7 +36,8 @@ def test_from_env_reads_every_documented_variable(tmp_path: Path) -> None:
     assert s.capability_dirs == (tmp_path / "a", tmp_path / "b")
     assert s.o200k_file == tmp_path / "o200k"
     assert s.mcp_token == "tok-123" and "tok-123" not in repr(s)
-    assert s.caps == ("network", "vision")
+    assert s.dialog_policy == "manual"
+    assert s.caps == ("dialogs", "network", "vision")  # manual dialogs bring the tool that answers them
 
 
 def test_defaults_are_safe_without_environment() -> None:
