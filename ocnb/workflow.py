@@ -82,6 +82,15 @@ class TaskGuard:
         self.host = host
         self.task: TaskBinding | None = None
 
+    def bind(self, binding: TaskBinding) -> None:
+        """Fence every later call with ``binding`` (replacing any bound before)."""
+        self.task = binding
+
+    def unbind(self) -> TaskBinding | None:
+        """Stop fencing calls; returns the binding that was bound, if any."""
+        binding, self.task = self.task, None
+        return binding
+
     def before(self, call: CallContext) -> None:
         """Before-hook: refuse a call the bound signature does not allow (raises the refusal's OcnbError)."""
         binding = self.task

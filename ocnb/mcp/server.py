@@ -266,7 +266,8 @@ class McpBridge:
     # -- live tool list -----------------------------------------------------------------------
     async def _track_connection(self, ctx: Any, call_next: Any) -> Any:
         """Remember handshake-era connections that can receive server notifications."""
-        connection = getattr(ctx.session, "_connection", None)
+        peer = ctx.session  # the MCP SDK's session with this client, not an ocnb Session
+        connection = getattr(peer, "_connection", None)  # private in the SDK: absent in some versions
         if (
             connection is not None
             and connection not in self._connections

@@ -167,7 +167,7 @@ async def oc_task_start(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     inputs = args.get("inputs") or {}
     require_inputs(sig, inputs)
     _mask_secret_inputs(ctx, sig, inputs)
-    ctx.session.guard.task = TaskBinding(sig, redact_inputs(sig, inputs))
+    ctx.session.guard.bind(TaskBinding(sig, redact_inputs(sig, inputs)))
     return {"bound": sig.id, "allowedTools": list(sig.allowed_tools), "budgets": sig.budgets.to_dict()}
 
 
@@ -196,9 +196,8 @@ async def workflow_status(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     properties={},
 )
 async def oc_task_finish(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
-    binding: TaskBinding | None = ctx.session.task
+    binding: TaskBinding | None = ctx.session.guard.unbind()
     if binding is None:
         return {"bound": False}
     final = binding.status()
-    ctx.session.guard.task = None
     return {"bound": False, "finished": final}
