@@ -40,6 +40,8 @@ class Tier1Entry:
     relevance: float
     summary: str
     pulled_in_by: str | None = None
+    #: The capability group to ask for (``caps``) before this tool can be called, when it is not offered.
+    needs_caps: str | None = None
 
 
 @dataclass
@@ -118,7 +120,8 @@ def _summary(d: CapabilityDescriptor) -> str:
 
 def _tier1_line(e: Tier1Entry) -> str:
     via = f" [needed by {e.pulled_in_by}]" if e.pulled_in_by else ""
-    return f"- {e.id} {e.relevance:.2f}: {e.summary}{via}"
+    caps = f" [needs caps={e.needs_caps}]" if e.needs_caps else ""
+    return f"- {e.id} {e.relevance:.2f}: {e.summary}{via}{caps}"
 
 
 def _full(d: CapabilityDescriptor) -> str | None:
@@ -208,7 +211,10 @@ def assemble(
             continue
         if r.pulled_in_by is not None and r.pulled_in_by not in parents_in:
             continue
-        entries.append(Tier1Entry(d.id, d.name, d.kind, d.category, round(r.score, 4), _summary(d), r.pulled_in_by))
+        needs = d.group if d.kind == "tool" and not d.available and d.group != "core" else None
+        entries.append(
+            Tier1Entry(d.id, d.name, d.kind, d.category, round(r.score, 4), _summary(d), r.pulled_in_by, needs)
+        )
         parents_in.add(d.id)
     tier1_text, shown = _tier1(entries, budgets.tier1)
     tier2_text, tier2_blocks = _tier2(shown, descriptors, budgets.tier2, tier2_count)

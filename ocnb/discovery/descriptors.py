@@ -53,6 +53,8 @@ class CapabilityDescriptor:
     required_secrets: tuple[str, ...] = ()
     required_tools: tuple[str, ...] = ()
     available: bool = True
+    #: The opt-in capability group of a registry tool (``core``: the default set).
+    group: str = "core"
     has_side_effects: bool = False
     source_ref: str = ""
     composed_with: tuple[str, ...] = ()
@@ -141,6 +143,7 @@ def from_tooldefs(tooldefs: Iterable[Any]) -> list[CapabilityDescriptor]:
                 display_name=_words(td.name),
                 description=" ".join((td.description or "").split()),
                 category=td.category or "general",
+                group=str(getattr(td, "group", "core") or "core"),
                 has_side_effects=bool(td.side_effects),
                 source_ref=f"registry:{td.name}",
                 params=_schema_params(schema),

@@ -48,7 +48,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from ..dispatch import dispatch_async
 from ..errors import OcnbError
 from ..jsonsafe import has_nonfinite, strict_dumps
-from ..registry import ToolDef
+from ..registry import ToolDef, capability_groups
 from ..results import ToolError, ToolResult
 
 if TYPE_CHECKING:
@@ -168,6 +168,8 @@ class McpBridge:
         #: tools their results name (announced with ``list_changed``).
         self.discovery = discovery
         self.discovered: set[str] = set()
+        if discovery:  # every tool available, only the ones a turn needs in context
+            session.configure(caps=capability_groups())
         self.bus = InMemorySubscriptionBus()
         self.listen = ListenHandler(self.bus)
         self.loop: asyncio.AbstractEventLoop | None = None

@@ -4,11 +4,12 @@ recorded skills and capability manifests, see :mod:`ocnb.discovery`) and ``expan
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import threading
 from typing import Any
 
 from ..discovery import DiscoveryEngine, default_retriever, from_skills, from_tooldefs, manifest_roots
-from ..registry import tool
+from ..registry import Registry, capability_groups, tool
 from ..skills.store import SkillStore
 
 __all__ = ["META_TOOLS", "discover_capabilities", "engine_for", "expand_tools", "tools_found"]
@@ -29,7 +30,14 @@ def engine_for(session: Any) -> DiscoveryEngine:
                 retriever=default_retriever(cache_dir=session.home / "cache" / "discovery"),
             )
             session.extensions.put(engine)
-        tools = from_tooldefs(t for t in session.registry if t.name not in META_TOOLS)
+        # Every tool of every capability group is found; one this session does not offer says which
+        # group to ask for (``needs_caps`` in the result) instead of being invisible.
+        offered = {t.name for t in session.registry}
+        everything = Registry(caps=capability_groups())
+        tools = [
+            dataclasses.replace(d, available=d.name in offered)
+            for d in from_tooldefs(t for t in everything if t.name not in META_TOOLS)
+        ]
         try:
             skills = from_skills(SkillStore(session.home).all())
         except Exception:  # noqa: BLE001 - a corrupt skill file must not break discovery of tools

@@ -46,7 +46,17 @@ async def test_list_grows_with_discovery_and_notifies(shared_session) -> None:
             assert set(grown) < set(shared_session.registry.names())
             nav = await client.call_tool("navigate", {"url": "about:blank"})
             assert nav.is_error is False
+            # A tool of an opt-in capability group is found, listed and callable like any other.
+            found = await client.call_tool("discover_capabilities", {"query": "print the page to a PDF file"})
+            ids = [r["id"] for r in json.loads(found.content[0].text)["data"]["results"]]
+            assert "tool:page_pdf" in ids
+            with anyio.fail_after(10):
+                while "page_pdf" not in [t.name for t in (await client.list_tools()).tools]:
+                    await anyio.sleep(0.05)
+            pdf = await client.call_tool("page_pdf", {})
+            assert pdf.is_error is False and json.loads(pdf.content[0].text)["data"]["bytes"] > 0
         full = count_tools([t.to_mcp() for t in shared_session.registry])
         assert small < 300 < full
     finally:
         handle.stop()
+        shared_session.configure(caps=[])  # discovery mode offered every group; other tests expect the default

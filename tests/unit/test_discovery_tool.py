@@ -65,6 +65,6 @@ def test_engine_follows_the_registry(discovery_tool, tmp_path: Path) -> None:
     session = FakeSession(tmp_path)
     engine = discovery_tool.engine_for(session)
     assert engine is discovery_tool.engine_for(session)
-    assert "tool:navigate" in engine.descriptors
-    session.registry = [t for t in Registry() if t.name != "navigate"]
-    assert "tool:navigate" not in discovery_tool.engine_for(session).descriptors
+    assert engine.descriptors["tool:navigate"].available
+    session.registry = [t for t in Registry() if t.name != "navigate"]  # a tool the session does not offer
+    assert not discovery_tool.engine_for(session).descriptors["tool:navigate"].available
