@@ -57,11 +57,11 @@ def test_every_tool_a_doc_names_is_registered(path: Path) -> None:
 
 def test_the_checker_catches_a_tool_that_does_not_exist() -> None:
     names = mentioned_names(
-        '`oc_trace` and `%oc get_page_text` and ```json\n{"allowedTools": ["console_messages"]}\n```'
+        '`oc_trace` and `%oc get_page_text` and ```json\n{"allowedTools": ["console_capture"]}\n```'
     )
-    assert {"oc_trace", "%oc get_page_text", "console_messages"} <= names
-    assert not {"oc_trace", "get_page_text", "console_messages"} & (TOOLS | set(VERBS) | set(COMMANDS))
-    assert "console_messages" not in SOURCE_WORDS
+    assert {"oc_trace", "%oc get_page_text", "console_capture"} <= names
+    assert not {"oc_trace", "get_page_text", "console_capture"} & (TOOLS | set(VERBS) | set(COMMANDS))
+    assert "console_capture" not in SOURCE_WORDS
 
 
 def test_the_evaluator_names_only_registered_tools() -> None:
