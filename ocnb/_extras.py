@@ -9,9 +9,10 @@ rest comes with extras declared in ``pyproject.toml`` (``[all]`` is every one of
     dask       replaying a skill on a dask cluster (ocnb.dask)
 
 A module that needs an extra imports its packages inside ``with extra("NAME"):``; without them the
-import fails with one line that says what to install::
+import fails with one line that says what to install (a :class:`MissingExtraError`, which is an
+ImportError, so ``except ImportError`` still catches it)::
 
-    ImportError: ocnb.mcp needs the 'mcp' extra: pip install 'ocnb[mcp]' (missing: uvicorn)
+    MissingExtraError: ocnb.mcp needs the 'mcp' extra: pip install 'ocnb[mcp]' (missing: uvicorn)
 
 ``tests/unit/test_extras.py`` checks that every third-party import in ``ocnb/`` is a core
 dependency or sits under the guard of an extra that lists it.
