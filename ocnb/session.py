@@ -1,7 +1,12 @@
-"""Session: one browser (local or remote), its tabs, its registry view and its pipeline.
+"""Session: one browser (local or remote), its tabs, its registry view, and the layers every call passes.
 
 ``s = ocnb.Session()``; ``s.call("navigate", url=...)`` or ``s.navigate(url=...)`` — every registered
 tool is also a method, generated from the registry. The browser starts on first use.
+
+The session is the composition root: ``__init__`` creates its layers (``audit``: secrets, journal and
+trace; ``guard``: the bound task signature; ``handoffs``; ``crash_watch``; ``recent``), each holding
+its own state, and declares all their hooks in one :class:`~ocnb.calls.Pipeline`. To dispatch and to
+the layers it is a :class:`~ocnb.calls.Host`; nothing outside sets attributes on it.
 """
 
 from __future__ import annotations

@@ -227,8 +227,8 @@ class Journal:
         cutoff = (self._clock() - timedelta(days=self.max_age_days)).strftime("%Y%m%d")
         removed = []
         for path in journal_files(self.home):
-            day = _FILE_RE.match(path.name).group(1)  # type: ignore[union-attr]
-            if day < cutoff:
+            match = _FILE_RE.match(path.name)  # journal_files lists only names that match
+            if match is not None and match.group(1) < cutoff:
                 path.unlink(missing_ok=True)
                 removed.append(path)
         return removed

@@ -156,7 +156,8 @@ class TraceWriter:
         start_seq = next((seq for p in reversed(existing) if (seq := _last_seq(p))), 0)
         self._ids = ids if ids is not None else itertools.count(start_seq + 1)
         self._files: list[tuple[Path, int]] = [(p, p.stat().st_size) for p in existing]
-        self._index = int(_FILE_RE.match(existing[-1].name).group(1)) if existing else 0  # type: ignore[union-attr]
+        last = _FILE_RE.match(existing[-1].name) if existing else None
+        self._index = int(last.group(1)) if last else 0
         self._fd: int | None = None
         self._size = 0
         self.events = 0

@@ -21,7 +21,7 @@ import signal
 import sys
 import threading
 import warnings
-from typing import Any
+from typing import Any, TextIO
 
 from ..errors import OcnbError
 
@@ -133,7 +133,7 @@ def _serve_http(session: Any, opts: argparse.Namespace) -> int:
 
     with warnings.catch_warnings():
         warnings.simplefilter("always")
-        warnings.showwarning = _print_warning  # type: ignore[assignment]
+        warnings.showwarning = _print_warning
         handle = serve(
             session,
             opts.http,
@@ -155,7 +155,14 @@ def _serve_http(session: Any, opts: argparse.Namespace) -> int:
     return 0
 
 
-def _print_warning(message: Any, category: Any, *args: Any, **kwargs: Any) -> None:
+def _print_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: TextIO | None = None,
+    line: str | None = None,
+) -> None:
     print(f"warning: {message}", file=sys.stderr, flush=True)
 
 

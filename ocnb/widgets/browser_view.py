@@ -75,10 +75,12 @@ class BrowserView(w.VBox):
         click_action: str = "click",
         refresh_now: bool = True,
     ) -> None:
-        if session is None and caller is None:
-            raise TypeError("BrowserView needs a session (or a caller)")
+        if caller is None:
+            if session is None:
+                raise TypeError("BrowserView needs a session (or a caller)")
+            caller = SessionCaller(session)
         self.session = session
-        self.call: Caller = caller or SessionCaller(session)  # type: ignore[arg-type]
+        self.call: Caller = caller
         self.click_action = click_action
         self.auto_refresh = auto_refresh and session is not None
         self.last_hit: dict[str, Any] | None = None
@@ -117,8 +119,8 @@ class BrowserView(w.VBox):
         super().__init__(children=[toolbar, tabbar, self.screen, self.status])
 
         self._unsubscribe = None
-        if self.auto_refresh:
-            watcher = watcher_for(session, interval=interval)  # type: ignore[arg-type]
+        if self.auto_refresh and session is not None:
+            watcher = watcher_for(session, interval=interval)
             self._unsubscribe = watcher.subscribe(self.refresh)
         if refresh_now:
             self.refresh()

@@ -85,11 +85,13 @@ class JournalView(w.VBox):
         auto_refresh: bool = True,
         interval: float = 0.4,
     ) -> None:
-        if session is None and entries is None:
-            raise TypeError("JournalView needs a session (or an entries source)")
+        if entries is None:
+            if session is None:
+                raise TypeError("JournalView needs a session (or an entries source)")
+            entries = journal_source(session)
         self.session = session
         self.limit = limit
-        self._entries = entries or journal_source(session)  # type: ignore[arg-type]
+        self._entries = entries
         self._lock = threading.RLock()
         self.tool_filter = w.Dropdown(options=[ALL], value=ALL, description="Tool")
         self.status_filter = w.ToggleButtons(options=list(STATUSES), value="all", style={"button_width": "5em"})

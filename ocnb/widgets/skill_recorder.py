@@ -171,10 +171,12 @@ class SkillRecorder(w.VBox):
         caller: Caller | None = None,
         name: str = "",
     ) -> None:
-        if session is None and caller is None:
-            raise TypeError("SkillRecorder needs a session (or a caller)")
+        if caller is None:
+            if session is None:
+                raise TypeError("SkillRecorder needs a session (or a caller)")
+            caller = SessionCaller(session)
         self.session = session
-        self.call: Caller = caller or SessionCaller(session)  # type: ignore[arg-type]
+        self.call: Caller = caller
         self.domain = domain
         self.last_result: ToolResult | None = None
         self._lock = threading.Lock()
