@@ -144,10 +144,25 @@ class Pipeline:
     """Hook points, run in list order. ``before`` hooks may raise :class:`~ocnb.errors.OcnbError` to
     refuse a call (nothing runs); ``after`` hooks may return a replacement :class:`ToolResult` (e.g.
     with secrets masked), which the later ones see. A session declares its layers' hooks in one
-    place (:class:`ocnb.session.Session`); faces such as the widget watcher add theirs at run time."""
+    place (:class:`ocnb.session.Session`).
+
+    Faces that follow calls at run time (the widget watcher) add theirs to ``outer_before``, run
+    before every ``before`` hook, and ``outer_after``, run after every ``after`` hook: they see a
+    call as its caller made it and its result as its caller gets it.
+    """
 
     before: list[BeforeHook] = field(default_factory=list)
     after: list[AfterHook] = field(default_factory=list)
+    outer_before: list[BeforeHook] = field(default_factory=list)
+    outer_after: list[AfterHook] = field(default_factory=list)
+
+    def before_hooks(self) -> list[BeforeHook]:
+        """Every before-hook in the order it runs."""
+        return [*self.outer_before, *self.before]
+
+    def after_hooks(self) -> list[AfterHook]:
+        """Every after-hook in the order it runs."""
+        return [*self.after, *self.outer_after]
 
 
 class RecentResults:

@@ -209,7 +209,7 @@ async def _pipeline(
             tooldef.check(session.config, call.args)
         call.exec_args = copy.deepcopy(call.args)
         call.exec_args.pop("intent", None)
-        await _run_hooks(session.pipeline.before, call)
+        await _run_hooks(session.pipeline.before_hooks(), call)
         data = await _run_handler(session, tooldef, call)
         result = ToolResult.success(name, data)
     except OcnbError as exc:
@@ -220,7 +220,7 @@ async def _pipeline(
     result = _strict_result(result)
     call.duration_ms = (time.perf_counter() - t0) * 1000.0
     try:
-        replaced = await _run_hooks(session.pipeline.after, call, result)
+        replaced = await _run_hooks(session.pipeline.after_hooks(), call, result)
         if isinstance(replaced, ToolResult):
             result = replaced
     except OcnbError as exc:  # an after-hook failure (e.g. disk full) is reported, not raised

@@ -1,6 +1,7 @@
 """Keeps widgets in step with a session: pipeline hooks plus one throttled refresher thread.
 
-The watcher adds one before-hook and one after-hook to ``session.pipeline``; the session keeps the one
+The watcher adds one outer before-hook and one outer after-hook to ``session.pipeline`` (they run
+before and after every layer's hooks); the session keeps the one
 watcher among its extensions and stops it when it closes. The after-hook runs on the browser thread, so it only counts the call, hands it to
 quick ``on_call`` listeners (e.g. the skill recorder collecting steps) and wakes the refresher;
 the refresher thread then calls the ``subscribe`` listeners at most once per ``interval`` seconds,
@@ -46,8 +47,8 @@ class SessionWatcher:
         self._state_lock = threading.Lock()
         self._last = 0.0
         self._thread: threading.Thread | None = None
-        session.pipeline.before.insert(0, self._before)
-        session.pipeline.after.append(self._after)
+        session.pipeline.outer_before.append(self._before)  # quiet calls are marked before the trace sees them
+        session.pipeline.outer_after.append(self._after)
         self._cancel_on_close = session.on_close(self.stop)
 
     # -- hooks (browser thread) ------------------------------------------------------------
@@ -129,9 +130,9 @@ class SessionWatcher:
         self._stopped = True
         self._wake.set()
         with contextlib.suppress(ValueError):
-            self.session.pipeline.before.remove(self._before)
+            self.session.pipeline.outer_before.remove(self._before)
         with contextlib.suppress(ValueError):
-            self.session.pipeline.after.remove(self._after)
+            self.session.pipeline.outer_after.remove(self._after)
         self._cancel_on_close()
         self.session.extensions.discard(self)
 
@@ -143,10 +144,6 @@ def watcher_for(session: Session, *, interval: float | None = None) -> SessionWa
         if w is None or w._stopped:
             w = SessionWatcher(session)
             session.extensions.put(w)
-        before = session.pipeline.before
-        if before and before[0] != w._before:  # quiet calls must be marked before the trace sees them
-            before.remove(w._before)
-            before.insert(0, w._before)
         if interval is not None:
             w.interval = interval
         return w

@@ -62,10 +62,13 @@ def test_faces_keep_their_per_session_objects_in_its_extensions(session: ocnb.Se
     before = set(vars(session))
     watcher = watcher_for(session)
     assert watcher_for(session) is watcher and session.extensions.get(SessionWatcher) is watcher
+    # a face's hooks run outside every layer's, whatever the order they were added in
+    assert session.pipeline.before_hooks()[0] == watcher._before
+    assert session.pipeline.after_hooks()[-1] == watcher._after
     assert set(vars(session)) == before  # nothing set on the session from outside
     watcher.stop()
     assert session.extensions.get(SessionWatcher) is None
-    assert watcher._before not in session.pipeline.before
+    assert watcher._before not in session.pipeline.before_hooks()
 
 
 def test_on_close_runs_each_callback_once_unless_cancelled(ocnb_home: Path) -> None:

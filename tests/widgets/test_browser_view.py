@@ -290,7 +290,7 @@ def test_closing_the_session_stops_the_refresher_and_unhooks(fresh_session: ocnb
     s.navigate(url=site.page("form.html"))
     assert watcher.wait_idle(10) and view.url == site.page("form.html")
     s.close()
-    assert watcher._before not in s.pipeline.before and watcher._after not in s.pipeline.after
+    assert watcher._before not in s.pipeline.before_hooks() and watcher._after not in s.pipeline.after_hooks()
     assert watcher._thread is not None
     watcher._thread.join(5)
     assert not watcher._thread.is_alive()
