@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
 import threading
 from collections import Counter, deque
 from collections.abc import Iterable, Mapping
@@ -24,10 +25,8 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-try:
+if sys.platform != "win32":
     import fcntl
-except ImportError:  # pragma: no cover - Windows
-    fcntl = None  # type: ignore[assignment]
 
 from ocnb.audit.jsonl import Clock, dumps_line, iso_ms, iter_jsonl, parse_ts, utc_now
 from ocnb.audit.sanitize import clip, sanitize_args
@@ -301,7 +300,7 @@ class Journal:
             self._close_fd()  # the day file was deleted under us: start it again
         if self._fd is None:
             self._fd = open_append(self.path_for(ts))  # 0600
-        if fcntl is not None:
+        if sys.platform != "win32":
             # A blocking flock on the day file itself: waiters wake at once (no polling).
             fcntl.flock(self._fd, fcntl.LOCK_EX)
             try:
