@@ -54,7 +54,12 @@ async def _set_value(r: Resolved, value: Any, timeout: int) -> str:
 
 #: ``anyOf`` rather than a ``type`` array: some MCP clients accept one type per schema only.
 VALUE_SCHEMA = {
-    "anyOf": [{"type": "string"}, {"type": "number"}, {"type": "boolean"}, {"type": "array", "items": {"type": "string"}}]
+    "anyOf": [
+        {"type": "string"},
+        {"type": "number"},
+        {"type": "boolean"},
+        {"type": "array", "items": {"type": "string"}},
+    ]
 }
 
 
