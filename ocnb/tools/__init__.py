@@ -5,7 +5,9 @@ registry's tools. The registry itself names no tool module: the package (``ocnb/
 this import as its catalogue, run the first time the tools are asked for.
 """
 
-from . import (
+from types import ModuleType
+
+from . import (  # noqa: F401 - imported for CATALOGUE (and their @tool declarations)
     console,
     contracts,
     dialogs,
@@ -31,27 +33,10 @@ from . import (
 
 __all__ = ["CATALOGUE"]
 
-#: The tool modules, each named for the category of its tools. A new category is a new module, listed here.
-CATALOGUE = (
-    console,
-    contracts,
-    dialogs,
-    discovery,
-    dom,
-    downloads,
-    emulation,
-    evidence,
-    forms,
-    interact,
-    js,
-    logins,
-    navigation,
-    network,
-    observability,
-    pdf,
-    skills,
-    storage,
-    tabs,
-    vision,
-    workflow,
+#: The tool modules imported above, each named for the category of its tools, in name order. A new
+#: category is a new module, added to the import list.
+CATALOGUE: tuple[ModuleType, ...] = tuple(
+    module
+    for name, module in sorted(globals().items())
+    if isinstance(module, ModuleType) and module.__name__ == f"{__name__}.{name}"
 )
