@@ -9,7 +9,26 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["ACTIONS", "perform"]
+__all__ = ["ACTIONS", "CHECKED_WORDS", "UNCHECKED_WORDS", "checked", "perform"]
+
+#: Strings that check a checkbox (trimmed, any case) and strings that uncheck it. Any other string is
+#: refused rather than read as "unchecked": ``"maybe"`` must not silently clear a consent box.
+CHECKED_WORDS = frozenset({"1", "true", "yes", "on", "checked", "x"})
+UNCHECKED_WORDS = frozenset({"0", "false", "no", "off", "unchecked", ""})
+
+
+def checked(value: object) -> bool:
+    """Whether ``value`` asks for a checked box: the one rule of ``form_input``, ``fill_form``, skill
+    replay and exported scripts. ValueError for a string that is neither a yes nor a no word."""
+    if isinstance(value, str):
+        word = value.strip().lower()
+        if word in CHECKED_WORDS or word in UNCHECKED_WORDS:
+            return word in CHECKED_WORDS
+        raise ValueError(f"{value!r} is not a checkbox value: use true/false (or yes/no, on/off, 1/0)")
+    if value is None or isinstance(value, bool | int | float):
+        return bool(value)
+    raise ValueError(f"a {type(value).__name__} is not a checkbox value: use true or false")
+
 
 #: Every action an element can take, in the order the ``interact`` schema lists them.
 ACTIONS = ("click", "double_click", "hover", "fill", "type", "press", "select", "check", "uncheck", "scroll_into_view")

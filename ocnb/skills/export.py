@@ -16,12 +16,14 @@ script acts; an element it cannot vouch for stops the script with the reason, no
 from __future__ import annotations
 
 import ast
+import inspect
 import json
 import pprint
 from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidArgument
+from ..perception.actions import CHECKED_WORDS, UNCHECKED_WORDS, checked
 from ..perception.refs import script as engine_script
 from ..perception.selectors import TOLERABLE, step_fingerprint, stored_chain
 from ..placeholders import param_names
@@ -182,7 +184,7 @@ def run(page, params, tolerate=(), timeout_s=5.0):
             if tag == "select":
                 el.select_option(label=str(args.get("value")))
             elif typ in ("checkbox", "radio"):
-                el.set_checked(args.get("value") not in (False, "false", "0", "", None))
+                el.set_checked(checked(args.get("value")))
             else:
                 el.fill(str(args.get("value", "")))
         elif kind == "fill":
@@ -273,7 +275,16 @@ def export_script(skill: dict[str, Any], filename: str = "skill.py") -> str:
     del filename
     data = script_data(skill)
     block = "".join(f"{name} = {_literal(value)}\n" for name, value in data.items())
-    return _HEAD + block + _BODY + _engine_block() + _TAIL
+    return _HEAD + block + _BODY + _checked_block() + _engine_block() + _TAIL
+
+
+def _checked_block() -> str:
+    """The checkbox rule of :func:`ocnb.perception.actions.checked`, copied into the script as source."""
+    return (
+        "\n\n# The checkbox rule of ocnb.perception.actions (form_input and oc_skill_replay use the same).\n"
+        f"CHECKED_WORDS = {sorted(CHECKED_WORDS)!r}\nUNCHECKED_WORDS = {sorted(UNCHECKED_WORDS)!r}\n\n\n"
+        + inspect.getsource(checked)
+    )
 
 
 def _engine_block() -> str:

@@ -21,7 +21,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..errors import InvalidArgument, OcnbError, Timeout, from_playwright
-from ..perception.actions import perform
+from ..perception.actions import checked, perform
 from ..perception.selectors import (
     ChainRefused,
     engine_declined,
@@ -82,8 +82,10 @@ async def _fill_action(element: Any, step: dict[str, Any]) -> str:
     if tag == "select":
         return "select"
     if kind in ("checkbox", "radio"):
-        value = step.get("args", {}).get("value")
-        return "check" if value not in (False, "false", "0", "", None) else "uncheck"
+        try:  # one rule with form_input: a word that is neither yes nor no is refused, never "uncheck"
+            return "check" if checked(step.get("args", {}).get("value")) else "uncheck"
+        except ValueError as exc:
+            raise InvalidArgument(f"step value: {exc}") from None
     return "fill"
 
 

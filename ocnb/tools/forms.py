@@ -10,17 +10,12 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import FileNotAllowed, InvalidArgument, OcnbError, from_playwright
+from ..perception.actions import checked
 from ..perception.targets import Resolved, resolve_target
 from ..registry import tool
 from .interact import CAPTURE, TARGET_PROPS, _chain_if, _result, _spec, _target_args, _timeout, _Watch
 
 __all__ = ["allowed_files", "file_upload", "fill_form", "form_input"]
-
-
-def _truthy(value: Any) -> bool:
-    if isinstance(value, str):
-        return value.strip().lower() in {"1", "true", "yes", "on", "checked", "x"}
-    return bool(value)
 
 
 async def _set_value(r: Resolved, value: Any, timeout: int) -> str:
@@ -34,7 +29,10 @@ async def _set_value(r: Resolved, value: Any, timeout: int) -> str:
             await el.select_option([str(v) for v in value] if isinstance(value, list) else str(value), timeout=timeout)
             return "select"
         if kind["type"] in ("checkbox", "radio") or r.role in ("checkbox", "radio", "switch"):
-            want = _truthy(value)
+            try:
+                want = checked(value)
+            except ValueError as exc:
+                raise InvalidArgument(str(exc), details=r.describe()) from None
             if kind["type"] == "radio" and not want:
                 raise InvalidArgument("a radio button cannot be unchecked; choose another option instead")
             await el.set_checked(want, timeout=timeout)

@@ -82,6 +82,12 @@ def test_form_input_fires_input_and_change(session, site):
     for ident in ("msg", "country", "terms"):
         assert f"input:{ident}" in events and f"change:{ident}" in events
     assert session.call("form_input", query="Free", value=False).error.code == "INVALID_ARGUMENT"
+    # a word that is neither yes nor no is refused, never read as "uncheck" (the box stays checked)
+    r = session.call("form_input", query="I accept the terms", value="maybe")
+    assert r.error.code == "INVALID_ARGUMENT" and "not a checkbox value" in r.error.message
+    assert js(session, "() => document.getElementById('terms').checked") is True
+    assert session.call("form_input", query="I accept the terms", value="off").ok
+    assert js(session, "() => document.getElementById('terms').checked") is False
 
 
 def test_interact_actions_and_visible_changes(session, site):
