@@ -31,6 +31,7 @@ __all__ = [
     "Extensions",
     "Host",
     "Pipeline",
+    "ProgressFn",
     "RecentResults",
 ]
 
@@ -38,6 +39,10 @@ __all__ = [
 SOURCES = ("api", "magic", "widget", "mcp", "plan", "replay")
 
 T = TypeVar("T")
+
+#: How a face hears a long call's progress: ``(done, total or None, message or None)``. Called on the
+#: browser thread; it must not block (the MCP face hands the notification to its own loop).
+ProgressFn = Callable[[float, "float | None", "str | None"], None]
 
 
 class Extensions:
@@ -133,6 +138,16 @@ class CallContext:
     #: or a display-only call (``dispatch(..., record=False)``, e.g. a widget's screenshot).
     record: bool = True
     extra: dict[str, Any] = field(default_factory=dict)
+    #: Set by a face that can show progress (MCP with a ``progressToken``); None elsewhere.
+    progress_fn: ProgressFn | None = None
+
+    def progress(self, done: float, total: float | None = None, message: str | None = None) -> None:
+        """Report that ``done`` of ``total`` steps are finished (a no-op when no face listens)."""
+        if self.progress_fn is not None:
+            try:
+                self.progress_fn(done, total, message)
+            except Exception:  # noqa: BLE001 - progress is a courtesy; it never fails a call
+                pass
 
 
 BeforeHook = Callable[[CallContext], Any]

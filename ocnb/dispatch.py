@@ -21,8 +21,8 @@ import math
 import time
 from typing import TYPE_CHECKING, Any
 
-from .calls import SOURCES, CallContext, Host
-from .errors import InvalidArgument, InvalidIntent, OcnbError, Timeout, UnknownTool, from_playwright
+from .calls import SOURCES, CallContext, Host, ProgressFn
+from .errors import Cancelled, InvalidArgument, InvalidIntent, OcnbError, Timeout, UnknownTool, from_playwright
 from .jsonsafe import check_args, fix_text, is_strict_json, strict_copy
 from .registry import ToolDef
 from .results import ToolError, ToolResult
@@ -67,6 +67,10 @@ class ToolContext:
 
     def tab(self, tab_id: str | None = None) -> Tab:
         return self.browser.tab(tab_id)
+
+    def progress(self, done: float, total: float | None = None, message: str | None = None) -> None:
+        """Tell the face that ``done`` of ``total`` steps are finished (no-op when nobody listens)."""
+        self.call.progress(done, total, message)
 
     async def dispatch(self, tool: str, args: dict[str, Any] | None = None, *, source: str | None = None) -> ToolResult:
         """Run another tool from inside a handler (plans, replay): same pipeline, no re-locking."""
@@ -126,19 +130,27 @@ async def _run_hooks(hooks: list[Any], *params: Any) -> Any:
 
 
 async def dispatch_async(
-    session: Host, tool: str, args: dict[str, Any] | None = None, *, source: str = "api", record: bool = True
+    session: Host,
+    tool: str,
+    args: dict[str, Any] | None = None,
+    *,
+    source: str = "api",
+    record: bool = True,
+    progress: ProgressFn | None = None,
 ) -> ToolResult:
     """The pipeline, on the browser loop. Top-level calls are serialized; nested ones are not.
 
-    Never raises for what a caller passes: any tool name, any arguments, any value in them.
+    Never raises for what a caller passes: any tool name, any arguments, any value in them. A
+    cancelled call (``asyncio`` cancel of the task) is journaled as ``CANCELLED``, then the
+    cancellation goes on. ``progress`` hears the steps of a long call (see :meth:`CallContext.progress`).
     """
     try:
         if _nested.get():
-            return await _pipeline(session, tool, args, source, record)
+            return await _pipeline(session, tool, args, source, record, progress)
         token = _nested.set(True)
         try:
             async with session.call_lock():
-                return await _pipeline(session, tool, args, source, record)
+                return await _pipeline(session, tool, args, source, record, progress)
         finally:
             _nested.reset(token)
     except OcnbError as exc:
@@ -169,7 +181,12 @@ def _strict_result(result: ToolResult) -> ToolResult:
 
 
 async def _pipeline(
-    session: Host, tool: str, args: dict[str, Any] | None, source: str, record: bool = True
+    session: Host,
+    tool: str,
+    args: dict[str, Any] | None,
+    source: str,
+    record: bool = True,
+    progress: ProgressFn | None = None,
 ) -> ToolResult:
     name = _tool_name(tool)
     given, problems = check_args(args) if isinstance(args, dict) else ({}, [])
@@ -181,6 +198,7 @@ async def _pipeline(
         seq=session.next_seq(),
         # a call without a tool name is not a call of anything: there is nothing to journal it under
         record=record and name != "",
+        progress_fn=progress,
     )
     t0 = time.perf_counter()
     result: ToolResult
@@ -214,6 +232,10 @@ async def _pipeline(
         result = ToolResult.success(name, data)
     except OcnbError as exc:
         result = ToolResult(ok=False, tool=name, data=exc.data, error=ToolError.from_exception(exc))
+    except asyncio.CancelledError:  # the caller went away: journal the call, then let the cancel go on
+        call.duration_ms = (time.perf_counter() - t0) * 1000.0
+        await _record_cancelled(session, call)
+        raise
     except Exception as exc:  # noqa: BLE001 - any handler bug becomes a result, never a raise
         err = from_playwright(exc)
         result = ToolResult(ok=False, tool=name, error=ToolError.from_exception(err))
@@ -228,6 +250,23 @@ async def _pipeline(
     except Exception as exc:  # noqa: BLE001 - nor is a bug in one
         result = _internal(name, exc)
     return result
+
+
+async def _record_cancelled(session: Host, call: CallContext) -> None:
+    """Run the after-hooks (journal, trace …) on a ``CANCELLED`` result of a call being cancelled.
+
+    Shielded, so a second cancel while the line is written cannot lose it; a hook's failure is logged
+    by nobody (the caller is gone) and never replaces the cancellation.
+    """
+    message = f"{call.name} was cancelled after {call.duration_ms:.0f} ms; the browser may have acted in part"
+    result = ToolResult(ok=False, tool=call.name, error=ToolError.from_exception(Cancelled(message)))
+    task = asyncio.ensure_future(_run_hooks(session.pipeline.after, call, result))
+    try:
+        await asyncio.shield(task)
+    except asyncio.CancelledError:
+        pass  # the hooks go on in their own task
+    except Exception:  # noqa: BLE001 - the cancellation is what the caller gets
+        pass
 
 
 async def _run_handler(session: Host, tooldef: ToolDef, call: CallContext) -> Any:

@@ -26,6 +26,7 @@
     ├── CorruptFile              CORRUPT_FILE        a stored file cannot be read (details["file"]); left untouched
     ├── DialogOpen               DIALOG_OPEN         a dialog waits on the tab (dialog_policy "manual"): answer it first
     ├── NotFound                 NOT_FOUND           no such entry (a request id): unknown, or rolled off its buffer
+    ├── Cancelled                CANCELLED           the caller cancelled the call (or went away) before it finished
     └── SessionClosed            SESSION_CLOSED
 
 Skill replay adds its own codes (``ARTIFACT_MISSING``, ``ARTIFACT_RESOLUTION_FAILED``,
@@ -49,6 +50,7 @@ __all__ = [
     "BrowserCrashed",
     "BrowserUnavailable",
     "BudgetExhausted",
+    "Cancelled",
     "CorruptFile",
     "DialogOpen",
     "Disabled",
@@ -105,6 +107,7 @@ ERROR_CODES: dict[str, str] = {
     "SESSION_CLOSED": "The session is closed.",
     "DIALOG_OPEN": "A dialog waits on the tab; answer it with dialog_answer or close the tab.",
     "NOT_FOUND": "No such entry: the id is unknown, or it rolled off its buffer.",
+    "CANCELLED": "The call was cancelled before it finished; the browser may have acted in part.",
     "INTERNAL": "An unexpected internal error.",
 }
 
@@ -241,6 +244,15 @@ class DialogOpen(OcnbError):
     answered. ``details["pending_dialog"]`` says which; ``dialog_answer`` answers it."""
 
     code = "DIALOG_OPEN"
+
+
+class Cancelled(OcnbError):
+    """The call was stopped before it finished (the client cancelled or timed out, the server shut down).
+
+    Only the journal sees it: dispatch records the call with this code, then lets the cancellation go on.
+    """
+
+    code = "CANCELLED"
 
 
 class NotFound(OcnbError):

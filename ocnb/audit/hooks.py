@@ -12,7 +12,7 @@ leave neither a journal entry nor a trace event.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +67,10 @@ class AuditLayer:
         self.secrets = SecretStore.from_dotenv(secrets) if secrets is not None else SecretStore()
         self.journal = Journal(home, session_id=session_id, secrets=self.secrets, clock=clock)
         self.trace = TraceWriter(home, session_id, secrets=self.secrets, clock=clock, ids=ids)
+        #: Faces that hear the non-call events as they happen (the MCP face turns console errors and
+        #: crashes into log messages): ``listener(kind, body)`` with secrets already masked, on the
+        #: browser thread. A listener must not block; its failure is ignored.
+        self.listeners: list[Callable[[str, dict[str, Any]], None]] = []
 
     def trace_call(self, call: CallContext) -> None:
         """Before-hook: the ``tool_call`` event, written before the handler runs (a crash still shows it)."""
@@ -135,6 +139,13 @@ class AuditLayer:
                 self.trace.emit(kind, body=body)
             except (OSError, ValueError):
                 pass
+        if self.listeners:
+            masked = self.secrets.mask(body) if len(self.secrets) else body
+            for listener in list(self.listeners):
+                try:
+                    listener(kind, masked)
+                except Exception:  # noqa: BLE001 - a face's bug never breaks the browser's events
+                    pass
 
     def close(self) -> None:
         """Mark the trace closed and close the journal (the session is closing)."""

@@ -17,6 +17,20 @@ no tool-specific code here: a tool added to the registry is served as it is.
   their ``subscriptions/listen`` stream.
 - Discovery mode: ``tools/list`` starts with the tools that find other tools (those whose
   :attr:`~ocnb.registry.ToolDef.reveals` is set) and grows with the tools their results name.
+- Cancellation: a client's ``notifications/cancelled`` (or its time-out, or the server shutting down)
+  cancels the call on the browser thread; dispatch journals it as ``CANCELLED``.
+- Progress: a request with a ``progressToken`` gets ``notifications/progress`` from long tools
+  (``wait_for`` every second, ``execute_plan`` and ``oc_skill_replay`` per step), in order.
+- Logging: ``logging/setLevel`` turns on ``notifications/message`` for that client (none before):
+  the page's console errors and warnings, uncaught page errors, crashes and failed navigations,
+  secrets masked. Handshake-era protocol versions only (2026 drops connection-wide logging).
+- Resources: the journal, traces, screenshots, evidence bundles, skills and the capability map
+  (:mod:`ocnb.mcp.resources`); a result naming files under ``OCNB_HOME`` carries a ``resource_link``
+  for each, after its JSON text.
+- Hand-off: a ``NEEDS_HUMAN`` result, for a client that declared ``elicitation``, becomes an
+  ``elicitation/create`` asking the person to pick among the candidates; the chosen ref resumes the call
+  through dispatch (journaled, like the widget's path). Declined or cancelled: nothing acts, and the
+  client gets the ``NEEDS_HUMAN`` result as it is.
 
 The server's own event loop never waits on the browser: a call is submitted to the browser thread and
 awaited through :func:`asyncio.wrap_future`, so a busy notebook cell delays an agent's call (the
@@ -45,11 +59,13 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from ..calls import ProgressFn
 from ..dispatch import dispatch_async
 from ..errors import OcnbError
 from ..jsonsafe import has_nonfinite, strict_dumps
 from ..registry import ToolDef, capability_groups
 from ..results import ToolError, ToolResult
+from . import resources
 
 if TYPE_CHECKING:
     from ..session import Session
@@ -122,7 +138,7 @@ def _json(result: ToolResult) -> str:
     return strict_dumps(result.to_dict(), ensure_ascii=False)
 
 
-def to_call_result(result: ToolResult) -> types.CallToolResult:
+def to_call_result(result: ToolResult, home: Path | None = None) -> types.CallToolResult:
     """A ToolResult as an MCP ``CallToolResult``: JSON text (+ image), ``isError`` on failure.
 
     A result whose data carries a text ``content`` (a page outline, page text) sends it as a second,
@@ -137,6 +153,8 @@ def to_call_result(result: ToolResult) -> types.CallToolResult:
         content = [types.TextContent(text=_json(result))]
     if result.ok:
         content.extend(_images(data))
+        if home is not None:
+            content.extend(resources.links_for(home, data))
     return types.CallToolResult(content=content, is_error=not result.ok)
 
 
@@ -152,6 +170,71 @@ class _OcnbServer(Server[Any]):
         return super().create_initialization_options(
             notification_options or NotificationOptions(tools_changed=True), experimental_capabilities, extensions
         )
+
+
+#: MCP log levels, least severe first (RFC 5424).
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+_CONSOLE_LEVELS = {"error": "error", "pageerror": "error", "assert": "error", "warning": "warning"}
+
+
+def _event_level(kind: str, body: dict[str, Any]) -> str | None:
+    """The log level of a session event, or None for events that are not worth a message."""
+    if kind == "console":
+        return _CONSOLE_LEVELS.get(str(body.get("type")), "debug")
+    if kind in ("page_crash", "browser_crashed"):
+        return "critical"
+    if kind in ("dialog", "download", "browser_relaunched"):
+        return "info"
+    return None
+
+
+def _candidate_title(candidate: dict[str, Any]) -> str:
+    """How a person sees a candidate element: role, name and ref."""
+    role = candidate.get("role") or candidate.get("tag") or "element"
+    name = candidate.get("name") or candidate.get("label") or candidate.get("text") or ""
+    return f"{role} {str(name)[:80]!r} ({candidate['ref']})" if name else f"{role} ({candidate['ref']})"
+
+
+def _progress_token(ctx: Any) -> Any:
+    meta = getattr(ctx, "meta", None)
+    if isinstance(meta, dict):
+        return meta.get("progress_token", meta.get("progressToken"))
+    return getattr(meta, "progress_token", None)
+
+
+class _Progress:
+    """One call's ``notifications/progress``, sent in order from the browser thread's reports."""
+
+    def __init__(self, peer: Any) -> None:
+        self.peer = peer
+        self.loop = asyncio.get_running_loop()
+        self.queue: asyncio.Queue[tuple[float, float | None, str | None]] = asyncio.Queue()
+        self.task = self.loop.create_task(self._pump())
+        self.last = -1.0
+
+    def report(self, done: float, total: float | None, message: str | None) -> None:
+        """The :data:`~ocnb.calls.ProgressFn` the call gets (any thread)."""
+        with contextlib.suppress(RuntimeError):  # the loop is closed
+            self.loop.call_soon_threadsafe(self.queue.put_nowait, (done, total, message))
+
+    async def _pump(self) -> None:
+        while True:
+            await self._send(*(await self.queue.get()))
+
+    async def _send(self, done: float, total: float | None, message: str | None) -> None:
+        if done <= self.last:  # the spec wants progress to increase
+            return
+        self.last = done
+        try:
+            await self.peer.report_progress(done, total, message)
+        except Exception:  # noqa: BLE001 - progress is a courtesy
+            log.debug("could not send progress", exc_info=True)
+
+    async def close(self) -> None:
+        """Send what is queued, then stop."""
+        self.task.cancel()
+        while not self.queue.empty():
+            await self._send(*self.queue.get_nowait())
 
 
 def discovery_tools(tools: Iterable[ToolDef]) -> list[ToolDef]:
@@ -184,20 +267,34 @@ class McpBridge:
             get_tool_input_schema=self._input_schema,
             on_list_tools=self._list_tools,
             on_call_tool=self._call_tool,
+            on_list_resources=self._list_resources,
+            on_list_resource_templates=self._list_templates,
+            on_read_resource=self._read_resource,
             on_subscriptions_listen=self.listen,
         )
+        # registered by hand: the constructor's on_set_logging_level warns (SEP-2577 deprecates it in 2026)
+        self.server.add_request_handler("logging/setLevel", types.SetLevelRequestParams, self._set_level)
         self.server.middleware.append(self._track_connection)
         self.server.middleware.append(_refuse_nonfinite)
+        #: The level each client set with ``logging/setLevel`` (by connection); no entry, no messages.
+        self._log_levels: dict[Any, str] = {}
+        #: The tools/call running on a connection (its SDK session and request id): a log message
+        #: rides that call's stream, which every transport has.
+        self._active: dict[Any, tuple[Any, Any]] = {}
 
     # -- lifecycle ----------------------------------------------------------------------------
     @contextlib.asynccontextmanager
     async def _lifespan(self, _server: Server[Any]) -> AsyncIterator[dict[str, Any]]:
         self.loop = asyncio.get_running_loop()
         unsubscribe = self.session.registry.on_change(self._registry_changed)
+        listeners = self.session.audit.listeners
+        listeners.append(self._browser_event)
         try:
             yield {}
         finally:
             unsubscribe()
+            with contextlib.suppress(ValueError):
+                listeners.remove(self._browser_event)
             self.listen.close()
             self.loop = None
 
@@ -236,16 +333,123 @@ class McpBridge:
 
     async def _call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         self.calls += 1
+        peer = ctx.session  # the MCP SDK's session with this client
+        connection = getattr(peer, "_connection", None)
+        if connection is not None:
+            self._active[connection] = (peer, ctx.request_id)
+        progress = _Progress(peer) if _progress_token(ctx) is not None else None
         try:
             arguments = params.arguments
-            result = await self.call(params.name, dict(arguments) if isinstance(arguments, dict) else arguments)
+            args = dict(arguments) if isinstance(arguments, dict) else arguments
+            result = await self.call(params.name, args, progress=progress.report if progress else None)
+            if result.error is not None and result.error.code == "NEEDS_HUMAN":
+                result = await self._hand_off(ctx, result)
+            if result.error is not None and result.error.code == "NAVIGATION_FAILED":
+                self._log_event("error", {"event": "navigation_failed", "message": result.error.message})
             tooldef = self.session.registry.get(params.name)
             if self.discovery and result.ok and tooldef is not None and tooldef.reveals is not None:
                 self._learn(tooldef.reveals(result.data))
-            return to_call_result(result)
+            return to_call_result(result, self.session.home)
         except Exception as exc:  # noqa: BLE001 - a tool result, never a JSON-RPC error
             log.exception("tools/call %s failed", params.name)
             return to_call_result(ToolResult.failure(str(params.name), "INTERNAL", f"{type(exc).__name__}: {exc}"))
+        finally:
+            if progress is not None:
+                await progress.close()
+            if connection is not None and self._active.get(connection, (None,))[0] is peer:
+                del self._active[connection]
+
+    # -- hand-off as elicitation ----------------------------------------------------------------
+    async def _hand_off(self, ctx: Any, result: ToolResult) -> ToolResult:
+        """Ask the person through the client (``elicitation/create``) which candidate a ``NEEDS_HUMAN``
+        call meant, and resume it on that ref through dispatch. Without elicitation, a refusal, or no
+        candidates: ``result`` as it is (and nothing acts)."""
+        peer = ctx.session
+        payload = result.error.details if result.error is not None else {}
+        candidates = [c for c in payload.get("candidates") or [] if isinstance(c, dict) and c.get("ref")]
+        wants = types.ClientCapabilities(elicitation=types.ElicitationCapability())
+        if not candidates or not peer.check_client_capability(wants):
+            return result
+        options = [{"const": str(c["ref"]), "title": _candidate_title(c)} for c in candidates]
+        schema = {
+            "type": "object",
+            "properties": {"ref": {"type": "string", "title": "Element", "oneOf": options}},
+            "required": ["ref"],
+        }
+        intent = f" to {payload['intent']}" if payload.get("intent") else ""
+        message = f"{payload.get('tool')}{intent}: {payload.get('message')}. Which element is meant?"
+        try:
+            answer = await peer.elicit_form(message, schema, related_request_id=ctx.request_id)
+        except Exception:  # noqa: BLE001 - the client could not ask: today's result
+            log.debug("elicitation failed", exc_info=True)
+            return result
+        ref = (answer.content or {}).get("ref") if answer.action == "accept" else None
+        if not isinstance(ref, str) or ref not in {o["const"] for o in options}:
+            return result
+        try:
+            tool, args = self.session.handoffs.take(str(payload["handoff_id"]), ref)
+        except OcnbError as exc:
+            return ToolResult(ok=False, tool=result.tool, error=ToolError.from_exception(exc))
+        return await self.call(tool, args)
+
+    # -- resources ----------------------------------------------------------------------------
+    async def _list_resources(self, ctx: Any, params: Any) -> types.ListResourcesResult:
+        session = self.session
+        found = await asyncio.to_thread(resources.list_resources, session.home, session.id, session.registry)
+        return types.ListResourcesResult(resources=found)
+
+    async def _list_templates(self, ctx: Any, params: Any) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(resource_templates=resources.templates())
+
+    async def _read_resource(self, ctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+        return await asyncio.to_thread(resources.read_resource, self.session.home, str(params.uri), self._capmap)
+
+    def _capmap(self) -> str:
+        from ..capmap import generate
+
+        return generate(list(self.session.registry))
+
+    # -- logging ------------------------------------------------------------------------------
+    async def _set_level(self, ctx: Any, params: types.SetLevelRequestParams) -> types.EmptyResult:
+        connection = getattr(ctx.session, "_connection", None)
+        if connection is not None:
+            if connection not in self._log_levels:
+                connection.exit_stack.callback(self._log_levels.pop, connection, None)
+            self._log_levels[connection] = params.level
+        return types.EmptyResult()
+
+    def _browser_event(self, kind: str, body: dict[str, Any]) -> None:
+        """Listener on the session's events (browser thread): the ones worth a log message."""
+        level = _event_level(kind, body)
+        if level is not None:
+            self._log_event(level, {"event": kind, **body})
+
+    def _log_event(self, level: str, data: dict[str, Any]) -> None:
+        loop = self.loop
+        if loop is None or loop.is_closed() or not self._log_levels:
+            return
+        with contextlib.suppress(RuntimeError):  # the loop is shutting down
+            loop.call_soon_threadsafe(lambda: loop.create_task(self._send_log(level, data)))
+
+    async def _send_log(self, level: str, data: dict[str, Any]) -> None:
+        rank = LOG_LEVELS.index(level)
+        for connection, threshold in list(self._log_levels.items()):
+            if rank < LOG_LEVELS.index(threshold):
+                continue
+            note = types.LoggingMessageNotification(
+                params=types.LoggingMessageNotificationParams(level=level, data=data, logger="ocnb.browser")  # type: ignore[arg-type]
+            )
+            try:
+                with anyio.move_on_after(5):
+                    active = self._active.get(connection)
+                    if active is not None:  # on the running call's stream
+                        await active[0].send_notification(note, related_request_id=active[1])
+                    else:
+                        await connection.notify(
+                            "notifications/message", note.params.model_dump(mode="json", exclude_none=True)
+                        )
+            except Exception:  # noqa: BLE001 - one broken client must not stop the others
+                log.debug("could not send a log message", exc_info=True)
 
     def _learn(self, names: Iterable[str]) -> None:
         """Add the tools a result revealed to the visible list; announce a change."""
@@ -254,13 +458,16 @@ class McpBridge:
             self.discovered |= new
             self._registry_changed()
 
-    async def call(self, name: str, arguments: Any) -> ToolResult:
-        """Run one call through dispatch on the browser thread, awaited without blocking this loop."""
+    async def call(self, name: str, arguments: Any, *, progress: ProgressFn | None = None) -> ToolResult:
+        """Run one call through dispatch on the browser thread, awaited without blocking this loop.
+
+        Cancelling the awaiting task cancels the call on the browser thread (journaled ``CANCELLED``).
+        """
         session = self.session
         if session.closed:
             return ToolResult.failure(name, "SESSION_CLOSED", "the session is closed; create a new Session")
         try:
-            future = session.runtime.submit(dispatch_async(session, name, arguments, source="mcp"))
+            future = session.runtime.submit(dispatch_async(session, name, arguments, source="mcp", progress=progress))
             return await asyncio.wrap_future(future)
         except OcnbError as exc:  # the session closed between the check and the submit
             return ToolResult(ok=False, tool=name, error=ToolError.from_exception(exc))

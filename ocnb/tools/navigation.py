@@ -73,6 +73,12 @@ def check_url_arg(config: Any, args: dict[str, Any]) -> None:
 
 @tool(
     name="navigate",
+    examples=(
+        "go to example.com",
+        "open the pricing page",
+        "go back to the previous page",
+        "visit this URL",
+    ),
     check=check_url_arg,
     category="navigation",
     side_effects=True,
@@ -115,6 +121,11 @@ async def navigate(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
 
 @tool(
     name="page_reload",
+    examples=(
+        "refresh the page",
+        "reload this tab",
+        "the page looks stuck, reload it",
+    ),
     category="navigation",
     side_effects=True,
     description="Reload the tab's page. Refs of the old page become stale.",
@@ -132,10 +143,29 @@ async def page_reload(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
 
 
 _WAIT_KINDS = ("selector", "text", "url", "load_state", "time_ms")
+#: How often a long wait tells a listening face (MCP progress) how far it is.
+TICK_S = 1.0
+
+
+async def _tick(ctx: Any, message: str, total_ms: float) -> None:
+    """Report the milliseconds waited out of ``total_ms`` every :data:`TICK_S` (a no-op for most faces)."""
+    if getattr(ctx.call, "progress_fn", None) is None:
+        return
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    while True:
+        await asyncio.sleep(TICK_S)
+        ctx.progress(min(round((loop.time() - started) * 1000), total_ms), total_ms, message)
 
 
 @tool(
     name="wait_for",
+    examples=(
+        "wait until the results appear",
+        "wait for the page to finish loading",
+        "pause two seconds",
+        "wait until the URL changes",
+    ),
     category="navigation",
     description="Wait for a selector, text, URL, load state or time. "
     "Give exactly one condition; timeout_ms defaults to 10000.",
@@ -156,6 +186,7 @@ async def wait_for(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     timeout = args.get("timeout_ms", 10_000)
     page = await ctx.page(args.get("tab_id"))
     started = asyncio.get_running_loop().time()
+    ticker = asyncio.ensure_future(_tick(ctx, f"wait_for {kind}", args["time_ms"] if kind == "time_ms" else timeout))
     try:
         if kind == "selector":
             await page.wait_for_selector(args["selector"], state="visible", timeout=timeout)
@@ -176,5 +207,7 @@ async def wait_for(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
         if err.code == "INVALID_ARGUMENT" and kind == "selector":
             raise InvalidArgument(f"invalid selector {args[kind]!r}", details={"selector": args[kind]}) from None
         raise err from None
+    finally:
+        ticker.cancel()
     waited = round((asyncio.get_running_loop().time() - started) * 1000)
     return {"condition": kind, "value": args[kind], "waited_ms": waited, **(await page_info(page, _tab(ctx, page)))}

@@ -51,6 +51,11 @@ def _mask_secret_inputs(ctx: Any, sig: Any, inputs: dict[str, Any]) -> None:
 
 @tool(
     name="execute_plan",
+    examples=(
+        "run these steps one after another",
+        "execute a list of tool calls with parameters",
+        "do the whole sequence in one go",
+    ),
     category="workflow",
     side_effects=True,
     uses_page=False,
@@ -130,6 +135,7 @@ async def execute_plan(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
             record["error"] = result.error.message
         out["steps"].append(record)
         out["steps_executed"] += 1
+        ctx.progress(i + 1, len(steps), st["tool"])
         calls.append(
             CallInfo.from_result(st["tool"], result.ok, result.data, url_before=before, url_after=page_url(ctx.session))
         )
@@ -154,6 +160,11 @@ async def execute_plan(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
 
 @tool(
     name="oc_task_start",
+    examples=(
+        "start a task that only allows this site",
+        "bind a task signature before acting",
+        "guard the next steps with a task budget",
+    ),
     category="workflow",
     side_effects=True,
     uses_page=False,
@@ -173,6 +184,11 @@ async def oc_task_start(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
 
 @tool(
     name="workflow_status",
+    examples=(
+        "how is the current task going",
+        "what budget is left for the task",
+        "show the task status",
+    ),
     category="workflow",
     uses_page=False,
     description="Report the bound task's status. Includes calls used, guards and the last evaluation.",
@@ -189,6 +205,11 @@ async def workflow_status(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
 
 @tool(
     name="oc_task_finish",
+    examples=(
+        "I am done with the task",
+        "end the task and tell me if it succeeded",
+        "finish the bound task",
+    ),
     category="workflow",
     side_effects=True,
     uses_page=False,
