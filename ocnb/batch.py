@@ -9,6 +9,7 @@ browser itself is gone (:data:`CRASH_CODES`), it replaces its session and retrie
 from __future__ import annotations
 
 import contextlib
+import re
 import time
 from collections.abc import Callable
 from typing import Any
@@ -17,12 +18,50 @@ from .dispatch import dispatch
 from .session import Session
 from .skills.store import SkillStore
 
-__all__ = ["CRASH_CODES", "RESULT_COLUMNS", "Replayer", "replay_row"]
+__all__ = ["BLOCKABLE", "CRASH_CODES", "RESULT_COLUMNS", "Replayer", "block_resources", "replay_row"]
 
 #: Columns of a result row (and of the DataFrame ``Pool.replay`` returns), in order.
 RESULT_COLUMNS = ["row", "ok", "failure_code", "step_reached", "steps_total", "elapsed_ms", "evidence_path", "retried"]
 #: Codes that mean the browser itself is gone: the session is replaced and the row retried once.
 CRASH_CODES = ("TARGET_CLOSED", "BROWSER_CRASHED", "PAGE_CRASHED", "BROWSER_UNAVAILABLE", "SESSION_CLOSED")
+#: What ``block_resources=`` can leave out of every row's pages, by resource kind (file extension, so
+#: the browser side matches and requests of other kinds never cross to Python).
+BLOCKABLE = {
+    "image": ("png", "jpe?g", "gif", "webp", "avif", "svg", "ico", "bmp"),
+    "font": ("woff2?", "ttf", "otf", "eot"),
+    "media": ("mp4", "webm", "ogg", "ogv", "mp3", "wav", "m4a", "mov"),
+}
+
+
+def resource_kinds(value: Any) -> tuple[str, ...]:
+    """``block_resources=`` as kinds: True is every kind of :data:`BLOCKABLE`; a list names some."""
+    if value is True:
+        return tuple(BLOCKABLE)
+    if not value:
+        return ()
+    kinds = (value,) if isinstance(value, str) else tuple(value)
+    unknown = [k for k in kinds if k not in BLOCKABLE]
+    if unknown:
+        raise ValueError(f"block_resources: unknown kind(s) {unknown}; choose from {sorted(BLOCKABLE)}")
+    return kinds
+
+
+def block_resources(session: Session, kinds: tuple[str, ...]) -> None:
+    """Abort requests for images, fonts or media in ``session``'s browser context (a context route)."""
+    if not kinds:
+        return
+    exts = "|".join(e for k in kinds for e in BLOCKABLE[k])
+    pattern = re.compile(rf"\.({exts})(\?.*)?$", re.IGNORECASE)
+
+    async def handler(route: Any) -> None:
+        with contextlib.suppress(Exception):  # the page may be gone already
+            await route.abort("blockedbyclient")
+
+    async def install() -> None:
+        state = await session.ensure_browser()
+        await state.context.route(pattern, handler)
+
+    session.run(install(), timeout=session.config.default_timeout_ms / 1000 + 30)
 
 
 def ensure_skill(session: Session, skill: dict[str, Any]) -> None:
@@ -54,7 +93,7 @@ def _replay_stored(
 ) -> dict[str, Any]:
     t0 = time.perf_counter()
     start_url = options.get("start_url")
-    if start_url:
+    if start_url and not _starts_at(skill, start_url):
         nav = dispatch(session, "navigate", {"url": start_url}, source="replay")
         if not nav.ok:
             return _row(index, False, nav.error.code if nav.error else "INTERNAL", 0, 0, t0, None)
@@ -74,6 +113,15 @@ def _replay_stored(
         t0,
         failure.get("evidence_bundle_path"),
     )
+
+
+def _starts_at(skill: dict[str, Any], url: str) -> bool:
+    """True when the skill's first step navigates to ``url`` itself: a separate ``start_url`` load is waste."""
+    steps = skill.get("steps") or []
+    first = steps[0] if steps else {}
+    return (first.get("kind") or first.get("tool")) == "navigate" and str(
+        (first.get("args") or {}).get("url", "")
+    ).split("#")[0] == url.split("#")[0]
 
 
 def _row(
@@ -99,6 +147,8 @@ class Replayer:
         self.session = new_session()
         #: Ids of the skills already in this session's store, so a batch reads the store once per session.
         self._skills: set[str] = set()
+        #: Resource kinds already blocked in this session's context (routes last as long as the context).
+        self._blocked: set[str] = set()
 
     def replay(self, skill: dict[str, Any], row: dict[str, Any], index: int, options: dict[str, Any]) -> dict[str, Any]:
         """:func:`replay_row` on this session; on a crash, once more on a fresh one (``retried`` says so)."""
@@ -116,6 +166,16 @@ class Replayer:
         if skill["id"] not in self._skills:
             ensure_skill(self.session, skill)
             self._skills.add(skill["id"])
+        kinds = tuple(k for k in resource_kinds(options.get("block_resources")) if k not in self._blocked)
+        if kinds:
+            try:
+                block_resources(self.session, kinds)
+            except Exception as exc:  # noqa: BLE001 - a dead browser: the row's crash code says so, and retries
+                code = getattr(exc, "code", "BROWSER_UNAVAILABLE")
+                return _row(
+                    index, False, code if isinstance(code, str) else "INTERNAL", 0, 0, time.perf_counter(), None
+                )
+            self._blocked.update(kinds)
         return _replay_stored(self.session, skill, row, index, options)
 
     def renew(self) -> None:
@@ -124,6 +184,7 @@ class Replayer:
             self.session.close()
         self.session = self._new_session()
         self._skills.clear()
+        self._blocked.clear()
 
     def close(self) -> None:
         with contextlib.suppress(Exception):

@@ -37,6 +37,7 @@ __all__ = [
     "NetworkControls",
     "RequestRecord",
     "Ring",
+    "SharedBrowser",
     "Tab",
     "find_chromium",
     "launch_args",
@@ -313,6 +314,8 @@ class BrowserState:
         self.downloads = Downloads(config.home_path / DOWNLOADS_DIR, config.download_max_bytes, self._event)
         #: False when attached (CDP) to a browser's own context: close() leaves it open.
         self._own_context = True
+        #: False when the browser is a :class:`SharedBrowser`'s: close() closes only the context.
+        self._own_browser = True
 
     @property
     def playwright(self) -> Any:
@@ -321,19 +324,29 @@ class BrowserState:
 
     # -- lifecycle ----------------------------------------------------------------------------
     async def start(
-        self, *, executable_path: str | None = None, connect: str | None = None, cdp: str | None = None
+        self,
+        *,
+        executable_path: str | None = None,
+        connect: str | None = None,
+        cdp: str | None = None,
+        shared: SharedBrowser | None = None,
     ) -> None:
+        """Launch or connect a browser and open this state's context; with ``shared``, only the context."""
         from playwright.async_api import async_playwright
 
         # A saved login is checked and read before anything starts: a refused one changes nothing.
         initial = load_state(state_path(self.config.storage_state, self.config)) if self.config.storage_state else None
         profile = self.config.user_data_dir
-        if profile is not None and (connect or cdp):
-            raise InvalidArgument("user_data_dir is for a browser ocnb launches, not with connect or cdp")
+        if profile is not None and (connect or cdp or shared):
+            raise InvalidArgument("user_data_dir is for a browser ocnb launches, not with connect, cdp or shared")
         width, height = self.config.viewport
-        self._pw = await async_playwright().start()
+        if shared is None:
+            self._pw = await async_playwright().start()
         try:
-            if connect:
+            if shared is not None:  # somebody else's browser: this state owns only its context
+                self._pw, self.browser = shared.playwright, await shared.ensure()
+                self.executable, self.remote, self._own_browser = shared.executable, shared.remote, False
+            elif connect:
                 # The server launches the browser; it honours executablePath/args only in --unsafe mode.
                 options: dict[str, Any] = {"headless": self.config.headless, "args": launch_args()}
                 if executable_path:
@@ -429,7 +442,10 @@ class BrowserState:
         """Close context, browser and Playwright; safe to call twice and after a crash."""
         self._closing = True
         context = self.context if self._own_context else None  # an attached browser's own context stays
-        for obj, method in ((context, "close"), (self.browser, "close"), (self._pw, "stop")):
+        browser, pw = (self.browser, self._pw) if self._own_browser else (None, None)
+        if not self._own_browser and self.browser is not None:
+            self.browser.remove_listener("disconnected", self._on_disconnected)
+        for obj, method in ((context, "close"), (browser, "close"), (pw, "stop")):
             if obj is None:
                 continue
             try:
@@ -855,6 +871,83 @@ class BrowserState:
     async def version(self) -> str:
         self._check()
         return str(self.browser.version)
+
+
+class SharedBrowser:
+    """One browser that several sessions share, each with its own context.
+
+    It runs on one :class:`~ocnb.runtime.Runtime` that those sessions share (Playwright objects
+    belong to one event loop). :meth:`ensure` launches it (or connects: ``connect=`` a Playwright
+    server, ``cdp=`` an endpoint) on first use and again after it died; a session's ``close()``
+    closes only its context, and :meth:`close` closes the browser.
+    """
+
+    def __init__(
+        self,
+        runtime: Any,
+        config: Settings,
+        *,
+        executable_path: str | None = None,
+        connect: str | None = None,
+        cdp: str | None = None,
+    ) -> None:
+        self.runtime = runtime
+        self.config = config
+        self.executable_path = executable_path
+        self.connect, self.cdp = connect, cdp
+        self.playwright: Any = None
+        self.browser: Any = None
+        self.executable: str | None = None
+        self.remote = connect or cdp
+        self._lock: Any = None
+
+    async def ensure(self) -> Any:
+        """The live browser: launched or connected now if it is not (first use, or it died)."""
+        import asyncio
+
+        from playwright.async_api import async_playwright
+
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        async with self._lock:
+            if self.browser is not None and self.browser.is_connected():
+                return self.browser
+            if self.playwright is None:
+                self.playwright = await async_playwright().start()
+            chromium = self.playwright.chromium
+            timeout = self.config.default_timeout_ms
+            if self.connect:
+                options: dict[str, Any] = {"headless": self.config.headless, "args": launch_args()}
+                if self.executable_path:
+                    options["executablePath"] = self.executable_path
+                headers = {"x-playwright-launch-options": json.dumps(options)}
+                self.browser = await chromium.connect(self.connect, timeout=timeout, headers=headers)
+            elif self.cdp:
+                self.browser = await chromium.connect_over_cdp(self.cdp, timeout=timeout)
+            else:
+                own = None
+                with contextlib.suppress(Exception):  # Playwright raises when no build is registered
+                    own = chromium.executable_path
+                path, tried = find_chromium(
+                    self.executable_path, own, headless=self.config.headless, configured=self.config.chromium
+                )
+                if path is None:
+                    raise BrowserUnavailable(
+                        "no Chromium found (tried: " + "; ".join(tried) + "); " + INSTALL_HINT, details={"tried": tried}
+                    )
+                self.executable = path
+                self.browser = await chromium.launch(
+                    executable_path=path, headless=self.config.headless, args=launch_args()
+                )
+            return self.browser
+
+    async def close(self) -> None:
+        """Close the browser (every context on it) and stop Playwright; safe to call twice."""
+        for obj, method in ((self.browser, "close"), (self.playwright, "stop")):
+            if obj is not None:
+                with contextlib.suppress(Exception):  # already gone is fine
+                    await getattr(obj, method)()
+        self.browser = self.playwright = None
 
 
 def _private_profile(folder: Path) -> str:

@@ -1,23 +1,39 @@
 """Run a recorded skill over a table of inputs: a pool of sessions here, or a Dask cluster.
 
-``Pool(size=N)`` holds N sessions (local Chromiums, or remote ones with ``connect=``/``cdp=``), each
-with its own browser context. ``pool.replay(skill_id, rows)`` replays the skill once per row across
-the pool with a progress bar and returns one DataFrame row per input. A failing row never stops the
+``Pool(size=N, browsers=K)`` holds N sessions over K browsers (local Chromiums, or remote ones with
+``connect=``/``cdp=``; ``connect=[ws1, ws2]`` is a farm of servers, one browser on each) and one
+browser thread: each session has its own browser context, so its cookies, storage, tabs, journal
+and trace are its own. ``pool.replay(skill_id, rows)`` replays the skill once per row across the
+pool with a progress bar and returns one DataFrame row per input. A failing row never stops the
 others; a crashed browser is replaced and its row retried once. With ``client=`` (a
 ``dask.distributed.Client``) the same rows run as Dask tasks: each worker keeps one long-lived
 session, created on first use and closed when the worker shuts down.
+
+Less work per row: ``replay(..., block_resources=True)`` aborts image, font and media requests; a
+``start_url`` the skill's own first ``navigate`` opens anyway is not loaded twice; each session keeps
+its tab warm between rows; and evidence bundles of failed rows carry no screenshot unless
+``Pool(screenshots=True)``.
 """
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import os
 import queue
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from .batch import RESULT_COLUMNS, Replayer, replay_row
+from .batch import RESULT_COLUMNS, Replayer, replay_row, resource_kinds
+from .browser import SharedBrowser
+from .runtime import Runtime
 from .session import Session
+from .settings import Settings
 from .skills.store import SkillStore
+
+#: Browsers a pool shares its sessions over when ``browsers=`` is not given: one, measured fastest on
+#: 2 cores (bench/bench_pool.py: contexts of one browser beat a browser each; see docs/scale.md).
+DEFAULT_BROWSERS = 1
 
 __all__ = ["RESULT_COLUMNS", "Pool", "replay_row"]
 
@@ -48,22 +64,77 @@ def _frame(rows: list[dict[str, Any]]) -> Any:
     )
 
 
-class Pool:
-    """N sessions for batch replay. Extra keyword arguments go to every :class:`Session`."""
+def _endpoints(connect: Any, cdp: Any) -> list[dict[str, str]]:
+    """``connect=`` / ``cdp=`` as one endpoint per browser: a list is a farm, a string one server."""
+    out: list[dict[str, str]] = []
+    for key, value in (("connect", connect), ("cdp", cdp)):
+        if value:
+            out += [{key: str(v)} for v in ([value] if isinstance(value, str) else value)]
+    return out
 
-    def __init__(self, size: int = 2, *, home: str | os.PathLike[str] | None = None, **session_kwargs: Any) -> None:
+
+def _settings(kwargs: dict[str, Any], home: Any) -> Settings:
+    """The settings the pool's sessions will have, for launching their shared browsers."""
+    base = kwargs.get("settings") or kwargs.get("config") or Settings.from_env()
+    names = {f.name for f in dataclasses.fields(Settings)}
+    changes = {k: v for k, v in kwargs.items() if k in names}
+    if home is not None:
+        changes["home"] = home
+    return base.with_changes(**changes)
+
+
+class Pool:
+    """N sessions for batch replay over K shared browsers. Extra keyword arguments go to every :class:`Session`.
+
+    ``browsers``: how many browsers the sessions share (default :data:`DEFAULT_BROWSERS`, at most
+    ``size``); session *i* opens its context in browser *i mod K*. ``connect`` may be a list of
+    Playwright server URLs (and ``cdp`` a list of endpoints): one browser on each, ``browsers`` is
+    their number. ``screenshots``: whether failed rows' evidence bundles include a screenshot.
+    """
+
+    def __init__(
+        self,
+        size: int = 2,
+        *,
+        browsers: int | None = None,
+        home: str | os.PathLike[str] | None = None,
+        screenshots: bool = False,
+        **session_kwargs: Any,
+    ) -> None:
         if size < 1:
             raise ValueError("size must be at least 1")
         self.size = size
         self.home = home
+        session_kwargs.setdefault("evidence_screenshots", screenshots)
         self._kwargs = session_kwargs
-        self._replayers = [Replayer(self._new_session) for _ in range(size)]
+        self.endpoints = _endpoints(session_kwargs.get("connect"), session_kwargs.get("cdp"))
+        k = len(self.endpoints) if self.endpoints else min(browsers or DEFAULT_BROWSERS, size)
+        if k < 1:
+            raise ValueError("browsers must be at least 1")
+        local = {key: v for key, v in session_kwargs.items() if key not in ("connect", "cdp", "executable_path")}
+        self._session_kwargs = local
+        self.runtime = Runtime(name="ocnb-pool")
+        config = _settings(session_kwargs, home)
+        path = session_kwargs.get("executable_path")
+        self.browsers = [
+            SharedBrowser(
+                self.runtime,
+                config,
+                executable_path=str(path) if path else None,
+                **(self.endpoints[i] if self.endpoints else {}),
+            )
+            for i in range(k)
+        ]
+        self._replayers = [Replayer(self._session_factory(self.browsers[i % k])) for i in range(size)]
         self._free: queue.Queue[Replayer] = queue.Queue()
         for r in self._replayers:
             self._free.put(r)
 
-    def _new_session(self) -> Session:
-        return Session(home=self.home, **self._kwargs)
+    def _session_factory(self, browser: SharedBrowser) -> Any:
+        def new() -> Session:
+            return Session(home=self.home, shared_browser=browser, **self._session_kwargs)
+
+        return new
 
     @property
     def sessions(self) -> list[Session]:
@@ -79,12 +150,15 @@ class Pool:
         step_timeout_ms: int | None = None,
         allow_risky: bool | None = None,
         tolerate: list[str] | None = None,
+        block_resources: bool | str | list[str] = False,
         progress: bool = True,
     ) -> Any:
         """Replay ``skill_id`` once per row of ``params`` (a DataFrame or a list of dicts).
 
         ``tolerate`` (fingerprint fields that may differ, e.g. ``["name"]`` for a renamed label) goes
-        to every row's ``oc_skill_replay``, locally and on a Dask cluster alike.
+        to every row's ``oc_skill_replay``, locally and on a Dask cluster alike. ``block_resources``
+        (True, or some of ``"image"``, ``"font"``, ``"media"``) aborts those requests in every
+        session's context for this and later batches.
         """
         skill = SkillStore(None if self.home is None else str(self.home)).get(skill_id)
         rows = _rows(params)
@@ -95,6 +169,9 @@ class Pool:
             options["allow_risky"] = allow_risky
         if tolerate:
             options["tolerate"] = list(tolerate)
+        kinds = resource_kinds(block_resources)
+        if kinds:
+            options["block_resources"] = list(kinds)
         if client is not None:
             from .dask import replay_on_cluster
 
@@ -125,8 +202,14 @@ class Pool:
             bar.close()
 
     def close(self) -> None:
+        """Close every session (its context), then the shared browsers and the pool's browser thread."""
         for r in self._replayers:
             r.close()
+        if not self.runtime.stopped and self.runtime._thread is not None:
+            for b in self.browsers:
+                with contextlib.suppress(Exception):
+                    self.runtime.run(b.close(), timeout=30)
+        self.runtime.stop()
 
     def __enter__(self) -> Pool:
         return self

@@ -31,7 +31,7 @@ from .audit.hooks import AuditLayer
 from .audit.journal import Journal
 from .audit.secrets import SecretStore
 from .audit.trace import TraceWriter
-from .browser import BrowserState
+from .browser import BrowserState, SharedBrowser
 from .calls import CallContext, Extensions, Host, Pipeline, RecentResults
 from .dispatch import dispatch
 from .errors import SessionClosed, TargetClosed
@@ -65,6 +65,10 @@ class Session:
         caps: opt-in capability groups of tools to offer besides the default set (``OCNB_CAPS``).
         home: storage root (default ``OCNB_HOME`` or ``~/.ocnb``).
         secrets: a dotenv file of secrets usable as ``${SECRET:NAME}``.
+        shared_browser: a :class:`~ocnb.browser.SharedBrowser` to open this session's own context in
+            (its cookies, storage, tabs, journal and trace stay this session's) instead of a browser of
+            its own; the session then runs on the shared browser's thread, and ``close()`` closes
+            only its context. ``ocnb.Pool(browsers=K)`` uses it.
         settings: a :class:`~ocnb.settings.Settings` (default: :meth:`Settings.from_env`); keyword
             overrides of its fields are accepted too (``Session(handoff=True)``). ``config=`` is the old
             name of the same argument. The caller's object is never changed: settings are frozen.
@@ -83,6 +87,7 @@ class Session:
         settings: Settings | None = None,
         config: Settings | None = None,
         session_id: str | None = None,
+        shared_browser: SharedBrowser | None = None,
         **overrides: Any,
     ) -> None:
         if settings is not None and config is not None:
@@ -107,7 +112,9 @@ class Session:
         self._tool_methods: set[str] = set()
         self.registry = Registry(caps=self.settings.caps)  # INVALID_ARGUMENT for an unknown group
         self.registry.on_change(self._install_methods)
-        self.runtime = Runtime(name=f"ocnb-browser-{self.id}")
+        self._shared = shared_browser
+        #: The browser thread: this session's own, or the shared browser's (then never stopped here).
+        self.runtime = shared_browser.runtime if shared_browser else Runtime(name=f"ocnb-browser-{self.id}")
         self._seq = itertools.count(1)
         self._state: BrowserState | None = None
         self._start_lock: asyncio.Lock | None = None
@@ -294,7 +301,12 @@ class Session:
                 await self._drop_browser()  # the crash was reported once: this call relaunches
             if self._state is None:
                 state = BrowserState(self.config, on_event=self.trace_event, clip_text=self._clip_text)
-                await state.start(executable_path=self.executable_path, connect=self.connect_url, cdp=self.cdp_url)
+                await state.start(
+                    executable_path=self.executable_path,
+                    connect=self.connect_url,
+                    cdp=self.cdp_url,
+                    shared=self._shared,
+                )
                 self._state = state
                 crash = self.crash_watch.relaunched_after()
                 if crash is not None:
@@ -380,7 +392,8 @@ class Session:
                 fut = self.runtime.submit(_shutdown())
                 fut.result(30)
         self._state = None
-        self.runtime.stop()
+        if self._shared is None:
+            self.runtime.stop()
         _LIVE.discard(self)
 
     def __enter__(self) -> Session:

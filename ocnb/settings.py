@@ -82,6 +82,8 @@ class Settings:
       upload root (:mod:`ocnb.logins`).
     - ``user_data_dir``: a persistent Chromium profile folder (logins survive restarts; one session at a time).
     - ``download_max_bytes``: a larger download is refused (not kept) and reported as such.
+    - ``evidence_screenshots``: evidence bundles of failed replays and contracts include a screenshot
+      (a batch pool turns it off unless asked: the DOM and the console say what failed, for less work).
     """
 
     headless: bool = True
@@ -105,6 +107,7 @@ class Settings:
     storage_state: str | None = None
     user_data_dir: Path | None = None
     download_max_bytes: int = 100 * 1024 * 1024
+    evidence_screenshots: bool = True
 
     def __post_init__(self) -> None:
         if isinstance(self.default_timeout_ms, bool) or not isinstance(self.default_timeout_ms, int):

@@ -140,8 +140,9 @@ async def create_bundle(
     reason: str,
     secrets: Masker | Any | None = None,
     extra: Mapping[str, Any] | None = None,
+    screenshot: bool = True,
 ) -> Path:
-    """Capture the page into a new evidence bundle and return its folder.
+    """Capture the page into a new evidence bundle and return its folder (``screenshot=False``: no PNG).
 
     ``reason`` says why (e.g. ``"contract checkout-done failed"``); ``extra`` adds JSON-able details
     (failed assertions, a replay step index). What cannot be captured (a crashed page) is listed in
@@ -167,7 +168,7 @@ async def create_bundle(
     except Exception as exc:  # noqa: BLE001 - what cannot be captured is listed, not raised
         errors.append(f"dom: {_first_line(exc)}")
     try:
-        shot = await page.screenshot(type="png", timeout=SCREENSHOT_TIMEOUT_MS)
+        shot = await page.screenshot(type="png", timeout=SCREENSHOT_TIMEOUT_MS) if screenshot else None
     except Exception as exc:  # noqa: BLE001 - what cannot be captured is listed, not raised
         errors.append(f"screenshot: {_first_line(exc)}")
 

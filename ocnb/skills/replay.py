@@ -202,7 +202,15 @@ async def replay_skill(
     async def evidence(reason: str, extra: dict[str, Any]) -> str | None:
         try:
             obs = PageObservations.from_tab(tab) if tab is not None else None
-            path = await create_bundle(page, obs, home=home, reason=reason, secrets=secrets, extra=extra)
+            path = await create_bundle(
+                page,
+                obs,
+                home=home,
+                reason=reason,
+                secrets=secrets,
+                extra=extra,
+                screenshot=ctx.session.config.evidence_screenshots,
+            )
             return str(path)
         except Exception:  # noqa: BLE001 - evidence is best effort; the failure code stands
             return None
