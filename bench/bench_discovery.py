@@ -11,7 +11,12 @@ embedding cache, discover() latency cold (query not seen) and warm, memory, inst
 per-turn context tokens. On a machine whose cores are oversubscribed, OpenBLAS threads spin:
 ``OPENBLAS_NUM_THREADS=1`` then makes MiniLM several times faster.
 
-Run: ``.venv/bin/python bench/bench_discovery.py [--corpus ../shared/corpus/metatool]``
+Then example requests (issue 17), on queries never indexed: 5-fold cross-validation over the dev
+queries, where the other four folds are the examples (written as ``examples:`` in the manifests,
+or learned through ``learned.jsonl``), with a learning curve at 1, 2, 5 and all examples per tool
+beside zero-shot, for each fusion candidate and retriever.
+
+Run: ``.venv/bin/python bench/bench_discovery.py [--corpus ../shared/corpus/metatool] [--examples-only]``
 """
 
 from __future__ import annotations
@@ -48,11 +53,13 @@ DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "me
 QUERY_SCHEMA = {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]}
 
 
-def write_manifests(tools: dict[str, str], root: Path) -> None:
+def write_manifests(tools: dict[str, str], root: Path, examples: dict[str, list[str]] | None = None) -> None:
     for name, desc in tools.items():
         folder = root / name
         folder.mkdir(parents=True)
-        doc = {"name": name, "kind": "tool", "description": desc}
+        doc: dict = {"name": name, "kind": "tool", "description": desc}
+        if examples and examples.get(name):
+            doc["examples"] = examples[name]
         (folder / "CAPABILITY.yaml").write_text(yaml.safe_dump(doc), encoding="utf-8")
         (folder / "schema.json").write_text(json.dumps(QUERY_SCHEMA), encoding="utf-8")
 
@@ -107,9 +114,131 @@ def rank_metrics(engine: DiscoveryEngine, queries: list[dict], use_graph: bool) 
     return top1 / len(queries), rec5 / len(queries)
 
 
+FOLDS = 5
+
+
+def folds(queries: list[dict], k: int = FOLDS) -> list[list[dict]]:
+    """``k`` folds of the queries, stratified by tool (seeded shuffle; a tool's queries spread over folds)."""
+    rng = np.random.default_rng(0)
+    order = rng.permutation(len(queries)).tolist()
+    by_tool: dict[str, list[dict]] = {}
+    for i in order:
+        by_tool.setdefault(queries[i]["tool"], []).append(queries[i])
+    out: list[list[dict]] = [[] for _ in range(k)]
+    n = 0
+    for tool in sorted(by_tool):
+        for q in by_tool[tool]:
+            out[n % k].append(q)
+            n += 1
+    return out
+
+
+def fused_ids(engine: DiscoveryEngine, query: str, mode: str) -> list[str]:
+    """Ranked ids for one query: the engine's fusion (with graph re-ranking), or the issue's baseline
+    (a plain nearest-neighbour vote over the 10 closest examples, added to the description score)."""
+    if mode == "engine":
+        hits, _ = engine.scores(query)
+        return [r.id for r in rerank(hits, engine._graph, engine._deps, boost=engine.graph_boost_factor)]
+    desc = engine.retriever.scores(query)
+    ex = engine.example_retriever.scores(query)
+    vote = np.zeros(len(desc))
+    for i in np.argsort(-ex, kind="stable")[:10].tolist():
+        vote[engine._example_owner[i]] += 0.1
+    total = desc + vote
+    ids = engine.retriever.ids
+    return [ids[i] for i in np.argsort(-total, kind="stable")[: engine.candidates].tolist()]
+
+
+def example_metrics(
+    tools: dict[str, str],
+    queries: list[dict],
+    retriever: Retriever,
+    tmp: Path,
+    per_tool: int | None,
+    mode: str,
+    weight: float,
+) -> tuple[float, float]:
+    """Mean top-1 / recall@5 over the folds: each fold scored with the other folds' queries as examples."""
+    top1 = rec5 = total = 0
+    parts = folds(queries)
+    for f, held in enumerate(parts):
+        history: dict[str, list[str]] = {}
+        for g, part in enumerate(parts):
+            if g != f:
+                for q in part:
+                    history.setdefault(q["tool"], []).append(q["query"])
+        if per_tool is not None:
+            history = {t: v[:per_tool] for t, v in history.items()}
+        root = tmp / f"cv-{f}-{per_tool}-{mode}-{weight}-{id(retriever)}"
+        write_manifests(tools, root, history if per_tool != 0 else None)
+        eng = DiscoveryEngine(manifest_roots=[root], retriever=retriever, example_weight=weight)
+        eng.build()
+        seen = {x for v in history.values() for x in v}
+        for q in held:
+            assert q["query"] not in seen or per_tool == 0, "a scored query was indexed"
+            ids = fused_ids(eng, q["query"], mode)
+            gold = f"tool:{q['tool']}"
+            top1 += bool(ids) and ids[0] == gold
+            rec5 += gold in ids[:5]
+            total += 1
+    return top1 / total, rec5 / total
+
+
+def examples_section(tools: dict[str, str], queries: list[dict], tmp: Path, retrievers: dict[str, Retriever]) -> dict:
+    """The examples table: per retriever, zero-shot and the learning curve, per fusion."""
+    print(
+        f"\nexamples: {FOLDS}-fold cross-validation over {len(queries)} dev queries; each fold scored with the "
+        "other folds' queries as examples (never a scored query); top-1 / R@5"
+    )
+    fusions = [("max (w 1.0)", "engine", 1.0), ("raise w .8", "engine", 0.8), ("raise w .5", "engine", 0.5)]
+    fusions.append(("kNN vote (issue)", "vote", 0.0))
+    curve: list[int | None] = [0, 1, 2, 5, None]
+    head = " ".join(f"{('all' if n is None else n):>11}" for n in curve)
+    out: dict = {}
+    for rname, retriever in retrievers.items():
+        print(f"\n{rname}: examples per tool {head}")
+        for fname, mode, w in fusions:
+            row = {}
+            cells = []
+            for n in curve:
+                if n == 0 and (fname, mode) != fusions[0][:2]:
+                    t1, r5 = out[rname][fusions[0][0]]["0"]  # zero-shot does not depend on the fusion
+                else:
+                    t1, r5 = example_metrics(tools, queries, retriever, tmp, n, mode, w)
+                row["all" if n is None else str(n)] = (round(t1, 4), round(r5, 4))
+                cells.append(f"{t1:.3f}/{r5:.3f}")
+            out.setdefault(rname, {})[fname] = row
+            print(f"  {fname:18s} {'':>14s}" + " ".join(f"{c:>11}" for c in cells))
+    return out
+
+
+def examples_speed(tools: dict[str, str], queries: list[dict], tmp: Path) -> tuple[float, float]:
+    """Index build (default engine, embedding cache filled) and warm discover() median with every
+    dev query indexed as an example."""
+    history: dict[str, list[str]] = {}
+    for q in queries:
+        history.setdefault(q["tool"], []).append(q["query"])
+    root = tmp / "speed"
+    write_manifests(tools, root, history)
+    DiscoveryEngine(manifest_roots=[root]).build()  # fills the on-disk cache
+    load_minilm().vector_cache.clear()
+    t = time.perf_counter()
+    eng = DiscoveryEngine(manifest_roots=[root])
+    eng.build()
+    build = time.perf_counter() - t
+    warm = []
+    for q in queries[:200]:
+        eng.discover(q["query"] + " now")
+        t = time.perf_counter()
+        eng.discover(q["query"] + " now", top_k=5)  # a new key: ranked again, query vector cached
+        warm.append(time.perf_counter() - t)
+    return build, statistics.median(warm)
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    ap.add_argument("--examples-only", action="store_true", help="only the examples table")
     args = ap.parse_args(argv)
     tools = json.loads((args.corpus / "tools.json").read_text(encoding="utf-8"))
     queries = [json.loads(line) for line in (args.corpus / "queries-dev.jsonl").open(encoding="utf-8")]
@@ -143,6 +272,13 @@ def main(argv: list[str] | None = None) -> None:
             "rrf minilm+wl+bm25": RRFRetriever([ml, wl, bm]),
             "ml .6+wl .2+bm25 .2": HybridRetriever([(ml, 0.6), (wl, 0.2), (bm, 0.2)]),
         }
+        example_retrievers = {
+            "MiniLM .6 + WordLlama .2 + BM25 .2 (default)": candidates["ml .6+wl .2+bm25 .2"],
+            "WordLlama .7 + BM25 .3 (fallback)": candidates["wl .7 + bm25 .3 (old)"],
+        }
+        if args.examples_only:
+            examples_section(tools, queries, Path(tmp), example_retrievers)
+            return
         print(
             f"capabilities: {len(tools)} MetaTool manifests + {len(own)} ocnb registry tools; "
             f"{len(queries)} dev queries"
@@ -233,6 +369,12 @@ def main(argv: list[str] | None = None) -> None:
             "  (cl100k counts; no offline tokenizer exists for current Claude models: "
             "Claude figures would be estimates)"
         )
+        ex_table = examples_section(tools, queries, Path(tmp), example_retrievers)
+        ex_build, ex_warm = examples_speed(tools, queries, Path(tmp))
+        print(
+            f"  with all {len(queries)} dev queries indexed as examples: index build {ex_build:.3f} s "
+            f"(from the on-disk embedding cache), discover() warm median {ex_warm * 1e3:.2f} ms"
+        )
         from bench.common import save
 
         chosen = table["ml .6+wl .2+bm25 .2"]
@@ -251,6 +393,9 @@ def main(argv: list[str] | None = None) -> None:
                 "context_mean_tokens": round(avg, 1),
                 "context_max_tokens": mx,
                 "static_dump_tokens": static,
+                "examples": ex_table,
+                "examples_build_s": round(ex_build, 3),
+                "examples_warm_ms": round(ex_warm * 1e3, 3),
             },
         )
     if os.environ.get("BENCH_SHOW"):

@@ -259,6 +259,19 @@ class OcMagics(Magics):
     ).tag(config=True)
     secrets = Unicode(None, allow_none=True, help="A dotenv file of secrets usable as ${SECRET:NAME}.").tag(config=True)
     progress = Bool(True, help="Show a progress bar while %%oc runs its lines.").tag(config=True)
+    discovery_learn = Bool(
+        help="Learn successful calls' intents as discovery examples (OCNB_HOME/capabilities/learned.jsonl)."
+    ).tag(config=True)
+
+    @default("discovery_learn")
+    def _discovery_learn_default(self) -> bool:
+        return Settings.from_env().discovery_learn
+
+    @observe("discovery_learn")
+    def _discovery_learn_changed(self, change: dict[str, Any]) -> None:
+        s = self._existing()
+        if s is not None:
+            s.configure(discovery_learn=change["new"])
 
     @default("caps")
     def _caps_default(self) -> list[str]:
@@ -286,6 +299,7 @@ class OcMagics(Magics):
             dialog_policy=self.dialog_policy,
             secrets=self.secrets,
             default_timeout_ms=self.default_timeout_ms,
+            discovery_learn=self.discovery_learn,
         )
 
     def _existing(self) -> Session | None:

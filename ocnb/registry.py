@@ -75,6 +75,9 @@ class ToolDef:
     #: A tool that finds other tools: ``reveals(data)`` names the tools a successful result found. A face
     #: that offers tools step by step (MCP discovery mode) starts with such tools and adds the ones named.
     reveals: Callable[[Any], Iterable[str]] | None = field(default=None, compare=False, repr=False)
+    #: Example requests in a user's words; capability discovery matches them beside the description
+    #: (never shown in ``tools/list`` or the capability map).
+    examples: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def summary(self) -> str:
@@ -114,11 +117,13 @@ def tool(
     intent: bool = False,
     check: Callable[[Any, dict[str, Any]], None] | None = None,
     reveals: Callable[[Any], Iterable[str]] | None = None,
+    examples: Iterable[str] = (),
 ) -> Callable[[Handler], Handler]:
     """Declare a tool. Give a full ``schema``, or ``properties`` + ``required`` to build one.
 
     ``uses_page`` adds the optional ``tab_id`` argument; ``intent`` adds the optional ``intent``
-    argument and the standard audit-label line to the description.
+    argument and the standard audit-label line to the description. ``examples`` are requests the
+    tool serves, in a user's words, for capability discovery only.
     """
 
     def decorate(fn: Handler) -> Handler:
@@ -149,6 +154,7 @@ def tool(
             uses_page=uses_page,
             check=check,
             reveals=reveals,
+            examples=tuple(examples),
         )
         return fn
 

@@ -33,6 +33,7 @@ from .audit.secrets import SecretStore
 from .audit.trace import TraceWriter
 from .browser import BrowserState, SharedBrowser
 from .calls import CallContext, Extensions, Host, Pipeline, RecentResults
+from .discovery.learned import DiscoveryLearner
 from .dispatch import dispatch
 from .errors import SessionClosed, TargetClosed
 from .registry import Registry, ToolDef
@@ -135,6 +136,8 @@ class Session:
         self.crash_watch = CrashWatch(self)
         #: Recent results, for token accounting.
         self.recent = RecentResults()
+        #: Intents of successful calls learned as discovery examples (``discovery_learn``).
+        self.learner = DiscoveryLearner(self.home, self.audit.secrets.mask_text)
         #: Every call's hooks, in the order they run.
         self.pipeline = Pipeline(
             before=[self.audit.trace_call, self.audit.secrets_in, self.guard.before],
@@ -144,6 +147,7 @@ class Session:
                 self.handoffs.after,  # NEEDS_HUMAN, before masking and journaling
                 self.audit.secrets_out,
                 self.audit.record,
+                self.learner.after,  # after masking: learns only what the journal would show
                 self.guard.after,
                 capture_hook,
                 self.recent.after,

@@ -36,6 +36,7 @@ ENV: dict[str, str] = {
     "OCNB_MCP_TOKEN": "mcp_token: the bearer token `ocnb mcp --http` requires",
     "OCNB_CAPS": "caps: opt-in capability groups of tools, comma-separated",
     "OCNB_DIALOG_POLICY": "dialog_policy: accept, dismiss or manual",
+    "OCNB_DISCOVERY_LEARN": "discovery_learn: 1 learns successful calls' intents as discovery examples",
 }
 
 _TRUE = frozenset({"1", "true", "yes", "on"})
@@ -82,6 +83,8 @@ class Settings:
       upload root (:mod:`ocnb.logins`).
     - ``user_data_dir``: a persistent Chromium profile folder (logins survive restarts; one session at a time).
     - ``download_max_bytes``: a larger download is refused (not kept) and reported as such.
+    - ``discovery_learn``: successful calls' intents become example requests of the capability that
+      served them, and discovery uses them (``OCNB_DISCOVERY_LEARN``; :mod:`ocnb.discovery.learned`).
     - ``evidence_screenshots``: evidence bundles of failed replays and contracts include a screenshot
       (a batch pool turns it off unless asked: the DOM and the console say what failed, for less work).
     """
@@ -107,6 +110,7 @@ class Settings:
     storage_state: str | None = None
     user_data_dir: Path | None = None
     download_max_bytes: int = 100 * 1024 * 1024
+    discovery_learn: bool = False
     evidence_screenshots: bool = True
 
     def __post_init__(self) -> None:
@@ -166,6 +170,8 @@ class Settings:
             values["o200k_file"] = Path(env["OCNB_O200K_FILE"])
         if env.get("OCNB_DIALOG_POLICY", "").strip():
             values["dialog_policy"] = env["OCNB_DIALOG_POLICY"].strip().lower()
+        if env.get("OCNB_DISCOVERY_LEARN") is not None:
+            values["discovery_learn"] = env_flag("OCNB_DISCOVERY_LEARN", env["OCNB_DISCOVERY_LEARN"])
         if env.get("OCNB_CAPS", "").strip():
             values["caps"] = env["OCNB_CAPS"]
         if env.get("OCNB_MCP_TOKEN", "").strip():

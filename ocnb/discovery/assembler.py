@@ -42,6 +42,9 @@ class Tier1Entry:
     pulled_in_by: str | None = None
     #: The capability group to ask for (``caps``) before this tool can be called, when it is not offered.
     needs_caps: str | None = None
+    #: ``"example"`` or ``"learned"`` when an example request (declared, or learned from an earlier
+    #: call's intent) raised this match above its description's score; None otherwise.
+    via: str | None = None
 
 
 @dataclass
@@ -58,6 +61,8 @@ class DiscoveryResult:
     tokens: dict[str, int] = field(default_factory=dict)
     #: Label of the retriever that ranked (e.g. ``"WordLlama 0.7 + BM25 0.3"``), set by the engine.
     retriever: str = ""
+    #: How many capabilities the index holds (what the results were chosen from).
+    total_indexed: int = 0
 
     def render_for_prompt(self) -> str:
         """The tiers as one prompt section (empty tiers left out)."""
@@ -71,15 +76,33 @@ class DiscoveryResult:
             "results": [e.__dict__ for e in self.tier1],
             "tokens": dict(self.tokens),
             "retriever": self.retriever,
+            "total_indexed": self.total_indexed,
         }
 
 
-def tier0_text(descriptors: Sequence[CapabilityDescriptor], budget: int) -> str:
-    """Category summaries: ``category (n): a, b, c, +k more`` per category, within budget.
+#: Tier 0's last line: what to do when the passive tiers do not show the capability needed.
+TIER0_HINT = "Nothing here fits? Call discover_capabilities(query).\n"
+
+
+def tier0_text(descriptors: Sequence[CapabilityDescriptor], budget: int, hint: str = TIER0_HINT) -> str:
+    """Category summaries: ``category (n): a, b, c, +k more`` per category, then ``hint``, within budget.
 
     Categories are ordered by size (largest first, then name); each line shortens its name
-    list until it fits; categories that do not fit at all are summed up in a last line.
+    list until it fits; categories that do not fit at all are summed up in a last line. The
+    ``hint`` line (``""`` for none) is kept: category lines give way to it.
     """
+    room = budget - tokens.count_text(hint) if hint else 0
+    while hint and room > 0:
+        body = _tier0_categories(descriptors, room)
+        if not body:
+            break
+        if tokens.count_text(body + hint) <= budget:
+            return body + hint
+        room -= 1
+    return _tier0_categories(descriptors, budget)
+
+
+def _tier0_categories(descriptors: Sequence[CapabilityDescriptor], budget: int) -> str:
     by_cat: dict[str, list[str]] = defaultdict(list)
     for d in descriptors:
         by_cat[d.category].append(d.name)
@@ -121,7 +144,8 @@ def _summary(d: CapabilityDescriptor) -> str:
 def _tier1_line(e: Tier1Entry) -> str:
     via = f" [needed by {e.pulled_in_by}]" if e.pulled_in_by else ""
     caps = f" [needs caps={e.needs_caps}]" if e.needs_caps else ""
-    return f"- {e.id} {e.relevance:.2f}: {e.summary}{via}{caps}"
+    learned = " [learned]" if e.via == "learned" else ""
+    return f"- {e.id} {e.relevance:.2f}: {e.summary}{via}{caps}{learned}"
 
 
 def _full(d: CapabilityDescriptor) -> str | None:
@@ -197,8 +221,10 @@ def assemble(
     top_k: int = 8,
     min_relevance: float = 0.35,
     tier2_count: int = 2,
+    via: dict[str, str] | None = None,
 ) -> DiscoveryResult:
-    """Tier 1 and Tier 2 from ranked results; Tier 0 is passed in (cached by the engine)."""
+    """Tier 1 and Tier 2 from ranked results; Tier 0 is passed in (cached by the engine).
+    ``via`` marks ids an example request raised (``"example"``/``"learned"``)."""
     entries: list[Tier1Entry] = []
     parents_in: set[str] = set()
     for r in ranked:
@@ -213,7 +239,17 @@ def assemble(
             continue
         needs = d.group if d.kind == "tool" and not d.available and d.group != "core" else None
         entries.append(
-            Tier1Entry(d.id, d.name, d.kind, d.category, round(r.score, 4), _summary(d), r.pulled_in_by, needs)
+            Tier1Entry(
+                d.id,
+                d.name,
+                d.kind,
+                d.category,
+                round(r.score, 4),
+                _summary(d),
+                r.pulled_in_by,
+                needs,
+                (via or {}).get(d.id),
+            )
         )
         parents_in.add(d.id)
     tier1_text, shown = _tier1(entries, budgets.tier1)

@@ -59,6 +59,10 @@ class CapabilityDescriptor:
     source_ref: str = ""
     composed_with: tuple[str, ...] = ()
     params: tuple[str, ...] = ()
+    #: Example requests it serves, declared (``@tool(examples=...)``, a manifest's ``examples:``).
+    examples: tuple[str, ...] = ()
+    #: Example requests learned from use (intents of successful calls), oldest first.
+    learned: tuple[str, ...] = ()
     _schema_loader: Callable[[], dict[str, Any] | None] | None = field(default=None, repr=False, compare=False)
     _content_loader: Callable[[], str | None] | None = field(default=None, repr=False, compare=False)
     _cache: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
@@ -147,6 +151,7 @@ def from_tooldefs(tooldefs: Iterable[Any]) -> list[CapabilityDescriptor]:
                 has_side_effects=bool(td.side_effects),
                 source_ref=f"registry:{td.name}",
                 params=_schema_params(schema),
+                examples=tuple(getattr(td, "examples", ()) or ()),
                 _schema_loader=functools.partial(dict, schema),
             )
         )
@@ -210,7 +215,7 @@ def from_manifest(folder: str | Path) -> CapabilityDescriptor:
 
     ``CAPABILITY.yaml`` needs ``name``, ``kind`` and ``description``; optional: ``id``
     (default ``kind:name``), ``display_name``, ``category``, ``tags``, ``required_secrets``,
-    ``required_tools``, ``composed_with``, ``parameters``, ``available``, ``side_effects``.
+    ``required_tools``, ``composed_with``, ``parameters``, ``examples``, ``available``, ``side_effects``.
     ``SKILL.md`` and ``schema.json`` beside it are loaded only when asked for.
     """
     folder = Path(folder)
@@ -243,6 +248,7 @@ def from_manifest(folder: str | Path) -> CapabilityDescriptor:
         required_tools=tuple(_tool_id(t) for t in _str_tuple(data.get("required_tools"), "required_tools")),
         composed_with=_str_tuple(data.get("composed_with"), "composed_with"),
         params=_str_tuple(data.get("parameters"), "parameters"),
+        examples=tuple(" ".join(e.split()) for e in _str_tuple(data.get("examples"), "examples") if e.strip()),
         available=bool(data.get("available", True)),
         has_side_effects=bool(data.get("side_effects", False)),
         source_ref=str(path),

@@ -2,7 +2,10 @@
 
 ``DiscoveryEngine`` holds descriptors from any source (registry tools, recorded skills,
 manifests), rebuilds its index lazily when they change (each change bumps ``index_version``),
-and answers ``discover(query, kind, category)`` with a token-budgeted ``DiscoveryResult``.
+and answers ``discover(query, kind, category, ...)`` with a token-budgeted ``DiscoveryResult``.
+Example requests (declared ``examples`` and ``learned`` ones) sit in a second index beside the
+descriptions; a capability's score is its description's, raised towards its best example's by
+``example_weight`` (:func:`fuse`; examples only ever raise a score).
 ``get_stats()`` (also ``getStats()``) reports what is indexed and which retriever ranks; the
 first discovery with a fallback retriever logs once how to get the better one.
 """
@@ -11,9 +14,13 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from ocnb.discovery.assembler import Budgets, DiscoveryResult, assemble, tier0_text
 from ocnb.discovery.descriptors import (
@@ -22,13 +29,23 @@ from ocnb.discovery.descriptors import (
     from_skills,
     from_tooldefs,
 )
-from ocnb.discovery.graph import build_graph, rerank
+from ocnb.discovery.graph import Ranked, build_graph, rerank
 from ocnb.discovery.manifests import ManifestSet, ManifestWatcher
 from ocnb.discovery.retrievers import Retriever, default_retriever, notice_fallback, retriever_info
 
-__all__ = ["DiscoveryEngine", "KINDS"]
+__all__ = ["DiscoveryEngine", "KINDS", "fuse"]
 
 KINDS = ("tool", "skill", "any")
+
+
+def fuse(desc: np.ndarray, example: np.ndarray, weight: float) -> np.ndarray:
+    """Description scores raised towards example scores: ``desc + weight * max(0, example - desc)``.
+
+    ``example`` holds each capability's best example score (0 without examples), so a capability
+    without examples keeps its description score and an example never lowers one. ``weight`` 1 is
+    the plain maximum; ``bench/bench_discovery.py`` measures the choice.
+    """
+    return desc + weight * np.maximum(example - desc, 0.0)
 
 
 class DiscoveryEngine:
@@ -54,10 +71,22 @@ class DiscoveryEngine:
         tier2_count: int = 2,
         candidates: int = 30,
         debounce_ms: int = 500,
+        use_graph_reranking: bool = True,
+        graph_boost_factor: float = 0.1,
+        example_weight: float = 0.8,
+        example_retriever: Retriever | None = None,
     ) -> None:
         self.retriever = retriever if retriever is not None else default_retriever()
+        #: The index of example requests (same method as ``retriever``, sharing its models).
+        self.example_retriever = example_retriever if example_retriever is not None else self.retriever.spawn()
         self.budgets, self.top_k, self.min_relevance = budgets, top_k, min_relevance
         self.tier2_count, self.candidates = tier2_count, candidates
+        self.use_graph_reranking, self.graph_boost_factor = use_graph_reranking, graph_boost_factor
+        self.example_weight = example_weight
+        self._example_owner = np.zeros(0, dtype=np.int64)
+        self._example_learned = np.zeros(0, dtype=bool)
+        self._results: OrderedDict[tuple[Any, ...], DiscoveryResult] = OrderedDict()
+        self._cache_hits = 0
         self._lock = threading.RLock()
         self._static: dict[str, CapabilityDescriptor] = {}
         self._manifest_ids: set[str] = set()
@@ -151,6 +180,18 @@ class DiscoveryEngine:
             t0 = time.perf_counter()
             descs = [self._all[i] for i in sorted(self._all)]
             self.retriever.fit([(d.id, embedding_text(d)) for d in descs])
+            docs, owner, learned = [], [], []
+            for n, d in enumerate(descs):
+                for j, (text, is_learned) in enumerate(
+                    [*((e, False) for e in d.examples), *((e, True) for e in d.learned)]
+                ):
+                    docs.append((f"{d.id}#{j}", text))
+                    owner.append(n)
+                    learned.append(is_learned)
+            self.example_retriever.fit(docs)
+            self._example_owner = np.array(owner, dtype=np.int64)
+            self._example_learned = np.array(learned, dtype=bool)
+            self._results.clear()
             self._graph, self._deps = build_graph(descs)
             self._tier0 = tier0_text(descs, self.budgets.tier0)
             self._built_version = self.index_version
@@ -163,14 +204,20 @@ class DiscoveryEngine:
         ``retriever`` (label of the ranking method), ``retriever_preferred``, ``retriever_fallback``
         and ``retriever_upgrade`` (see :func:`~ocnb.discovery.retrievers.retriever_info`);
         ``total_indexed``, ``by_kind``, ``by_source`` (``registry``, ``skill``, ``manifest``);
-        ``index_version``, ``index_built`` (the index matches the contents), ``builds``,
-        ``last_build_ms`` (``None`` before the first build) and ``queries``.
+        ``examples`` (``declared``/``learned`` counts); the ranking settings; ``index_version``,
+        ``index_built`` (the index matches the contents), ``builds``, ``last_build_ms`` (``None``
+        before the first build), ``queries`` and ``cache_hits`` (queries answered from the result
+        cache: the same query and options on an unchanged index). ``totalIndexed`` is the seed's name.
         """
         with self._lock:
             descs = list(self._all.values())
             info = retriever_info(self.retriever)
             by_kind: dict[str, int] = {}
             by_source: dict[str, int] = {}
+            examples = {
+                "declared": sum(len(d.examples) for d in descs),
+                "learned": sum(len(d.learned) for d in descs),
+            }
             for d in descs:
                 by_kind[d.kind] = by_kind.get(d.kind, 0) + 1
                 source = next((p for p in ("registry", "skill") if d.source_ref.startswith(p + ":")), "manifest")
@@ -181,44 +228,111 @@ class DiscoveryEngine:
                 "retriever_fallback": info["fallback"],
                 "retriever_upgrade": info["upgrade"],
                 "total_indexed": len(descs),
+                "totalIndexed": len(descs),
                 "by_kind": dict(sorted(by_kind.items())),
                 "by_source": dict(sorted(by_source.items())),
+                "examples": examples,
+                "use_graph_reranking": self.use_graph_reranking,
+                "graph_boost_factor": self.graph_boost_factor,
+                "example_weight": self.example_weight,
                 "index_version": self.index_version,
                 "index_built": self._built_version == self.index_version,
                 "builds": self._builds,
                 "last_build_ms": self._build_ms,
                 "queries": self._queries,
+                "cache_hits": self._cache_hits,
             }
 
     getStats = get_stats  # the name the discovery contract uses
 
-    def discover(self, query: str, kind: str = "any", category: str | None = None) -> DiscoveryResult:
-        """Tiered context for ``query``, restricted to a kind (tool|skill|any) and category."""
+    def scores(self, query: str) -> tuple[list[tuple[str, float]], dict[str, str]]:
+        """The best candidates ``(id, fused score)`` for ``query`` before graph re-ranking, and the
+        ids an example raised (``"example"`` or ``"learned"``, by the best example's origin)."""
+        with self._lock:
+            self.build()
+            ids = self.retriever.ids
+            if not ids:
+                return [], {}
+            desc = self.retriever.scores(query)
+            best = np.zeros(len(ids))
+            which = np.full(len(ids), -1, dtype=np.int64)
+            if len(self._example_owner):
+                ex = self.example_retriever.scores(query)
+                order = np.argsort(ex, kind="stable")  # ascending: the best example of an owner is written last
+                best[self._example_owner[order]] = ex[order]
+                which[self._example_owner[order]] = order
+            fused = fuse(desc, best, self.example_weight)
+            top = np.argsort(-fused, kind="stable")[: max(self.candidates, self.top_k)].tolist()
+            via = {
+                ids[i]: ("learned" if self._example_learned[which[i]] else "example")
+                for i in top
+                if which[i] >= 0 and best[i] > desc[i]
+            }
+            return [(ids[i], float(fused[i])) for i in top], via
+
+    def discover(
+        self,
+        query: str,
+        kind: str = "any",
+        category: str | None = None,
+        *,
+        top_k: int | None = None,
+        min_relevance: float | None = None,
+        budgets: Budgets | None = None,
+        only_available: bool = False,
+    ) -> DiscoveryResult:
+        """Tiered context for ``query``, restricted to a kind (tool|skill|any) and category.
+
+        ``top_k``, ``min_relevance`` and ``budgets`` override the engine's for this query;
+        ``only_available`` leaves out tools of a capability group the session does not offer.
+        """
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
+        top_k = self.top_k if top_k is None else top_k
+        min_relevance = self.min_relevance if min_relevance is None else min_relevance
+        budgets = budgets or self.budgets
         if self._queries == 0:
             notice_fallback(self.retriever)  # once per process, and only for a weaker default
         with self._lock:
             self._queries += 1
             self.build()
+            key = (query, kind, category, top_k, min_relevance, budgets, only_available, self.index_version)
+            cached = self._results.get(key)
+            if cached is not None:
+                self._cache_hits += 1
+                self._results.move_to_end(key)
+                return replace(cached, tier1=list(cached.tier1), tier2=list(cached.tier2), tokens=dict(cached.tokens))
             descs = self._all
-            hits = self.retriever.search(query, max(self.candidates, self.top_k))
+            hits, via = self.scores(query)
             hits = [
                 (i, s)
                 for i, s in hits
-                if (kind == "any" or descs[i].kind == kind) and (category is None or descs[i].category == category)
+                if (kind == "any" or descs[i].kind == kind)
+                and (category is None or descs[i].category == category)
+                and (descs[i].available or not only_available)
             ]
-            ranked = rerank(hits, self._graph, self._deps)
+            if self.use_graph_reranking:
+                ranked = rerank(hits, self._graph, self._deps, boost=self.graph_boost_factor)
+            else:
+                ranked = [Ranked(i, s) for i, s in hits]
+            tier0 = (
+                self._tier0 if budgets.tier0 == self.budgets.tier0 else tier0_text(list(descs.values()), budgets.tier0)
+            )
             result = assemble(
                 query,
                 ranked,
                 descs,
-                self._tier0,
+                tier0,
                 self.index_version,
-                budgets=self.budgets,
-                top_k=self.top_k,
-                min_relevance=self.min_relevance,
+                budgets=budgets,
+                top_k=top_k,
+                min_relevance=min_relevance,
                 tier2_count=self.tier2_count,
+                via=via,
             )
             result.retriever = self.retriever.label or type(self.retriever).__name__
-            return result
+            result.total_indexed = len(descs)
+            self._results[key] = result
+            while len(self._results) > 256:
+                self._results.popitem(last=False)
+            return replace(result, tier1=list(result.tier1), tier2=list(result.tier2), tokens=dict(result.tokens))

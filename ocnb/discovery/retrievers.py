@@ -93,6 +93,13 @@ class Retriever:
     def fit(self, docs: Sequence[Doc]) -> None:
         raise NotImplementedError
 
+    def spawn(self) -> Retriever:
+        """A new, unfitted retriever of the same method sharing loaded models and query caches
+        (the discovery engine indexes example requests in one, beside the descriptions)."""
+        new = type(self)()
+        new.label = self.label
+        return new
+
     def scores(self, query: str) -> np.ndarray:
         """One score in [0, 1] per fitted document (fit order)."""
         raise NotImplementedError
@@ -129,6 +136,9 @@ class BM25Retriever(Retriever):
                 idf = math.log(1 + (n - df[w] + 0.5) / (df[w] + 0.5))
                 post[w].append((i, idf * c * (self.k1 + 1) / (c + norm)))
         self._post = dict(post)
+
+    def spawn(self) -> Retriever:
+        return BM25Retriever(self.k1, self.b)
 
     def scores(self, query: str) -> np.ndarray:
         sc = np.zeros(len(self.ids))
@@ -186,6 +196,11 @@ class StaticEmbeddingRetriever(Retriever):
     def _embed_one(self, text: str) -> np.ndarray:
         return self.model.embed([text], norm=True)[0]
 
+    def spawn(self) -> Retriever:
+        new = StaticEmbeddingRetriever(self._model)
+        new._embed_query = self._embed_query
+        return new
+
     def fit(self, docs: Sequence[Doc]) -> None:
         self.ids = [i for i, _ in docs]
         texts = [t for _, t in docs]
@@ -217,6 +232,11 @@ class HybridRetriever(Retriever):
         self.ids = [i for i, _ in docs]
         for retriever, _ in self.parts:
             retriever.fit(docs)
+
+    def spawn(self) -> Retriever:
+        new = HybridRetriever([(r.spawn(), w) for r, w in self.parts])
+        new.is_default = self.is_default
+        return new
 
     def scores(self, query: str) -> np.ndarray:
         total = np.zeros(len(self.ids))
@@ -264,6 +284,11 @@ class MiniLMRetriever(Retriever):
 
     def _embed_one(self, text: str) -> np.ndarray:
         return self.model.embed([text])[0]
+
+    def spawn(self) -> Retriever:
+        new = MiniLMRetriever(self._model, self._cache_dir)
+        new._embed_query = self._embed_query
+        return new
 
     def _cache_file(self) -> Path | None:
         if self._cache_dir is False:

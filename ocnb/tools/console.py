@@ -68,6 +68,11 @@ def _level(kind: str) -> int:
 
 @tool(
     name="console_messages",
+    examples=(
+        "show me the errors in the browser console",
+        "did the page log any JavaScript errors",
+        "what did the page print to the console",
+    ),
     category="console",
     group="network",
     description=(

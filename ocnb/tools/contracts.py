@@ -33,6 +33,11 @@ _ID_ARG = {"type": "string", "pattern": "^[A-Za-z0-9_.-]{1,64}$"}
 
 @tool(
     name="oc_contract_define",
+    examples=(
+        "save a rule for what a successful login looks like",
+        "define what done means for this checkout",
+        "remember the expected outcome so I can check it later",
+    ),
     category="contracts",
     side_effects=True,
     uses_page=False,
@@ -55,6 +60,11 @@ async def oc_contract_define(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
 
 @tool(
     name="oc_assert",
+    examples=(
+        "check that the page now says order confirmed",
+        "verify the checkout really succeeded",
+        "make sure the title is right before going on",
+    ),
     category="contracts",
     description="Check a contract or assertion on the tab. "
     "Polls up to timeout_ms. Returns verdict pass|fail, each failed check with expected and actual, and on fail an evidence "

@@ -19,6 +19,11 @@ __all__ = ["dialog_answer"]
 
 @tool(
     name="dialog_answer",
+    examples=(
+        "click OK on the popup alert",
+        "answer the confirm dialog with cancel",
+        "type a reply into the prompt box",
+    ),
     category="dialogs",
     group="dialogs",
     side_effects=True,

@@ -9,6 +9,7 @@ import threading
 from typing import Any
 
 from ..discovery import DiscoveryEngine, default_retriever, from_skills, from_tooldefs, manifest_roots
+from ..discovery.learned import LearnedExamples
 from ..registry import Registry, capability_groups, tool
 from ..skills.store import SkillStore
 
@@ -42,6 +43,10 @@ def engine_for(session: Any) -> DiscoveryEngine:
             skills = from_skills(SkillStore(session.home).all())
         except Exception:  # noqa: BLE001 - a corrupt skill file must not break discovery of tools
             skills = []
+        if session.settings.discovery_learn:  # examples learned from use (see ocnb.discovery.learned)
+            learned = session.extensions.setdefault(LearnedExamples, lambda: LearnedExamples(session.home)).all()
+            tools = [dataclasses.replace(d, learned=learned.get(d.id, ())) for d in tools]
+            skills = [dataclasses.replace(d, learned=learned.get(d.id, ())) for d in skills]
         current = {d.id for d in [*tools, *skills]}
         stale = [
             i
@@ -73,12 +78,31 @@ def tools_found(data: Any) -> list[str]:
         "query": {"type": "string", "minLength": 1, "description": "What you want to do, in plain words."},
         "kind": {"type": "string", "enum": ["tool", "skill", "any"], "default": "any"},
         "category": {"type": "string", "description": "Only this category (optional)."},
+        "top_k": {"type": "integer", "minimum": 1, "maximum": 50},
+        "min_relevance": {"type": "number", "minimum": 0, "maximum": 1},
+        "only_available": {"type": "boolean", "description": "Leave out tools this session does not offer."},
+        "budgets": {
+            "type": "object",
+            "description": "Token budget per tier.",
+            "properties": {t: {"type": "integer", "minimum": 0} for t in ("tier0", "tier1", "tier2")},
+            "additionalProperties": False,
+        },
     },
     required=["query"],
 )
 async def discover_capabilities(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     engine = engine_for(ctx.session)
-    result = await asyncio.to_thread(engine.discover, args["query"], args.get("kind", "any"), args.get("category"))
+    budgets = dataclasses.replace(engine.budgets, **args["budgets"]) if args.get("budgets") else None
+    result = await asyncio.to_thread(
+        engine.discover,
+        args["query"],
+        args.get("kind", "any"),
+        args.get("category"),
+        top_k=args.get("top_k"),
+        min_relevance=args.get("min_relevance"),
+        budgets=budgets,
+        only_available=bool(args.get("only_available", False)),
+    )
     return result.to_dict()
 
 

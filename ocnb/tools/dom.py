@@ -17,6 +17,11 @@ SNAPSHOT_SHARE = 0.9
 
 @tool(
     name="read_page",
+    examples=(
+        "what is on this page",
+        "read me the page so I can pick a button",
+        "show the page text and its links",
+    ),
     category="dom",
     description="Read the page as compact text with refs (ax_12) on interactive elements. "
     "mode: ax (accessibility outline, default) | text | dom. filter=interactive keeps only elements with refs; "
@@ -46,6 +51,11 @@ async def read_page(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
 
 @tool(
     name="find",
+    examples=(
+        "where is the search box",
+        "find the sign in button without clicking it",
+        "is there a link to the pricing page",
+    ),
     category="dom",
     description="Find elements by plain words, without acting. Queries look like 'the email field' or 'Submit'. "
     "Returns ranked candidates with ref, role, name, score and why they matched.",
@@ -62,6 +72,11 @@ async def find(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
 
 @tool(
     name="query_dom",
+    examples=(
+        "list every element matching this CSS selector",
+        "get all the table rows with an XPath",
+        "which elements have the class price",
+    ),
     category="dom",
     description="List elements matching a CSS selector or XPath, with refs. "
     "Searches all frames; each match has a ref, role and name. "

@@ -16,6 +16,11 @@ __all__ = ["downloads"]
 
 @tool(
     name="downloads",
+    examples=(
+        "which files did I download",
+        "where did the report get saved",
+        "list the downloaded files",
+    ),
     category="downloads",
     group="downloads",
     uses_page=False,

@@ -118,6 +118,11 @@ async def _reset(ctx: Any, tab: Any) -> None:
 
 @tool(
     name="emulate",
+    examples=(
+        "pretend to be an iPhone",
+        "set the timezone to Tokyo and the language to French",
+        "fake my location in Paris",
+    ),
     category="emulation",
     group="emulation",
     side_effects=True,

@@ -21,6 +21,11 @@ def png_size(data: bytes) -> tuple[int, int]:
 
 @tool(
     name="page_screenshot",
+    examples=(
+        "take a screenshot",
+        "capture the whole page as an image",
+        "show me what the page looks like now",
+    ),
     category="evidence",
     description="Take a PNG screenshot of the tab. Returns the file path and size; full_page captures the whole page.",
     properties={"full_page": {"type": "boolean", "default": False}},
@@ -36,6 +41,11 @@ async def page_screenshot(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
 
 @tool(
     name="oc_evidence_bundle",
+    examples=(
+        "save proof of what the page looked like",
+        "collect the DOM, screenshot and console for a bug report",
+        "keep evidence of this failure",
+    ),
     category="evidence",
     description="Save an evidence bundle: URL, DOM, screenshot, console, network. "
     "Dialogs are included and secrets masked. Returns the bundle id and folder.",

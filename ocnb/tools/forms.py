@@ -63,6 +63,11 @@ VALUE_SCHEMA = {
 
 @tool(
     name="form_input",
+    examples=(
+        "set the quantity field to 3",
+        "type my email into the email box",
+        "change the value of this input",
+    ),
     category="forms",
     side_effects=True,
     intent=True,
@@ -84,6 +89,11 @@ async def form_input(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
 
 @tool(
     name="fill_form",
+    examples=(
+        "fill in the signup form with my details",
+        "enter name, email and address at once",
+        "complete all the shipping fields",
+    ),
     category="forms",
     side_effects=True,
     intent=True,
@@ -148,6 +158,11 @@ def allowed_files(paths: list[str], root: Path) -> list[str]:
 
 @tool(
     name="file_upload",
+    examples=(
+        "attach my CV to the application form",
+        "upload this photo",
+        "choose a file for the file input",
+    ),
     category="forms",
     side_effects=True,
     intent=True,

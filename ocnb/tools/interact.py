@@ -181,6 +181,12 @@ async def _act(page: Any, r: Resolved, action: str, args: dict[str, Any], timeou
 
 @tool(
     name="interact",
+    examples=(
+        "click the submit button",
+        "press Enter in the search box",
+        "tick the terms checkbox",
+        "choose Germany in the country dropdown",
+    ),
     category="interact",
     side_effects=True,
     intent=True,
@@ -214,6 +220,11 @@ async def interact(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
 
 @tool(
     name="drag_drop",
+    examples=(
+        "drag the card into the done column",
+        "move this item onto the trash",
+        "drag and drop the file onto the drop zone",
+    ),
     category="interact",
     side_effects=True,
     intent=True,

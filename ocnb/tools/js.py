@@ -13,6 +13,11 @@ __all__ = ["javascript_tool"]
 
 @tool(
     name="javascript_tool",
+    examples=(
+        "run some JavaScript on the page",
+        "evaluate document.title in the browser",
+        "execute a script to read a variable",
+    ),
     category="js",
     side_effects=True,
     description="Evaluate JavaScript in the page. It returns the JSON-able result. "

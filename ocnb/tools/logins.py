@@ -18,6 +18,11 @@ __all__ = ["storage_state"]
 
 @tool(
     name="storage_state",
+    examples=(
+        "save my login so I do not have to sign in again",
+        "load the saved session cookies",
+        "keep this logged-in state for later",
+    ),
     category="logins",
     group="storage",
     side_effects=True,

@@ -99,6 +99,11 @@ def _summary(ctx: Any, r: RequestRecord) -> dict[str, Any]:
 
 @tool(
     name="network_requests",
+    examples=(
+        "which requests did the page make",
+        "list the API calls this page sent",
+        "did any network request fail",
+    ),
     category="network",
     group="network",
     description=(
@@ -238,6 +243,11 @@ def _timing(rec: RequestRecord) -> dict[str, Any]:
 
 @tool(
     name="network_request",
+    examples=(
+        "show the response body of that API call",
+        "why did this request fail",
+        "what headers did the request send",
+    ),
     category="network",
     group="network",
     description=(
@@ -329,6 +339,11 @@ async def _unroute(ctx: Any, entries: list[dict[str, Any]]) -> None:
 
 @tool(
     name="network_route",
+    examples=(
+        "block all the ads and trackers",
+        "mock the API response with my own JSON",
+        "stop images from loading",
+    ),
     category="network",
     group="network",
     side_effects=True,
@@ -432,6 +447,11 @@ async def _set_http_auth(ctx: Any, value: dict[str, Any] | None) -> None:
 
 @tool(
     name="network_conditions",
+    examples=(
+        "simulate a slow 3G connection",
+        "go offline to test the app",
+        "add an authorization header to every request",
+    ),
     category="network",
     group="network",
     side_effects=True,

@@ -12,6 +12,11 @@ __all__ = ["oc_connection_health", "oc_journal", "oc_secrets_load"]
 
 @tool(
     name="oc_journal",
+    examples=(
+        "what did I do so far",
+        "show the audit log of recent calls",
+        "summarize the actions taken in this session",
+    ),
     category="observability",
     uses_page=False,
     description=(
@@ -57,6 +62,11 @@ async def oc_journal(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
 
 @tool(
     name="oc_secrets_load",
+    examples=(
+        "load my passwords from the .env file",
+        "use the credentials file for login",
+        "read secrets without showing them",
+    ),
     category="observability",
     uses_page=False,
     side_effects=True,
@@ -82,6 +92,11 @@ async def oc_secrets_load(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
 
 @tool(
     name="oc_connection_health",
+    examples=(
+        "is the browser still connected",
+        "check the browser is alive",
+        "which pages are open right now",
+    ),
     category="observability",
     uses_page=False,
     description="Report the browser connection and open pages. "

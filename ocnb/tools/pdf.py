@@ -26,6 +26,11 @@ def pdf_pages(data: bytes) -> int:
 
 @tool(
     name="page_pdf",
+    examples=(
+        "save this page as a PDF",
+        "print the page to a PDF file",
+        "export the article as PDF",
+    ),
     category="pdf",
     group="pdf",
     description="Print the page to a PDF file. "

@@ -17,6 +17,11 @@ __all__ = ["oc_skill_export", "oc_skill_recall", "oc_skill_record", "oc_skill_re
 
 @tool(
     name="oc_skill_record",
+    examples=(
+        "save these steps as a reusable skill",
+        "record what I just did so it can be replayed",
+        "remember this workflow under a name",
+    ),
     category="skills",
     side_effects=True,
     description="Save captured steps as a named skill. "
@@ -73,6 +78,11 @@ async def oc_skill_record(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
 
 @tool(
     name="oc_skill_recall",
+    examples=(
+        "which skills have I recorded",
+        "list my saved workflows",
+        "is there a skill for this site already",
+    ),
     category="skills",
     uses_page=False,
     description="List recorded skills, newest first. Filter by domain, exact name or query words.",
@@ -94,6 +104,11 @@ async def oc_skill_recall(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
 
 @tool(
     name="oc_skill_replay",
+    examples=(
+        "do the login workflow again",
+        "replay the saved checkout steps",
+        "run my recorded skill",
+    ),
     category="skills",
     side_effects=True,
     description="Replay a skill from its selector chains. It never reads the page. "
@@ -146,6 +161,11 @@ async def oc_skill_replay(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
 
 @tool(
     name="oc_skill_export",
+    examples=(
+        "turn this skill into a Playwright script",
+        "export the recorded steps as Python code",
+        "give me a standalone script of this workflow",
+    ),
     category="skills",
     uses_page=False,
     description="Export a skill as a standalone Playwright script. The script runs without ocnb; "

@@ -12,6 +12,11 @@ __all__ = ["cookies", "storage"]
 
 @tool(
     name="cookies",
+    examples=(
+        "show the cookies of this site",
+        "delete all cookies",
+        "set a cookie for the session",
+    ),
     category="storage",
     side_effects=True,
     description="Get, set or clear the browser's cookies. set needs name and value; url defaults to the page.",
@@ -56,6 +61,11 @@ _JS = """([kind, action, key, value]) => {
 
 @tool(
     name="storage",
+    examples=(
+        "what is in localStorage",
+        "clear the session storage",
+        "set a value in local storage",
+    ),
     category="storage",
     side_effects=True,
     description="Get, set or clear localStorage or sessionStorage.",

@@ -46,6 +46,11 @@ async def _describe(ctx: Any) -> list[dict[str, Any]]:
 
 @tool(
     name="tabs_create",
+    examples=(
+        "open a new tab",
+        "open this link in a new tab",
+        "start a fresh tab at the homepage",
+    ),
     check=check_url_arg,
     category="tabs",
     side_effects=True,
@@ -79,6 +84,11 @@ async def tabs_create(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
 
 @tool(
     name="tabs_context",
+    examples=(
+        "which tabs are open",
+        "list the open tabs and their URLs",
+        "how many tabs do I have",
+    ),
     category="tabs",
     uses_page=False,
     description="List the open tabs. Each has tab_id, url, title, active, and responsive "
@@ -91,6 +101,11 @@ async def tabs_context(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
 
 @tool(
     name="tabs_activate",
+    examples=(
+        "switch to the other tab",
+        "go to the second tab",
+        "bring the first tab to the front",
+    ),
     category="tabs",
     side_effects=True,
     uses_page=False,
@@ -107,6 +122,11 @@ async def tabs_activate(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
 
 @tool(
     name="tabs_close",
+    examples=(
+        "close this tab",
+        "close the popup window that opened",
+        "shut the extra tab",
+    ),
     category="tabs",
     side_effects=True,
     uses_page=False,

@@ -49,6 +49,11 @@ async def _border(page: Any, ref: str) -> tuple[float, float]:
 
 @tool(
     name="interact_at",
+    examples=(
+        "click at these coordinates",
+        "click the spot I see in the screenshot",
+        "tap the point x 200 y 340",
+    ),
     category="vision",
     group="vision",
     side_effects=True,
@@ -110,6 +115,11 @@ def _rest(done: dict[str, Any]) -> dict[str, Any]:
 
 @tool(
     name="element_screenshot",
+    examples=(
+        "screenshot just the chart",
+        "capture an image of this one element",
+        "take a picture of the login box only",
+    ),
     category="vision",
     group="vision",
     description="Screenshot one element to a PNG file. "

@@ -26,6 +26,7 @@ def test_from_env_reads_every_documented_variable(tmp_path: Path) -> None:
         "OCNB_MCP_TOKEN": " tok-123 ",
         "OCNB_CAPS": "vision, network",
         "OCNB_DIALOG_POLICY": "Manual",
+        "OCNB_DISCOVERY_LEARN": "1",
     }
     assert set(env) == set(ENV), "the test covers every variable ENV documents"
     s = Settings.from_env(env)
@@ -37,12 +38,14 @@ def test_from_env_reads_every_documented_variable(tmp_path: Path) -> None:
     assert s.o200k_file == tmp_path / "o200k"
     assert s.mcp_token == "tok-123" and "tok-123" not in repr(s)
     assert s.dialog_policy == "manual"
+    assert s.discovery_learn is True
     assert s.caps == ("dialogs", "network", "vision")  # manual dialogs bring the tool that answers them
 
 
 def test_defaults_are_safe_without_environment() -> None:
     s = Settings.from_env({})
     assert s.allow_javascript and s.allowed_schemes == () and not s.handoff
+    assert s.discovery_learn is False  # learning from use is opt-in
     assert s.home_path == Path.home() / ".ocnb"
 
 
