@@ -34,7 +34,16 @@ from ..audit.trace import read_events
 from ..errors import OcnbError
 from ..skills.store import SkillStore
 
-__all__ = ["SCHEME", "ResourceRefused", "links_for", "list_resources", "read_resource", "templates", "uri_for"]
+__all__ = [
+    "SCHEME",
+    "ResourceRefused",
+    "complete",
+    "links_for",
+    "list_resources",
+    "read_resource",
+    "templates",
+    "uri_for",
+]
 
 SCHEME = "ocnb://"
 #: JSON-RPC code for an unknown resource (the spec's "Resource not found").
@@ -180,6 +189,33 @@ def list_resources(home: Path, session_id: str, registry: Any) -> list[types.Res
         if link is not None:
             out.append(types.Resource(uri=link.uri, name=link.name, mime_type=link.mime_type, size=link.size))
     return out
+
+
+def _folders(folder: Path) -> list[str]:
+    """The names of the folders in ``folder``, newest first."""
+    if not folder.is_dir():
+        return []
+    found = sorted((p for p in folder.iterdir() if p.is_dir()), key=lambda p: p.stat().st_mtime, reverse=True)
+    return [p.name for p in found]
+
+
+def complete(home: Path, template: str, argument: str, prefix: str) -> list[str]:
+    """Values of a template's argument that start with ``prefix`` (``completion/complete``), at most 100:
+    session ids (from the traces), skill ids, evidence bundle ids, and the file names of a screenshot folder."""
+    if not template.startswith(SCHEME):
+        return []
+    if argument == "session_id":
+        values = _folders(home / "traces") + _folders(home / "screenshots")
+    elif argument == "skill_id":
+        try:
+            values = [str(s["id"]) for s in SkillStore(home).recall(limit=1000)]
+        except OcnbError:
+            values = []
+    elif argument == "bundle_id":
+        values = _folders(home / "evidence")
+    else:
+        return []
+    return list(dict.fromkeys(v for v in values if v.startswith(prefix)))[:100]
 
 
 def _under_home(home: Path, rel: str, uri: str) -> Path:

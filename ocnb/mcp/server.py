@@ -270,6 +270,7 @@ class McpBridge:
             on_list_resources=self._list_resources,
             on_list_resource_templates=self._list_templates,
             on_read_resource=self._read_resource,
+            on_completion=self._complete,
             on_subscriptions_listen=self.listen,
         )
         # registered by hand: the constructor's on_set_logging_level warns (SEP-2577 deprecates it in 2026)
@@ -403,6 +404,17 @@ class McpBridge:
 
     async def _read_resource(self, ctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
         return await asyncio.to_thread(resources.read_resource, self.session.home, str(params.uri), self._capmap)
+
+    async def _complete(self, ctx: Any, params: types.CompleteRequestParams) -> types.CompleteResult:
+        """Completion of a resource template's argument; ocnb has no prompts to complete."""
+        ref = params.ref
+        if not isinstance(ref, types.ResourceTemplateReference):
+            raise MCPError(
+                code=types.INVALID_PARAMS, message=f"no prompt {getattr(ref, 'name', '')!r}: ocnb has no prompts"
+            )
+        arg = params.argument
+        values = await asyncio.to_thread(resources.complete, self.session.home, ref.uri, arg.name, arg.value)
+        return types.CompleteResult(completion=types.Completion(values=values, total=len(values), has_more=False))
 
     def _capmap(self) -> str:
         from ..capmap import generate
