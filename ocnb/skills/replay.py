@@ -339,6 +339,8 @@ async def replay_skill(
             )
             if ok:
                 report["steps_executed"] += 1
+            if callable(getattr(ctx, "progress", None)):  # a face listening to the steps (MCP progress)
+                ctx.progress(i + 1, len(steps), step["kind"])
             if callable(trace):
                 trace(
                     "replay_step",

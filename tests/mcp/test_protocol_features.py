@@ -218,3 +218,24 @@ async def test_a_client_without_elicitation_gets_needs_human(mcp_server: McpHand
         session.configure(handoff=False)
     assert result["error"]["code"] == "NEEDS_HUMAN"
     assert len(result["error"]["details"]["candidates"]) == 2
+
+
+async def test_a_replay_sends_progress_per_step(mcp_server: McpHandle, site: Any) -> None:
+    session = mcp_server.session
+    session.navigate(url=site.page("form.html"), capture_artifact=True)
+    assert session.interact(query="Full name", action="fill", value="${who}", capture_artifact=True).ok
+    assert session.interact(query='button "Sign up"', action="click", capture_artifact=True).ok
+    recorded = session.oc_skill_record(name="signup-progress", description="Sign up (progress test)")
+    assert recorded.ok, recorded
+    seen: list[tuple[float, float | None, str | None]] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append((progress, total, message))
+
+    async with http_client(mcp_server, mode="legacy") as client:
+        args = {"skill_id": recorded.data["skill_id"], "params": {"who": "Ada"}}
+        result = payload(await client.call_tool("oc_skill_replay", args, progress_callback=on_progress))
+        assert result["ok"] is True, result
+        skill = await client.read_resource(f"ocnb://skills/{recorded.data['skill_id']}")
+        assert json.loads(skill.contents[0].text)["name"] == "signup-progress"  # type: ignore[union-attr]
+    assert seen == [(1, 3, "navigate"), (2, 3, "fill"), (3, 3, "click")]
