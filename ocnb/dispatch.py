@@ -260,7 +260,7 @@ async def _record_cancelled(session: Host, call: CallContext) -> None:
     """
     message = f"{call.name} was cancelled after {call.duration_ms:.0f} ms; the browser may have acted in part"
     result = ToolResult(ok=False, tool=call.name, error=ToolError.from_exception(Cancelled(message)))
-    task = asyncio.ensure_future(_run_hooks(session.pipeline.after, call, result))
+    task = asyncio.ensure_future(_run_hooks(session.pipeline.after_hooks(), call, result))
     try:
         await asyncio.shield(task)
     except asyncio.CancelledError:

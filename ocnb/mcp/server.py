@@ -423,7 +423,8 @@ class McpBridge:
 
     # -- logging ------------------------------------------------------------------------------
     async def _set_level(self, ctx: Any, params: types.SetLevelRequestParams) -> types.EmptyResult:
-        connection = getattr(ctx.session, "_connection", None)
+        peer = ctx.session  # the MCP SDK's session with this client
+        connection = getattr(peer, "_connection", None)
         if connection is not None:
             if connection not in self._log_levels:
                 connection.exit_stack.callback(self._log_levels.pop, connection, None)
