@@ -208,7 +208,7 @@ class _Progress:
     def __init__(self, peer: Any) -> None:
         self.peer = peer
         self.loop = asyncio.get_running_loop()
-        self.queue: asyncio.Queue[tuple[float, float | None, str | None]] = asyncio.Queue()
+        self.queue: asyncio.Queue[tuple[float, float | None, str | None] | None] = asyncio.Queue()
         self.task = self.loop.create_task(self._pump())
         self.last = -1.0
 
@@ -218,8 +218,8 @@ class _Progress:
             self.loop.call_soon_threadsafe(self.queue.put_nowait, (done, total, message))
 
     async def _pump(self) -> None:
-        while True:
-            await self._send(*(await self.queue.get()))
+        while (item := await self.queue.get()) is not None:
+            await self._send(*item)
 
     async def _send(self, done: float, total: float | None, message: str | None) -> None:
         if done <= self.last:  # the spec wants progress to increase
@@ -231,10 +231,12 @@ class _Progress:
             log.debug("could not send progress", exc_info=True)
 
     async def close(self) -> None:
-        """Send what is queued, then stop."""
-        self.task.cancel()
-        while not self.queue.empty():
-            await self._send(*self.queue.get_nowait())
+        """Send what is queued (before the call's result goes out), then stop; a cancelled call sends no more."""
+        self.queue.put_nowait(None)
+        try:
+            await asyncio.wait_for(self.task, 5)
+        except BaseException:  # noqa: BLE001 - cancelled (the call was), or a client that stopped reading
+            self.task.cancel()
 
 
 def discovery_tools(tools: Iterable[ToolDef]) -> list[ToolDef]:
