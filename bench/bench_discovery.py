@@ -156,7 +156,7 @@ def example_metrics(
     tmp: Path,
     per_tool: int | None,
     mode: str,
-    weight: float,
+    fusion: dict,
 ) -> tuple[float, float]:
     """Mean top-1 / recall@5 over the folds: each fold scored with the other folds' queries as examples."""
     top1 = rec5 = total = 0
@@ -169,9 +169,9 @@ def example_metrics(
                     history.setdefault(q["tool"], []).append(q["query"])
         if per_tool is not None:
             history = {t: v[:per_tool] for t, v in history.items()}
-        root = tmp / f"cv-{f}-{per_tool}-{mode}-{weight}-{id(retriever)}"
+        root = tmp / f"cv-{f}-{per_tool}-{mode}-{abs(hash(repr(fusion)))}-{id(retriever)}"
         write_manifests(tools, root, history if per_tool != 0 else None)
-        eng = DiscoveryEngine(manifest_roots=[root], retriever=retriever, example_weight=weight)
+        eng = DiscoveryEngine(manifest_roots=[root], retriever=retriever, **fusion)
         eng.build()
         seen = {x for v in history.values() for x in v}
         for q in held:
@@ -190,21 +190,26 @@ def examples_section(tools: dict[str, str], queries: list[dict], tmp: Path, retr
         f"\nexamples: {FOLDS}-fold cross-validation over {len(queries)} dev queries; each fold scored with the "
         "other folds' queries as examples (never a scored query); top-1 / R@5"
     )
-    fusions = [("max (w 1.0)", "engine", 1.0), ("raise w .8", "engine", 0.8), ("raise w .5", "engine", 0.5)]
-    fusions.append(("kNN vote (issue)", "vote", 0.0))
+    fusions: list[tuple[str, str, dict]] = [
+        ("max", "engine", {"example_weight": 1.0, "example_vote": 0.0}),
+        ("raise .5", "engine", {"example_weight": 0.5, "example_vote": 0.0}),
+        ("soft vote", "engine", {"example_weight": 0.0, "example_vote": 2.0}),
+        ("raise .5+vote (dflt)", "engine", {}),
+        ("kNN vote (issue)", "vote", {}),
+    ]
     curve: list[int | None] = [0, 1, 2, 5, None]
     head = " ".join(f"{('all' if n is None else n):>11}" for n in curve)
     out: dict = {}
     for rname, retriever in retrievers.items():
         print(f"\n{rname}: examples per tool {head}")
-        for fname, mode, w in fusions:
+        for fname, mode, fusion in fusions:
             row = {}
             cells = []
             for n in curve:
                 if n == 0 and (fname, mode) != fusions[0][:2]:
                     t1, r5 = out[rname][fusions[0][0]]["0"]  # zero-shot does not depend on the fusion
                 else:
-                    t1, r5 = example_metrics(tools, queries, retriever, tmp, n, mode, w)
+                    t1, r5 = example_metrics(tools, queries, retriever, tmp, n, mode, fusion)
                 row["all" if n is None else str(n)] = (round(t1, 4), round(r5, 4))
                 cells.append(f"{t1:.3f}/{r5:.3f}")
             out.setdefault(rname, {})[fname] = row

@@ -33,19 +33,37 @@ from ocnb.discovery.graph import Ranked, build_graph, rerank
 from ocnb.discovery.manifests import ManifestSet, ManifestWatcher
 from ocnb.discovery.retrievers import Retriever, default_retriever, notice_fallback, retriever_info
 
-__all__ = ["DiscoveryEngine", "KINDS", "fuse"]
+__all__ = ["DiscoveryEngine", "KINDS", "example_vote", "fuse"]
 
 KINDS = ("tool", "skill", "any")
 
 
-def fuse(desc: np.ndarray, example: np.ndarray, weight: float) -> np.ndarray:
-    """Description scores raised towards example scores: ``desc + weight * max(0, example - desc)``.
+def fuse(
+    desc: np.ndarray,
+    example: np.ndarray,
+    weight: float,
+    vote: np.ndarray | None = None,
+    vote_weight: float = 0.0,
+) -> np.ndarray:
+    """Description scores raised by the examples: ``desc + weight * max(0, example - desc) + vote_weight * vote``.
 
     ``example`` holds each capability's best example score (0 without examples), so a capability
-    without examples keeps its description score and an example never lowers one. ``weight`` 1 is
-    the plain maximum; ``bench/bench_discovery.py`` measures the choice.
+    without examples keeps its description score and an example never lowers one (``weight`` 1 is
+    the plain maximum). ``vote`` is each capability's share of a soft nearest-neighbour vote over
+    all examples (:func:`example_vote`; shares sum to 1), which rewards a capability whose examples
+    crowd around the request rather than one lucky neighbour. ``bench/bench_discovery.py``
+    measures the choices.
     """
-    return desc + weight * np.maximum(example - desc, 0.0)
+    fused = desc + weight * np.maximum(example - desc, 0.0)
+    return fused + vote_weight * vote if vote is not None and vote_weight else fused
+
+
+def example_vote(scores: np.ndarray, owner: np.ndarray, n: int, temperature: float) -> np.ndarray:
+    """Softmax (``temperature``) of the example scores, summed per owning capability (``n`` of them)."""
+    if not len(scores):
+        return np.zeros(n)
+    weights = np.exp((scores - scores.max()) / temperature)
+    return np.bincount(owner, weights=weights / weights.sum(), minlength=n)
 
 
 class DiscoveryEngine:
@@ -73,7 +91,9 @@ class DiscoveryEngine:
         debounce_ms: int = 500,
         use_graph_reranking: bool = True,
         graph_boost_factor: float = 0.1,
-        example_weight: float = 0.8,
+        example_weight: float = 0.5,
+        example_vote: float = 1.0,
+        example_temperature: float = 0.1,
         example_retriever: Retriever | None = None,
     ) -> None:
         self.retriever = retriever if retriever is not None else default_retriever()
@@ -82,7 +102,11 @@ class DiscoveryEngine:
         self.budgets, self.top_k, self.min_relevance = budgets, top_k, min_relevance
         self.tier2_count, self.candidates = tier2_count, candidates
         self.use_graph_reranking, self.graph_boost_factor = use_graph_reranking, graph_boost_factor
-        self.example_weight = example_weight
+        self.example_weight, self.example_vote, self.example_temperature = (
+            example_weight,
+            example_vote,
+            example_temperature,
+        )
         self._example_owner = np.zeros(0, dtype=np.int64)
         self._example_learned = np.zeros(0, dtype=bool)
         self._results: OrderedDict[tuple[Any, ...], DiscoveryResult] = OrderedDict()
@@ -235,6 +259,8 @@ class DiscoveryEngine:
                 "use_graph_reranking": self.use_graph_reranking,
                 "graph_boost_factor": self.graph_boost_factor,
                 "example_weight": self.example_weight,
+                "example_vote": self.example_vote,
+                "example_temperature": self.example_temperature,
                 "index_version": self.index_version,
                 "index_built": self._built_version == self.index_version,
                 "builds": self._builds,
@@ -261,12 +287,15 @@ class DiscoveryEngine:
                 order = np.argsort(ex, kind="stable")  # ascending: the best example of an owner is written last
                 best[self._example_owner[order]] = ex[order]
                 which[self._example_owner[order]] = order
-            fused = fuse(desc, best, self.example_weight)
+            vote = None
+            if len(self._example_owner) and self.example_vote:
+                vote = example_vote(ex, self._example_owner, len(ids), self.example_temperature)
+            fused = fuse(desc, best, self.example_weight, vote, self.example_vote)
             top = np.argsort(-fused, kind="stable")[: max(self.candidates, self.top_k)].tolist()
             via = {
                 ids[i]: ("learned" if self._example_learned[which[i]] else "example")
                 for i in top
-                if which[i] >= 0 and best[i] > desc[i]
+                if which[i] >= 0 and fused[i] - desc[i] >= 0.05  # an example lifted it noticeably
             }
             return [(ids[i], float(fused[i])) for i in top], via
 
