@@ -16,7 +16,7 @@ no tool-specific code here: a tool added to the registry is served as it is.
   ``notifications/tools/list_changed`` on their connection; 2026-era clients get the same event on
   their ``subscriptions/listen`` stream.
 - Discovery mode: ``tools/list`` starts with the tools that find other tools (those whose
-  :attr:`~ocnb.registry.ToolDef.reveals` is set) and grows with the tools their results name.
+  :attr:`~ocnb.registry.ToolDef.reveals` is set) plus, per turn, the tools the latest result named.
 - Cancellation: a client's ``notifications/cancelled`` (or its time-out, or the server shutting down)
   cancels the call on the browser thread; dispatch journals it as ``CANCELLED``.
 - Progress: a request with a ``progressToken`` gets ``notifications/progress`` from long tools
@@ -249,8 +249,8 @@ class McpBridge:
 
     def __init__(self, session: Session, *, name: str = "ocnb", discovery: bool = False) -> None:
         self.session = session
-        #: Discovery mode: ``tools/list`` starts with :func:`discovery_tools` alone and grows with the
-        #: tools their results name (announced with ``list_changed``).
+        #: Discovery mode: ``tools/list`` shows :func:`discovery_tools` and the tools the latest
+        #: discovery result named (filtered per turn; announced with ``list_changed``).
         self.discovery = discovery
         self.discovered: set[str] = set()
         if discovery:  # every tool available, only the ones a turn needs in context
@@ -324,7 +324,7 @@ class McpBridge:
 
     def visible_tools(self) -> list[ToolDef]:
         """The tools ``tools/list`` shows: all of the registry, or in discovery mode
-        :func:`discovery_tools` plus the tools they have revealed so far."""
+        :func:`discovery_tools` plus the tools the latest discovery result named."""
         tools = list(self.session.registry)
         if not self.discovery:
             return tools
@@ -467,10 +467,11 @@ class McpBridge:
                 log.debug("could not send a log message", exc_info=True)
 
     def _learn(self, names: Iterable[str]) -> None:
-        """Add the tools a result revealed to the visible list; announce a change."""
-        new = {name for name in names if name in self.session.registry} - self.discovered
-        if new:
-            self.discovered |= new
+        """Show the tools the latest discovery result named, in place of the earlier turn's (every tool
+        stays callable); announce a change."""
+        found = {name for name in names if name in self.session.registry}
+        if found != self.discovered:
+            self.discovered = found
             self._registry_changed()
 
     async def call(self, name: str, arguments: Any, *, progress: ProgressFn | None = None) -> ToolResult:

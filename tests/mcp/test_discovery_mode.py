@@ -1,4 +1,5 @@
-"""Discovery mode: tools/list starts with discover_capabilities alone and grows as discovery finds tools."""
+"""Discovery mode: tools/list starts with discover_capabilities alone and, per turn, shows the tools the
+latest discovery found."""
 
 from __future__ import annotations
 
@@ -53,6 +54,9 @@ async def test_list_grows_with_discovery_and_notifies(shared_session) -> None:
             with anyio.fail_after(10):
                 while "page_pdf" not in [t.name for t in (await client.list_tools()).tools]:
                     await anyio.sleep(0.05)
+            # Filtered per turn: the list is this discovery's tools, not every tool found so far.
+            listed = {t.name for t in (await client.list_tools()).tools}
+            assert listed == {"discover_capabilities", *(i.removeprefix("tool:") for i in ids if i.startswith("tool:"))}
             pdf = await client.call_tool("page_pdf", {})
             assert pdf.is_error is False and json.loads(pdf.content[0].text)["data"]["bytes"] > 0
         full = count_tools([t.to_mcp() for t in shared_session.registry])
