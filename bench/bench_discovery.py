@@ -75,6 +75,9 @@ class RRFRetriever(Retriever):
         for r in self.parts:
             r.fit(docs)
 
+    def spawn(self) -> Retriever:
+        return RRFRetriever([r.spawn() for r in self.parts], self.k)
+
     def scores(self, query: str) -> np.ndarray:
         total = np.zeros(len(self.ids))
         for r in self.parts:

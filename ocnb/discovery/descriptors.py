@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+import warnings
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +21,7 @@ import yaml
 __all__ = [
     "CapabilityDescriptor",
     "ManifestError",
+    "ManifestWarning",
     "embedding_text",
     "first_sentence",
     "from_manifest",
@@ -210,24 +212,70 @@ def _read_schema(path: Path) -> dict[str, Any] | None:
     return json.loads(text) if text is not None else None
 
 
+#: The seed's camelCase field names → ours (both spellings are read).
+_ALIASES = {
+    "displayName": "display_name",
+    "requiredSecrets": "required_secrets",
+    "requiredTools": "required_tools",
+    "composedWith": "composed_with",
+    "hasSideEffects": "side_effects",
+    "has_side_effects": "side_effects",
+    "inputSchema": "input_schema",
+    "skillContent": "skill_content",
+}
+_FIELDS = frozenset(
+    "id name kind description display_name category tags required_secrets required_tools composed_with "
+    "parameters examples available side_effects input_schema skill_content schema_version version".split()
+)
+
+
+class ManifestWarning(UserWarning):
+    """A capability manifest was skipped, or one of its fields was unknown or invalid (named in the message)."""
+
+
+def _warn(path: Path, message: str) -> None:
+    warnings.warn(f"{path}: {message}", ManifestWarning, stacklevel=4)
+
+
+def _flag(data: dict[str, Any], key: str, default: bool, path: Path, safe: bool, spelled: dict[str, str]) -> bool:
+    value = data.get(key, default)
+    if isinstance(value, bool):
+        return value
+    _warn(path, f"field {spelled.get(key, key)!r} must be true or false, not {value!r}; read as {safe}")
+    return safe
+
+
 def from_manifest(folder: str | Path) -> CapabilityDescriptor:
     """The descriptor of one capability folder; raises ManifestError naming the problem.
 
     ``CAPABILITY.yaml`` needs ``name``, ``kind`` and ``description``; optional: ``id``
     (default ``kind:name``), ``display_name``, ``category``, ``tags``, ``required_secrets``,
-    ``required_tools``, ``composed_with``, ``parameters``, ``examples``, ``available``, ``side_effects``.
-    ``SKILL.md`` and ``schema.json`` beside it are loaded only when asked for.
+    ``required_tools``, ``composed_with``, ``parameters``, ``examples``, ``available``,
+    ``side_effects``, ``input_schema`` and ``skill_content`` (inline, else ``schema.json`` and
+    ``SKILL.md`` beside it, loaded only when asked for). The seed's spellings (``displayName``,
+    ``requiredSecrets``, ``requiredTools``, ``hasSideEffects``, ``inputSchema``, ``skillContent``)
+    are read too. An unknown field, or an invalid value of an optional one, is a
+    :class:`ManifestWarning` naming the file and the field; an invalid ``hasSideEffects`` is read
+    as ``true`` (the safe side).
     """
     folder = Path(folder)
     path = folder / MANIFEST_FILE
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise ManifestError(f"cannot read: {exc}") from exc
     except yaml.YAMLError as exc:
         raise ManifestError(f"invalid YAML: {' '.join(str(exc).split())}") from exc
-    if not isinstance(data, dict):
+    if not isinstance(raw, dict):
         raise ManifestError("top level must be a mapping")
+    data: dict[str, Any] = {}
+    spelled: dict[str, str] = {}
+    for key, value in raw.items():
+        name_ = _ALIASES.get(str(key), str(key))
+        if name_ not in _FIELDS:
+            _warn(path, f"unknown field {key!r} ignored")
+            continue
+        data[name_], spelled[name_] = value, str(key)
     missing = [k for k in ("name", "kind", "description") if not data.get(k)]
     if missing:
         raise ManifestError(f"missing required field(s): {', '.join(missing)}")
@@ -236,6 +284,15 @@ def from_manifest(folder: str | Path) -> CapabilityDescriptor:
             raise ManifestError(f"{key!r} must be a string")
     name, kind = data["name"], data["kind"]
     schema_path, skill_path = folder / "schema.json", folder / "SKILL.md"
+    schema, content = data.get("input_schema"), data.get("skill_content")
+    if schema is not None and not isinstance(schema, dict):
+        _warn(path, "field 'inputSchema' must be a mapping (a JSON Schema); schema.json is used instead")
+        schema = None
+    if content is not None and not isinstance(content, str):
+        _warn(path, "field 'skillContent' must be a string; SKILL.md is used instead")
+        content = None
+    inline_schema: dict[str, Any] | None = schema
+    inline_content: str | None = content
     return CapabilityDescriptor(
         id=data.get("id") or f"{kind}:{name}",
         kind=kind,
@@ -247,11 +304,13 @@ def from_manifest(folder: str | Path) -> CapabilityDescriptor:
         required_secrets=_str_tuple(data.get("required_secrets"), "required_secrets"),
         required_tools=tuple(_tool_id(t) for t in _str_tuple(data.get("required_tools"), "required_tools")),
         composed_with=_str_tuple(data.get("composed_with"), "composed_with"),
-        params=_str_tuple(data.get("parameters"), "parameters"),
+        params=_str_tuple(data.get("parameters"), "parameters") or _schema_params(inline_schema),
         examples=tuple(" ".join(e.split()) for e in _str_tuple(data.get("examples"), "examples") if e.strip()),
-        available=bool(data.get("available", True)),
-        has_side_effects=bool(data.get("side_effects", False)),
+        available=_flag(data, "available", True, path, True, spelled),
+        has_side_effects=_flag(data, "side_effects", False, path, True, spelled),
         source_ref=str(path),
-        _schema_loader=lambda: _read_schema(schema_path),
-        _content_loader=lambda: _read_text(skill_path),
+        _schema_loader=(lambda: dict(inline_schema))
+        if inline_schema is not None
+        else (lambda: _read_schema(schema_path)),
+        _content_loader=(lambda: inline_content) if inline_content is not None else (lambda: _read_text(skill_path)),
     )

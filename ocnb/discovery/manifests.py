@@ -20,6 +20,7 @@ from ocnb.discovery.descriptors import (
     MANIFEST_FILE,
     CapabilityDescriptor,
     ManifestError,
+    ManifestWarning,
     from_manifest,
 )
 from ocnb.settings import Settings
@@ -28,10 +29,6 @@ from ocnb.storage import ocnb_home, private_dir
 __all__ = ["ManifestSet", "ManifestWarning", "ManifestWatcher", "manifest_roots"]
 
 log = logging.getLogger(__name__)
-
-
-class ManifestWarning(UserWarning):
-    """An invalid capability manifest was skipped."""
 
 
 def manifest_roots(

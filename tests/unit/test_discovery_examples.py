@@ -137,3 +137,55 @@ def test_session_keyword_maps_onto_the_setting(tmp_path: Path) -> None:
         assert s.learner.after in s.pipeline.after
     with ocnb.Session(home=tmp_path) as s:
         assert s.settings.discovery_learn is False
+
+
+SEED_STYLE = """\
+name: github-pr-review
+kind: skill
+displayName: GitHub PR Review
+description: Review a pull request and leave comments.
+category: development
+tags: [github, code-review]
+requiredSecrets: [GITHUB_TOKEN]
+requiredTools: [navigate, read_page]
+hasSideEffects: true
+inputSchema:
+  type: object
+  properties:
+    pr_url: {type: string}
+  required: [pr_url]
+skillContent: |
+  1. Open the PR. 2. Read the diff. 3. Comment.
+examples:
+  - review my pull request
+  - leave comments on PR 42
+"""
+
+
+def test_a_seed_style_manifest_loses_nothing(tmp_path: Path) -> None:
+    (tmp_path / "pr").mkdir()
+    (tmp_path / "pr" / "CAPABILITY.yaml").write_text(SEED_STYLE)
+    d = from_manifest(tmp_path / "pr")
+    assert (d.display_name, d.required_secrets, d.required_tools) == (
+        "GitHub PR Review",
+        ("GITHUB_TOKEN",),
+        ("tool:navigate", "tool:read_page"),
+    )
+    assert d.has_side_effects is True and d.params == ("pr_url",)
+    assert d.full_schema is not None and d.full_schema["required"] == ["pr_url"]
+    assert d.full_content == "1. Open the PR. 2. Read the diff. 3. Comment.\n"
+    assert d.examples == ("review my pull request", "leave comments on PR 42")
+
+
+def test_unknown_and_invalid_fields_warn_naming_file_and_field(tmp_path: Path) -> None:
+    from ocnb.discovery import ManifestWarning
+
+    (tmp_path / "x").mkdir()
+    (tmp_path / "x" / "CAPABILITY.yaml").write_text(
+        "name: x\nkind: tool\ndescription: X.\nhasSideEffect: true\nhasSideEffects: 'yes'\n"
+    )
+    with pytest.warns(ManifestWarning) as caught:
+        d = from_manifest(tmp_path / "x")
+    text = " ".join(str(w.message) for w in caught)
+    assert "CAPABILITY.yaml" in text and "'hasSideEffect'" in text and "'hasSideEffects'" in text
+    assert d.has_side_effects is True  # an unreadable safety fact is read on the safe side
