@@ -131,7 +131,10 @@ async def test_console_errors_arrive_as_log_messages_at_the_set_level(mcp_server
         await client.set_logging_level("warning")
         code = "console.log('quiet'); console.warn('careful'); console.error('boom'); 1"
         await client.call_tool("javascript_tool", {"expression": code})
+        failed = await client.call_tool("navigate", {"url": "http://127.0.0.1:9/"})
+        assert payload(failed)["error"]["code"] == "NAVIGATION_FAILED"
         await client.call_tool("wait_for", {"time_ms": 300})
+    assert [m.level for m in messages if m.data.get("event") == "navigation_failed"] == ["error"]
     texts = [(m.level, m.data.get("text")) for m in messages if isinstance(m.data, dict)]
     assert ("error", "boom") in texts and ("warning", "careful") in texts
     assert all(text not in ("quiet", "boom-before") for _, text in texts)
@@ -162,16 +165,26 @@ async def test_a_screenshot_links_a_resource_that_reads_back_as_the_same_png(mcp
         lines = [json.loads(x) for x in entries.contents[0].text.splitlines()]  # type: ignore[union-attr]
         assert lines[-1]["tool"] == "page_screenshot"
 
+        bundle = await client.call_tool("oc_evidence_bundle", {"reason": "resource links"})
+        folder = Path(payload(bundle)["data"]["path"])
+        linked = {c.name: c.uri for c in bundle.content if isinstance(c, types.ResourceLink)}
+        assert set(linked) == {p.name for p in folder.iterdir() if p.is_file()} and linked
+        assert all(uri.startswith(f"ocnb://evidence/{folder.name}/") for uri in linked.values())
+        manifest = await client.read_resource(linked["bundle.json"])
+        assert json.loads(manifest.contents[0].text)  # type: ignore[union-attr]
+
+        escape = session.home / "escape-link"
+        if not escape.exists():
+            escape.symlink_to("/etc")
         for outside in (
             "ocnb://files/../../../etc/passwd",
             "ocnb://files/%2e%2e/%2e%2e/etc/hostname",
+            "ocnb://files/escape-link/hostname",
             "file:///etc/passwd",
         ):
             with pytest.raises(MCPError) as refused:
                 await client.read_resource(outside)
-            assert (
-                "OCNB_HOME" in str(refused.value) or "ocnb://" in str(refused.value) or "no such" in str(refused.value)
-            )
+            assert refused.value.error.code == -32002, outside
 
 
 @pytest.mark.parametrize("answer", ["accept", "decline"])
