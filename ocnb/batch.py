@@ -21,7 +21,18 @@ from .skills.store import SkillStore
 __all__ = ["BLOCKABLE", "CRASH_CODES", "RESULT_COLUMNS", "Replayer", "block_resources", "replay_row"]
 
 #: Columns of a result row (and of the DataFrame ``Pool.replay`` returns), in order.
-RESULT_COLUMNS = ["row", "ok", "failure_code", "step_reached", "steps_total", "elapsed_ms", "evidence_path", "retried"]
+RESULT_COLUMNS = [
+    "row",
+    "ok",
+    "failure_code",
+    "step_reached",
+    "steps_total",
+    "elapsed_ms",
+    "evidence_path",
+    "retried",
+    "worker",
+    "browser",
+]
 #: Codes that mean the browser itself is gone: the session is replaced and the row retried once.
 CRASH_CODES = ("TARGET_CLOSED", "BROWSER_CRASHED", "PAGE_CRASHED", "BROWSER_UNAVAILABLE", "SESSION_CLOSED")
 #: What ``block_resources=`` can leave out of every row's pages, by resource kind (file extension, so
@@ -136,14 +147,18 @@ def _row(
         "elapsed_ms": round((time.perf_counter() - t0) * 1000, 1),
         "evidence_path": evidence,
         "retried": False,
+        "worker": "local",
+        "browser": None,
     }
 
 
 class Replayer:
     """One session replaying rows of batches; a crashed browser's session is replaced and its row retried once."""
 
-    def __init__(self, new_session: Callable[[], Session]) -> None:
+    def __init__(self, new_session: Callable[[], Session], browser: str | None = None) -> None:
         self._new_session = new_session
+        #: Which browser this replayer's sessions use, for the ``browser`` column (an endpoint, or ``browser 0``).
+        self.browser = browser
         self.session = new_session()
         #: Ids of the skills already in this session's store, so a batch reads the store once per session.
         self._skills: set[str] = set()
@@ -153,11 +168,11 @@ class Replayer:
     def replay(self, skill: dict[str, Any], row: dict[str, Any], index: int, options: dict[str, Any]) -> dict[str, Any]:
         """:func:`replay_row` on this session; on a crash, once more on a fresh one (``retried`` says so)."""
         result = self._replay(skill, row, index, options)
-        if result["ok"] or result["failure_code"] not in CRASH_CODES:
-            return result
-        self.renew()
-        result = self._replay(skill, row, index, options)
-        result["retried"] = True
+        if not result["ok"] and result["failure_code"] in CRASH_CODES:
+            self.renew()
+            result = self._replay(skill, row, index, options)
+            result["retried"] = True
+        result["browser"] = self.browser or self.session.connect_url or self.session.cdp_url or "own"
         return result
 
     def _replay(

@@ -916,14 +916,21 @@ class SharedBrowser:
                 self.playwright = await async_playwright().start()
             chromium = self.playwright.chromium
             timeout = self.config.default_timeout_ms
-            if self.connect:
-                options: dict[str, Any] = {"headless": self.config.headless, "args": launch_args()}
-                if self.executable_path:
-                    options["executablePath"] = self.executable_path
-                headers = {"x-playwright-launch-options": json.dumps(options)}
-                self.browser = await chromium.connect(self.connect, timeout=timeout, headers=headers)
-            elif self.cdp:
-                self.browser = await chromium.connect_over_cdp(self.cdp, timeout=timeout)
+            if self.connect or self.cdp:
+                try:
+                    if self.connect:
+                        options: dict[str, Any] = {"headless": self.config.headless, "args": launch_args()}
+                        if self.executable_path:
+                            options["executablePath"] = self.executable_path
+                        headers = {"x-playwright-launch-options": json.dumps(options)}
+                        self.browser = await chromium.connect(self.connect, timeout=timeout, headers=headers)
+                    else:
+                        self.browser = await chromium.connect_over_cdp(self.cdp, timeout=timeout)
+                except Exception as exc:  # noqa: BLE001 - a server that is gone: one clear code
+                    raise BrowserUnavailable(
+                        f"cannot reach the browser at {self.remote}: {str(exc).splitlines()[0]}",
+                        details={"remote": self.remote},
+                    ) from exc
             else:
                 own = None
                 with contextlib.suppress(Exception):  # Playwright raises when no build is registered

@@ -23,7 +23,7 @@ with extra("dask"):
 from .batch import Replayer
 from .session import Session
 
-__all__ = ["OcnbWorkerPlugin", "replay_on_cluster", "worker_session"]
+__all__ = ["OcnbWorkerPlugin", "bind_workers", "replay_on_cluster", "worker_session"]
 
 #: This worker process's replayer (one session), created on first use.
 _REPLAYER: Replayer | None = None
@@ -64,9 +64,38 @@ class OcnbWorkerPlugin(WorkerPlugin):
 
 
 def _task(
-    skill: dict[str, Any], row: dict[str, Any], index: int, options: dict[str, Any], session_kwargs: dict[str, Any]
+    skill: dict[str, Any],
+    row: dict[str, Any],
+    index: int,
+    options: dict[str, Any],
+    session_kwargs: dict[str, Any],
+    bindings: dict[str, dict[str, str]] | None = None,
 ) -> dict[str, Any]:
-    return _worker_replayer(session_kwargs).replay(skill, row, index, options)
+    from distributed import get_worker
+
+    address = get_worker().address
+    kwargs = {**session_kwargs, **(bindings or {}).get(address, {})}
+    result = _worker_replayer(kwargs).replay(skill, row, index, options)
+    result["worker"] = address
+    return result
+
+
+def bind_workers(client: Any, session_kwargs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, dict[str, str]]]:
+    """Split ``connect=[...]`` / ``cdp=[...]`` lists over the cluster's workers: one browser server each.
+
+    Returns the session kwargs without the lists and, per worker address, the endpoint its session
+    uses (worker *i* of the sorted addresses gets endpoint *i mod n*). A single URL stays as it is.
+    """
+    kwargs = dict(session_kwargs)
+    endpoints: list[dict[str, str]] = []
+    for key in ("connect", "cdp"):
+        value = kwargs.get(key)
+        if value is not None and not isinstance(value, str):
+            endpoints += [{key: str(v)} for v in kwargs.pop(key)]
+    if not endpoints:
+        return kwargs, {}
+    workers = sorted(client.scheduler_info()["workers"])
+    return kwargs, {w: endpoints[i % len(endpoints)] for i, w in enumerate(workers)}
 
 
 def replay_on_cluster(
@@ -82,10 +111,18 @@ def replay_on_cluster(
     from tqdm.auto import tqdm
 
     client.register_plugin(OcnbWorkerPlugin(), name=PLUGIN_NAME)
-    kwargs = dict(session_kwargs or {})
+    kwargs, bindings = bind_workers(client, dict(session_kwargs or {}))
     futures = [
         client.submit(
-            _task, skill, row, i, options, kwargs, pure=False, key=f"ocnb-replay-{skill['id']}-{i}-{id(rows)}"
+            _task,
+            skill,
+            row,
+            i,
+            options,
+            kwargs,
+            bindings,
+            pure=False,
+            key=f"ocnb-replay-{skill['id']}-{i}-{id(rows)}",
         )
         for i, row in enumerate(rows)
     ]

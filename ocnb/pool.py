@@ -5,7 +5,8 @@
 browser thread: each session has its own browser context, so its cookies, storage, tabs, journal
 and trace are its own. ``pool.replay(skill_id, rows)`` replays the skill once per row across the
 pool with a progress bar and returns one DataFrame row per input. A failing row never stops the
-others; a crashed browser is replaced and its row retried once. With ``client=`` (a
+others; a crashed browser is replaced and its row retried once, and a browser still unreachable
+then (a farm server gone) is taken out of service and its rows go to the others. With ``client=`` (a
 ``dask.distributed.Client``) the same rows run as Dask tasks: each worker keeps one long-lived
 session, created on first use and closed when the worker shuts down.
 
@@ -21,10 +22,11 @@ import contextlib
 import dataclasses
 import os
 import queue
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from .batch import RESULT_COLUMNS, Replayer, replay_row, resource_kinds
+from .batch import CRASH_CODES, RESULT_COLUMNS, Replayer, replay_row, resource_kinds
 from .browser import SharedBrowser
 from .runtime import Runtime
 from .session import Session
@@ -60,6 +62,8 @@ def _frame(rows: list[dict[str, Any]]) -> Any:
             "elapsed_ms": "Float64",
             "evidence_path": "string",
             "retried": "boolean",
+            "worker": "string",
+            "browser": "string",
         }
     )
 
@@ -125,7 +129,14 @@ class Pool:
             )
             for i in range(k)
         ]
-        self._replayers = [Replayer(self._session_factory(self.browsers[i % k])) for i in range(size)]
+        self._replayers = [
+            Replayer(
+                self._session_factory(self.browsers[i % k]), browser=self.browsers[i % k].remote or f"browser {i % k}"
+            )
+            for i in range(size)
+        ]
+        self._alive = set(self._replayers)
+        self._alive_lock = threading.Lock()
         self._free: queue.Queue[Replayer] = queue.Queue()
         for r in self._replayers:
             self._free.put(r)
@@ -188,11 +199,18 @@ class Pool:
         bar = tqdm(total=len(rows), desc=f"replay {skill['name']}", disable=not progress)
 
         def work(i: int) -> dict[str, Any]:
-            replayer = self._free.get()
+            moved = False
             try:
-                return replayer.replay(skill, rows[i], i, options)
+                while True:
+                    replayer = self._free.get()
+                    result = replayer.replay(skill, rows[i], i, options)
+                    if result["ok"] or result["failure_code"] not in CRASH_CODES or not self._retire(replayer):
+                        self._free.put(replayer)
+                        result["retried"] = result["retried"] or moved
+                        return result
+                    moved = True
+                    # its browser stays unreachable after a fresh session: the row goes to another one
             finally:
-                self._free.put(replayer)
                 bar.update(1)
 
         try:
@@ -200,6 +218,15 @@ class Pool:
                 return list(ex.map(work, range(len(rows))))
         finally:
             bar.close()
+
+    def _retire(self, replayer: Replayer) -> bool:
+        """Take a replayer whose browser is lost out of service, unless it is the last one; True if taken."""
+        with self._alive_lock:
+            if len(self._alive) <= 1:
+                return False
+            self._alive.discard(replayer)
+        replayer.close()
+        return True
 
     def close(self) -> None:
         """Close every session (its context), then the shared browsers and the pool's browser thread."""
