@@ -427,7 +427,8 @@ class McpBridge:
     async def _set_level(self, ctx: Any, params: types.SetLevelRequestParams) -> types.EmptyResult:
         peer = ctx.session  # the MCP SDK's session with this client
         connection = getattr(peer, "_connection", None)
-        if connection is not None:
+        # 2026-era connections opt in per request (SEP-2577): connection-wide messages are not theirs
+        if connection is not None and ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
             if connection not in self._log_levels:
                 connection.exit_stack.callback(self._log_levels.pop, connection, None)
             self._log_levels[connection] = params.level
