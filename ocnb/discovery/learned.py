@@ -21,6 +21,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ocnb.calls import CallContext
+from ocnb.results import ToolResult
 from ocnb.storage import atomic_write_text, file_lock, open_append
 
 __all__ = ["DiscoveryLearner", "LearnedExamples", "LEARNED_FILE", "MAX_PER_CAPABILITY"]
@@ -136,9 +138,9 @@ class DiscoveryLearner:
             return f"skill:{args['skill_id']}"
         return f"tool:{name}"
 
-    def after(self, call: Any, result: Any) -> None:
+    def after(self, call: CallContext, result: ToolResult) -> None:
         """After-hook: record ``call.intent`` as an example of what served it (opt-in, ok calls only)."""
-        if not getattr(call.session.config, "discovery_learn", False):
+        if not call.session.config.discovery_learn:
             return
         intent = call.intent
         if not intent or not result.ok or not call.record or call.source == "replay":

@@ -35,6 +35,7 @@ def test_the_hooks_run_in_the_declared_order(session: ocnb.Session) -> None:
         "Handoffs.after",  # NEEDS_HUMAN, before masking and journaling
         "AuditLayer.secrets_out",
         "AuditLayer.record",
+        "DiscoveryLearner.after",  # after masking: learns only what the journal shows
         "TaskGuard.after",
         "capture_hook",
         "RecentResults.after",
