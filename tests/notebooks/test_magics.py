@@ -285,6 +285,10 @@ def test_config_through_traitlets(ip: Any, capsys: Any, probe_group: str) -> Non
     assert s.settings.dialog_policy == "manual" and "dialog_answer" in s.registry
     ip.run_line_magic("config", "OcMagics.dialog_policy = 'accept'")
     assert s.settings.dialog_policy == "accept"
+    assert m.discovery_learn is False and s.settings.discovery_learn is False  # learning from use is opt-in
+    ip.run_line_magic("config", "OcMagics.discovery_learn = True")
+    assert s.settings.discovery_learn is True
+    ip.run_line_magic("config", "OcMagics.discovery_learn = False")
     ip.run_line_magic("config", "OcMagics")
     assert "OcMagics.show_screenshots=<Bool>" in capsys.readouterr().out
 
