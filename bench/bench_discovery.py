@@ -22,6 +22,7 @@ Run: ``.venv/bin/python bench/bench_discovery.py [--corpus ../shared/corpus/meta
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib.util
 import json
 import os
@@ -38,6 +39,7 @@ import yaml
 from ocnb import tokens
 from ocnb.discovery import DiscoveryEngine
 from ocnb.discovery.graph import rerank
+from ocnb.discovery.learned import LearnedExamples
 from ocnb.discovery.minilm import load_minilm
 from ocnb.discovery.retrievers import (
     BM25Retriever,
@@ -164,6 +166,8 @@ def example_metrics(
     """Mean top-1 / recall@5 over the folds: each fold scored with the other folds' queries as examples."""
     top1 = rec5 = total = 0
     parts = folds(queries)
+    learned_mode = mode == "learned"
+    mode = "engine" if learned_mode else mode
     for f, held in enumerate(parts):
         history: dict[str, list[str]] = {}
         for g, part in enumerate(parts):
@@ -172,9 +176,20 @@ def example_metrics(
                     history.setdefault(q["tool"], []).append(q["query"])
         if per_tool is not None:
             history = {t: v[:per_tool] for t, v in history.items()}
-        root = tmp / f"cv-{f}-{per_tool}-{mode}-{abs(hash(repr(fusion)))}-{id(retriever)}"
-        write_manifests(tools, root, history if per_tool != 0 else None)
-        eng = DiscoveryEngine(manifest_roots=[root], retriever=retriever, **fusion)
+        root = tmp / f"cv-{f}-{per_tool}-{mode}-{learned_mode}-{abs(hash(repr(fusion)))}-{id(retriever)}"
+        if learned_mode:  # through learned.jsonl, as served calls write it (capped per capability)
+            store = LearnedExamples(root / "home")
+            for tool, texts in history.items():
+                for text in texts:
+                    store.add(f"tool:{tool}", text)
+            learned = store.all()
+            write_manifests(tools, root / "caps")
+            plain = DiscoveryEngine(manifest_roots=[root / "caps"], retriever=BM25Retriever()).descriptors.values()
+            descs = [dataclasses.replace(d, learned=learned.get(d.id, ())) for d in plain]
+            eng = DiscoveryEngine(descs, retriever=retriever, **fusion)
+        else:
+            write_manifests(tools, root, history if per_tool != 0 else None)
+            eng = DiscoveryEngine(manifest_roots=[root], retriever=retriever, **fusion)
         eng.build()
         seen = {x for v in history.values() for x in v}
         for q in held:
@@ -199,6 +214,7 @@ def examples_section(tools: dict[str, str], queries: list[dict], tmp: Path, retr
         ("soft vote", "engine", {"example_weight": 0.0, "example_vote": 2.0}),
         ("raise .5+vote (dflt)", "engine", {}),
         ("kNN vote (issue)", "vote", {}),
+        ("learned (cap 20)", "learned", {}),
     ]
     curve: list[int | None] = [0, 1, 2, 5, None]
     head = " ".join(f"{('all' if n is None else n):>11}" for n in curve)
