@@ -255,11 +255,15 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             if got:
                 table.append((f"Dask {ns.dask_workers} workers, run-server each", got))
         hid = _skill(heavy, home, "bench-heavy")
-        for block in (False, True):
+        runs: dict[bool, list[dict[str, float]]] = {False: [], True: []}
+        for _ in range(2):  # interleaved, the lower CPU of two: the machine's load drifts between runs
+            for block in (False, True):
+                runs[block].append(_pool(hid, home, rows, 2, 1, block_resources=block))
+        for block, tries in runs.items():
             table.append(
                 (
                     f"heavy page, Pool size 2 K=1, block_resources={block}",
-                    _pool(hid, home, rows, 2, 1, block_resources=block),
+                    min(tries, key=lambda f: f["cpu_ms_per_row"]),
                 )
             )
     for name, f in table:
