@@ -41,6 +41,8 @@ PAGES = [
     "slow.html",
     "long.html",
     "network.html",
+    "downloads.html",
+    "persist.html",
 ]
 
 
