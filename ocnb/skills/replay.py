@@ -199,6 +199,17 @@ async def replay_skill(
         }
         return report
 
+    async def check_contract(contract_id: str) -> tuple[Any, Any]:
+        """The stored contract and its outcome on the tab (polled up to the step timeout)."""
+        contract = contracts.get(contract_id)
+        outcome = await evaluate_until(
+            _with_secrets(contract.assertion, secrets),
+            page,
+            lambda: PageObservations.from_tab(tab),
+            timeout_ms=step_timeout_ms,
+        )
+        return contract, outcome
+
     async def evidence(reason: str, extra: dict[str, Any]) -> str | None:
         try:
             obs = PageObservations.from_tab(tab) if tab is not None else None
@@ -306,13 +317,7 @@ async def replay_skill(
                 )
             post = step.get("post_assert")
             if post and post.get("contract_id"):
-                contract = contracts.get(post["contract_id"])
-                outcome = await evaluate_until(
-                    _with_secrets(contract.assertion, secrets),
-                    page,
-                    lambda: PageObservations.from_tab(tab),
-                    timeout_ms=step_timeout_ms,
-                )
+                contract, outcome = await check_contract(post["contract_id"])
                 if not outcome.passed and stop_on_contract_failure:
                     bundle = await evidence(
                         f"contract {contract.id} failed after step {index}", {"failures": outcome.failures}
@@ -355,13 +360,7 @@ async def replay_skill(
                     },
                 )
     if skill.get("contract_id") and hi == len(_flatten(skill) or []) - 1:
-        contract = contracts.get(skill["contract_id"])
-        outcome = await evaluate_until(
-            _with_secrets(contract.assertion, secrets),
-            page,
-            lambda: PageObservations.from_tab(tab),
-            timeout_ms=step_timeout_ms,
-        )
+        contract, outcome = await check_contract(skill["contract_id"])
         if not outcome.passed:
             bundle = await evidence(f"skill contract {contract.id} failed", {"failures": outcome.failures})
             return fail("CONTRACT_FAILED", hi, f"skill contract {contract.id} failed: {outcome.failures[:3]}", bundle)
