@@ -172,7 +172,7 @@ class Replayer:
             self.renew()
             result = self._replay(skill, row, index, options)
             result["retried"] = True
-        result["browser"] = self.browser or self.session.connect_url or self.session.cdp_url or "own"
+        result["browser"] = self.browser or "own"
         return result
 
     def _replay(

@@ -36,7 +36,7 @@ def _worker_replayer(session_kwargs: dict[str, Any] | None = None) -> Replayer:
     with _LOCK:
         if _REPLAYER is None or _REPLAYER.session.closed:
             kwargs = dict(session_kwargs or {})
-            _REPLAYER = Replayer(lambda: Session(**kwargs))
+            _REPLAYER = Replayer(lambda: Session(**kwargs), browser=kwargs.get("connect") or kwargs.get("cdp"))
         return _REPLAYER
 
 
