@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import asyncio
 import datetime as _dt
+import functools
 import ipaddress
 import json
+import logging
 import os
 import secrets
 import socket
@@ -35,14 +37,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import mcp_types as types
 import uvicorn
 from mcp.server.transport_security import TransportSecuritySettings
+from pydantic import ValidationError
 from starlette.datastructures import Headers
-from starlette.responses import PlainTextResponse
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.responses import PlainTextResponse, Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..storage import atomic_write_text
-from .server import McpBridge, discovery_tools
+from .server import McpBridge, discovery_tools, refusal
 
 if TYPE_CHECKING:
     from ..session import Session
@@ -59,6 +63,8 @@ __all__ = [
     "remote_bind_refusal",
     "serve",
 ]
+
+log = logging.getLogger("ocnb.mcp")
 
 MCP_PATH = "/mcp"
 DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
@@ -171,17 +177,39 @@ def _host_for_url(host: str) -> str:
     return f"[{host}]" if ":" in host and not host.startswith("[") else host
 
 
+#: OAuth endpoints a client looks for on a server without authorization metadata (MCP 2025-03-26's
+#: fallbacks): answered 404 like ``/.well-known/*``, so nothing suggests a registration could work.
+_OAUTH_FALLBACKS = frozenset({"/authorize", "/token", "/register"})
+
+
+def _oauth_discovery(path: str) -> bool:
+    """Whether ``path`` is where an OAuth-capable client looks for authorization metadata
+    (``/.well-known/oauth-protected-resource``, ``/.well-known/oauth-authorization-server``,
+    ``/.well-known/openid-configuration``, with or without a path suffix, or in front of one)."""
+    return "/.well-known/" in path or path.rstrip("/") in _OAUTH_FALLBACKS
+
+
 class _Guard:
-    """ASGI middleware in front of the MCP app: Host, then Origin, then the bearer token."""
+    """ASGI middleware in front of the MCP app: Host, then Origin, then OAuth discovery (404: ocnb has
+    no authorization server, only a bearer token), then the bearer token, then the message's shape
+    (a POST body that is JSON but no JSON-RPC message: -32600)."""
 
     def __init__(
-        self, app: ASGIApp, *, token: str | None, hosts: set[str], origins: set[str], stats: dict[str, int]
+        self,
+        app: ASGIApp,
+        *,
+        token: str | None,
+        hosts: set[str],
+        origins: set[str],
+        stats: dict[str, int],
+        max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     ) -> None:
         self.app = app
         self.token = token
         self.hosts = {h.lower() for h in hosts}
         self.origins = {o.lower() for o in origins}
         self.stats = stats
+        self.max_body_bytes = max_body_bytes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -189,19 +217,28 @@ class _Guard:
             return
         self.stats["requests"] += 1
         headers = Headers(scope=scope)
-        refusal = self._refusal(headers)
+        refusal = self._refusal(headers, scope.get("path", ""))
         if refusal is not None:
             self.stats["refused"] += 1
             await refusal(scope, receive, send)
             return
+        if scope.get("method") == "POST" and scope.get("path") == MCP_PATH:
+            await _check_message(self.app, self.max_body_bytes, scope, receive, send)
+            return
         await self.app(scope, receive, send)
 
-    def _refusal(self, headers: Headers) -> PlainTextResponse | None:
+    def _refusal(self, headers: Headers, path: str = "") -> PlainTextResponse | None:
         if headers.get("host", "").lower() not in self.hosts:
             return PlainTextResponse("Invalid Host header", status_code=421)
         origin = headers.get("origin")
         if origin is not None and origin.lower() not in self.origins:
             return PlainTextResponse("Origin not allowed", status_code=403)
+        if _oauth_discovery(path):
+            return PlainTextResponse(
+                "Not Found: this server has no OAuth authorization; send the bearer token it printed at start "
+                "(Authorization: Bearer <token>)",
+                status_code=404,
+            )
         if self.token is not None:
             scheme, _, given = headers.get("authorization", "").partition(" ")
             if scheme.lower() != "bearer" or not secrets.compare_digest(given.strip().encode(), self.token.encode()):
@@ -211,6 +248,81 @@ class _Guard:
                     headers={"WWW-Authenticate": 'Bearer realm="ocnb"'},
                 )
         return None
+
+
+async def _check_message(app: ASGIApp, limit: int, scope: Scope, receive: Receive, send: Send) -> None:
+    """Pass a POST to ``app`` unless its body is JSON but not one JSON-RPC message (a batch, an object
+    without ``method``…): that is answered here, 400 with a short invalid-request error (-32600), where
+    the SDK would answer -32602 with its validator's whole report. Bodies over ``limit``, bodies that
+    are not JSON and non-JSON content types are the SDK's to answer (413, -32700, 400)."""
+    content_type = Headers(scope=scope).get("content-type", "")
+    declared = Headers(scope=scope).get("content-length", "")
+    if not content_type.split(";")[0].strip().lower() == "application/json" or (
+        declared.isdigit() and int(declared) > limit
+    ):
+        await app(scope, receive, send)
+        return
+    body = bytearray()
+    read: list[Message] = []
+    while True:
+        message = await receive()
+        read.append(message)
+        if message["type"] != "http.request":
+            break
+        body.extend(message.get("body", b""))
+        if len(body) > limit or not message.get("more_body", False):
+            break
+
+    async def replay() -> Message:
+        return read.pop(0) if read else await receive()
+
+    complete = bool(read) and read[-1]["type"] == "http.request" and not read[-1].get("more_body", False)
+    if complete and len(body) <= limit:
+        try:
+            types.jsonrpc_message_adapter.validate_json(bytes(body), by_name=False)
+        except ValidationError as exc:
+            reply = refusal(exc)
+            if reply is not None and reply.error.code == types.INVALID_REQUEST:
+                response = Response(
+                    reply.model_dump_json(by_alias=True, exclude_unset=True),
+                    status_code=400,
+                    media_type="application/json",
+                )
+                await response(scope, replay, send)
+                return
+    await app(scope, replay, send)
+
+
+def _silence_cancelled_requests(server: Any) -> None:
+    """Make the 2025-era streamable HTTP transport send nothing for a request the client cancelled.
+
+    The spec's cancellation utility: the receiver of ``notifications/cancelled`` SHOULD NOT send a
+    response for the request. The SDK's dispatcher writes none, but its 2025-era HTTP transport then
+    ends the request's SSE stream with an error it makes up (-32800, "Request cancelled"); here each new
+    session's transport instead just ends that stream (what was queued for the request still goes out
+    first). Sessions answering with JSON bodies (not ocnb's) keep the SDK's way: a body must hold a
+    response.
+    """
+    manager = getattr(server, "_session_manager", None)
+    admit = getattr(manager, "_admit_session", None)
+    if manager is None or admit is None:  # another SDK layout: the cancelled request gets -32800
+        log.warning("cannot keep cancelled MCP requests unanswered with this mcp SDK")
+        return
+
+    def admitting(requestor: Any) -> Any:
+        transport = admit(requestor)
+        if transport is not None and not transport.is_json_response_enabled:
+            transport._terminate_unanswered_request = functools.partial(_end_unanswered, transport)
+        return transport
+
+    manager._admit_session = admitting
+
+
+async def _end_unanswered(transport: Any, request_id: Any) -> None:
+    """End the SSE stream of a cancelled request without a JSON-RPC message for it."""
+    streams = getattr(transport, "_request_streams", {}).get(str(request_id))
+    if streams is not None:
+        streams[0].close()  # the stream's writer sends what is queued, then the HTTP response ends
 
 
 def _bind(host: str, port: int) -> socket.socket:
@@ -461,8 +573,9 @@ def serve(
             enable_dns_rebinding_protection=True, allowed_hosts=sorted(hosts), allowed_origins=sorted(origins)
         ),
     )
+    _silence_cancelled_requests(bridge.server)
     stats = {"requests": 0, "refused": 0}
-    guarded = _Guard(app, token=token, hosts=hosts, origins=origins, stats=stats)
+    guarded = _Guard(app, token=token, hosts=hosts, origins=origins, stats=stats, max_body_bytes=max_body_bytes)
     config = uvicorn.Config(
         guarded,
         log_level="warning",

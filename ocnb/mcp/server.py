@@ -6,8 +6,10 @@ no tool-specific code here: a tool added to the registry is served as it is.
 
 - Results: the :class:`~ocnb.results.ToolResult` as JSON text content; a result whose ``data`` names a
   PNG/JPEG file (``path``) also carries that image as image content (screenshots).
-- Failures: ``isError: true``, the JSON text holding the stable error code — whatever the arguments
-  (a call never becomes a JSON-RPC error).
+- Failures: ``isError: true``, the JSON text holding the stable error code — whatever the arguments.
+  The one exception is a tool the registry does not have: the spec makes that a protocol error, so it
+  is JSON-RPC ``-32602`` ("Unknown tool: NAME", ``data`` holding ocnb's ``UNKNOWN_TOOL`` error), and
+  the journal still records the attempt.
 - Strict JSON: a request whose JSON holds ``NaN`` or ``±Infinity`` (which JSON does not have, though
   the SDK's parsers take them) is answered with a JSON-RPC parse error (-32700), over stdio and HTTP;
   the JSON text of results is strict too.
@@ -70,7 +72,15 @@ from . import resources
 if TYPE_CHECKING:
     from ..session import Session
 
-__all__ = ["MAX_IMAGE_BYTES", "McpBridge", "discovery_tools", "run_stdio", "to_call_result", "tool_to_mcp"]
+__all__ = [
+    "MAX_IMAGE_BYTES",
+    "McpBridge",
+    "discovery_tools",
+    "refusal",
+    "run_stdio",
+    "to_call_result",
+    "tool_to_mcp",
+]
 
 log = logging.getLogger("ocnb.mcp")
 
@@ -239,6 +249,15 @@ class _Progress:
             self.task.cancel()
 
 
+def _unknown_tool(name: str, result: ToolResult | None) -> MCPError:
+    """The JSON-RPC error for a call to a tool the registry does not have: -32602 (invalid params), as
+    the spec wants ("Protocol Errors: Unknown tools"); ``data`` is ocnb's error (code ``UNKNOWN_TOOL``,
+    a message naming where the list is)."""
+    shown = name.encode("utf-8", "backslashreplace").decode("utf-8")
+    data = result.error.to_dict() if result is not None and result.error is not None else None
+    return MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {shown}", data=data)
+
+
 def discovery_tools(tools: Iterable[ToolDef]) -> list[ToolDef]:
     """The tools discovery mode starts with: those that find other tools (``ToolDef.reveals``)."""
     return [t for t in tools if t.reveals is not None]
@@ -341,18 +360,14 @@ class McpBridge:
         if connection is not None:
             self._active[connection] = (peer, ctx.request_id)
         progress = _Progress(peer) if _progress_token(ctx) is not None else None
+        unknown: ToolResult | None = None
         try:
             arguments = params.arguments
             args = dict(arguments) if isinstance(arguments, dict) else arguments
             result = await self.call(params.name, args, progress=progress.report if progress else None)
-            if result.error is not None and result.error.code == "NEEDS_HUMAN":
-                result = await self._hand_off(ctx, result)
-            if result.error is not None and result.error.code == "NAVIGATION_FAILED":
-                self._log_event("error", {"event": "navigation_failed", "message": result.error.message})
-            tooldef = self.session.registry.get(params.name)
-            if self.discovery and result.ok and tooldef is not None and tooldef.reveals is not None:
-                self._learn(tooldef.reveals(result.data))
-            return to_call_result(result, self.session.home)
+            if result.error is None or result.error.code != "UNKNOWN_TOOL":
+                return await self._answer(ctx, params.name, result)
+            unknown = result  # journaled by dispatch like any call; answered as a protocol error below
         except Exception as exc:  # noqa: BLE001 - a tool result, never a JSON-RPC error
             log.exception("tools/call %s failed", params.name)
             return to_call_result(ToolResult.failure(str(params.name), "INTERNAL", f"{type(exc).__name__}: {exc}"))
@@ -361,6 +376,18 @@ class McpBridge:
                 await progress.close()
             if connection is not None and self._active.get(connection, (None,))[0] is peer:
                 del self._active[connection]
+        raise _unknown_tool(str(params.name), unknown)
+
+    async def _answer(self, ctx: Any, name: str, result: ToolResult) -> types.CallToolResult:
+        """A call's result as the client gets it (after a hand-off, a log message, discovery's turn)."""
+        if result.error is not None and result.error.code == "NEEDS_HUMAN":
+            result = await self._hand_off(ctx, result)
+        if result.error is not None and result.error.code == "NAVIGATION_FAILED":
+            self._log_event("error", {"event": "navigation_failed", "message": result.error.message})
+        tooldef = self.session.registry.get(name)
+        if self.discovery and result.ok and tooldef is not None and tooldef.reveals is not None:
+            self._learn(tooldef.reveals(result.data))
+        return to_call_result(result, self.session.home)
 
     # -- hand-off as elicitation ----------------------------------------------------------------
     async def _hand_off(self, ctx: Any, result: ToolResult) -> ToolResult:
@@ -545,7 +572,7 @@ def nonstrict(message: Any) -> bool:
     return error is not None and has_nonfinite(getattr(error, "data", None))
 
 
-def _unparsed_request_id(exc: Exception) -> int | str | None:
+def _unparsed_request_id(exc: BaseException) -> int | str | None:
     """The id of a request the SDK's parser refused as invalid JSON (e.g. a lone surrogate escape,
     which Python's own parser reads), so that it can be answered rather than left waiting."""
     errors = getattr(exc, "errors", None)
@@ -565,6 +592,66 @@ def _unparsed_request_id(exc: Exception) -> int | str | None:
     return rid if isinstance(rid, int | str) and not isinstance(rid, bool) else None
 
 
+PARSE_MESSAGE = "Parse error: not valid JSON text"
+BATCH_MESSAGE = "Invalid Request: JSON-RPC batches are not supported; send one message at a time"
+NO_METHOD_MESSAGE = "Invalid Request: no method"
+NOT_OBJECT_MESSAGE = "Invalid Request: a JSON-RPC message is a JSON object"
+_MISSING = object()
+
+
+def _parsed_value(errors: list[dict[str, Any]]) -> Any:
+    """The whole parsed message behind a union validation failure of the SDK's JSON-RPC parser: the
+    input of a per-branch type error (not an object) or of a missing field (an object)."""
+    for error in errors:
+        loc = error.get("loc") or ()
+        if (error.get("type") == "model_type" and len(loc) == 1) or (
+            error.get("type") == "missing" and len(loc) == 2 and isinstance(error.get("input"), dict)
+        ):
+            return error.get("input")
+    return _MISSING
+
+
+def refusal(exc: BaseException) -> types.JSONRPCError | None:
+    """The JSON-RPC error answering a message the SDK's parser refused (``exc``, its pydantic error), or
+    None when ``exc`` is not such a refusal.
+
+    Not JSON: parse error (-32700), with the request's id when Python can still read one (a lone
+    surrogate escape), else ``null``. JSON but not a message: invalid request (-32600) with a short
+    message — a batch, an object without ``method``, a field of the wrong type; the id is echoed only
+    for a request (an object with a ``method``), as a broken response's id belongs to the server.
+    """
+    get = getattr(exc, "errors", None)
+    try:
+        errors = get() if callable(get) else None
+    except Exception:  # noqa: BLE001 - not a pydantic error
+        return None
+    if not isinstance(errors, list) or not errors or not all(isinstance(e, dict) for e in errors):
+        return None
+
+    def reply(rid: Any, code: int, message: str) -> types.JSONRPCError:
+        rid = rid if isinstance(rid, int | str) and not isinstance(rid, bool) else None
+        return types.JSONRPCError(jsonrpc="2.0", id=rid, error=types.ErrorData(code=code, message=message))
+
+    if errors[0].get("type") == "json_invalid":
+        rid = _unparsed_request_id(exc)
+        return reply(rid, types.PARSE_ERROR, UNPARSED_MESSAGE if rid is not None else PARSE_MESSAGE)
+    value = _parsed_value(errors)
+    if value is _MISSING:
+        return reply(None, types.INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message")
+    if isinstance(value, list):
+        return reply(None, types.INVALID_REQUEST, BATCH_MESSAGE)
+    if not isinstance(value, dict):
+        return reply(None, types.INVALID_REQUEST, NOT_OBJECT_MESSAGE)
+    if "method" not in value:
+        if "result" in value or "error" in value:
+            return reply(None, types.INVALID_REQUEST, "Invalid Request: not a valid JSON-RPC 2.0 response")
+        return reply(None, types.INVALID_REQUEST, NO_METHOD_MESSAGE)
+    branch = "JSONRPCRequest" if "id" in value else "JSONRPCNotification"
+    first = next((e for e in errors if tuple(e.get("loc") or ())[:1] == (branch,)), errors[0])
+    field = ".".join(str(part) for part in tuple(first.get("loc") or ())[1:]) or "message"
+    return reply(value.get("id"), types.INVALID_REQUEST, f"Invalid Request: {field}: {first.get('msg', 'invalid')}")
+
+
 async def _refuse_nonfinite(ctx: Any, call_next: Any) -> Any:
     """Middleware, for every transport (stdio, HTTP): a request whose params hold NaN or ±Infinity is
     a parse error (-32700); the SDK's JSON parsers take them, strict JSON does not."""
@@ -573,15 +660,30 @@ async def _refuse_nonfinite(ctx: Any, call_next: Any) -> Any:
     return await call_next(ctx)
 
 
+def _blank_line(exc: Exception) -> bool:
+    """Whether the SDK refused an empty (whitespace-only) stdin line."""
+    errors = getattr(exc, "errors", None)
+    try:
+        first = errors()[0] if callable(errors) else None
+    except Exception:  # noqa: BLE001 - not a pydantic error
+        return False
+    return isinstance(first, dict) and isinstance(first.get("input"), str) and not first["input"].strip()
+
+
 async def _strict_messages(source: Any, sink: Any, write_stream: Any) -> None:
     """Pass the transport's messages on; answer a request holding NaN/±Infinity with a parse error
-    (-32700, with its id so the client is not left waiting) and drop any other such message. A request
-    the SDK could not parse (a lone surrogate escape) whose id can still be read is answered likewise."""
+    (-32700, with its id so the client is not left waiting) and drop any other such message. A line
+    that is not JSON is answered with a parse error (-32700; with the request's id when one can still be
+    read, as for a lone surrogate escape, else ``null``), one that is JSON but not a JSON-RPC message
+    (a batch, no ``method``) with an invalid request (-32600) — see :func:`refusal`. Blank lines are
+    skipped."""
     async with sink:
         async for item in source:
-            if isinstance(item, Exception) and (rid := _unparsed_request_id(item)) is not None:
-                error = types.ErrorData(code=types.PARSE_ERROR, message=UNPARSED_MESSAGE)
-                await write_stream.send(SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=rid, error=error)))
+            if isinstance(item, Exception) and _blank_line(item):
+                continue  # not a message: nothing to answer
+            if isinstance(item, Exception) and (reply := refusal(item)) is not None:
+                log.warning("refused a message that is not JSON-RPC: %s", reply.error.message)
+                await write_stream.send(SessionMessage(reply))
                 continue
             if isinstance(item, SessionMessage) and nonstrict(item.message):
                 message = item.message
