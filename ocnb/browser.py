@@ -351,11 +351,17 @@ class BrowserState:
                 options: dict[str, Any] = {"headless": self.config.headless, "args": launch_args()}
                 if executable_path:
                     options["executablePath"] = str(executable_path)
-                self.browser = await self._pw.chromium.connect(
-                    connect,
-                    timeout=self.config.default_timeout_ms,
-                    headers={"x-playwright-launch-options": json.dumps(options)},
-                )
+                try:
+                    self.browser = await self._pw.chromium.connect(
+                        connect,
+                        timeout=self.config.default_timeout_ms,
+                        headers={"x-playwright-launch-options": json.dumps(options)},
+                    )
+                except Exception as exc:  # noqa: BLE001 - a server that is gone or cannot launch: one clear code
+                    raise BrowserUnavailable(
+                        f"cannot reach the browser at {connect}: {str(exc).splitlines()[0]}",
+                        details={"remote": connect},
+                    ) from exc
                 self.remote = connect
             elif cdp:
                 self.browser = await self._pw.chromium.connect_over_cdp(cdp, timeout=self.config.default_timeout_ms)

@@ -20,7 +20,7 @@ with extra("dask"):
     from distributed import as_completed
     from distributed.diagnostics.plugin import WorkerPlugin
 
-from .batch import Replayer
+from .batch import CRASH_CODES, Replayer
 from .session import Session
 
 __all__ = ["OcnbWorkerPlugin", "bind_workers", "replay_on_cluster", "worker_session"]
@@ -107,28 +107,47 @@ def replay_on_cluster(
     progress: bool = True,
     session_kwargs: dict[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
-    """Submit one task per row and gather the result rows (same shape as the local pool)."""
+    """Submit one task per row and gather the result rows (same shape as the local pool).
+
+    A row that fails because its worker's browser is gone (after that worker's own retry on a fresh
+    session) is submitted again to the workers not lost so far, so a dead browser server costs no rows.
+    """
     from tqdm.auto import tqdm
 
     client.register_plugin(OcnbWorkerPlugin(), name=PLUGIN_NAME)
     kwargs, bindings = bind_workers(client, dict(session_kwargs or {}))
-    futures = [
-        client.submit(
+    lost: set[str] = set()  # workers whose browser stayed unreachable after a fresh session
+
+    def submit(i: int, attempt: int = 0) -> Any:
+        workers = sorted(set(client.scheduler_info()["workers"]) - lost) if attempt else None
+        return client.submit(
             _task,
             skill,
-            row,
+            rows[i],
             i,
             options,
             kwargs,
             bindings,
             pure=False,
-            key=f"ocnb-replay-{skill['id']}-{i}-{id(rows)}",
+            key=f"ocnb-replay-{skill['id']}-{i}-{id(rows)}-{attempt}",
+            workers=workers,
         )
-        for i, row in enumerate(rows)
-    ]
+
+    futures = as_completed([submit(i) for i in range(len(rows))])
     out = []
-    with tqdm(total=len(futures), desc=f"replay {skill['name']} (dask)", disable=not progress) as bar:
-        for fut in as_completed(futures):
-            out.append(fut.result())
+    attempts: dict[int, int] = {}
+    with tqdm(total=len(rows), desc=f"replay {skill['name']} (dask)", disable=not progress) as bar:
+        for fut in futures:
+            result = fut.result()
+            i = result["row"]
+            if not result["ok"] and result["failure_code"] in CRASH_CODES:
+                lost.add(result["worker"])
+                alive = set(client.scheduler_info()["workers"]) - lost
+                if alive and attempts.get(i, 0) < len(bindings or alive):
+                    attempts[i] = attempts.get(i, 0) + 1
+                    futures.add(submit(i, attempts[i]))  # this row goes to a worker whose browser answers
+                    continue
+            result["retried"] = result["retried"] or i in attempts
+            out.append(result)
             bar.update(1)
     return out

@@ -66,7 +66,37 @@ class RequestLog(io.StringIO):
 
 
 def _kill_after(lines: list[str], n: int, server: PlaywrightServer) -> None:
+    """Kill ``server`` once ``n`` rows reached /echo, 100 ms later: rows in flight then sit on the slow
+    page, before their side effect. (A browser lost between a row's /echo and the row's end would have
+    that row retried and done twice: a batch is at-least-once for such a row, as any retry is.)"""
     deadline = time.time() + 20
     while sum("/echo" in line for line in lines) < n and time.time() < deadline:
-        time.sleep(0.02)
+        time.sleep(0.01)
+    time.sleep(0.1)
     server.kill()
+
+
+def test_dask_workers_each_behind_a_server_and_one_server_lost(ocnb_home, monkeypatch) -> None:
+    distributed = pytest.importorskip("distributed")
+    exe, _ = find_chromium()
+    log = RequestLog()
+    monkeypatch.setattr(sys, "stderr", log)
+    rows = [{"who": f"d{i}"} for i in range(10)]
+    with (
+        serve(log_requests=True) as site,
+        PlaywrightServer() as one,
+        PlaywrightServer() as two,
+        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        sid = _echo_skill(site, ocnb_home)
+        with Pool(size=1, home=ocnb_home, connect=[one.ws_url, two.ws_url], executable_path=exe) as pool:
+            killer = threading.Thread(target=_kill_after, args=(log.lines, 3, one))
+            killer.start()
+            df = pool.replay(sid, rows, client=client, progress=False)
+            killer.join()
+    assert df["ok"].all(), df[["row", "failure_code", "worker", "browser"]].to_string()
+    assert len(set(df["worker"])) == 2 and set(df["browser"]) == {one.ws_url, two.ws_url}
+    assert df.loc[df["retried"], "browser"].eq(two.ws_url).all()
+    seen = [m for line in log.lines for m in re.findall(r"GET /echo\?row=(d\d+)", line)]
+    assert sorted(seen) == sorted(r["who"] for r in rows)  # none lost, none done twice
