@@ -12,6 +12,7 @@ import mcp_types as types
 import pytest
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
+from mcp.shared.exceptions import MCPError
 from mcp_shim_helpers import read_banner
 
 from ocnb.mcp.cli import build_parser
@@ -61,8 +62,9 @@ async def test_stdio_session_end_to_end(tmp_path: Path, site, mode: str) -> None
 
         bad = await client.call_tool("navigate", {"url": 5})
         assert bad.is_error is True and payload(bad)["error"]["code"] == "INVALID_ARGUMENT"
-        unknown = await client.call_tool("no_such_tool", {})
-        assert unknown.is_error is True and "UNKNOWN_TOOL" in unknown.content[0].text
+        with pytest.raises(MCPError) as unknown:  # the spec's protocol error for an unknown tool
+            await client.call_tool("no_such_tool", {})
+        assert unknown.value.error.code == -32602 and (unknown.value.error.data or {})["code"] == "UNKNOWN_TOOL"
 
     from ocnb.telemetry import journal_df
 
