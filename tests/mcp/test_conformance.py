@@ -99,5 +99,5 @@ def test_the_official_conformance_suite_passes_with_its_baseline(
             server.wait(5)
     summary = run.stdout[run.stdout.find("=== SUMMARY ===") :]
     assert run.returncode == 0, summary + run.stderr[-3000:]
-    for scenario in ("server-initialize", "logging-set-level", "resources-list", "tools-call-error"):
+    for scenario in ("server-initialize", "ping", "logging-set-level", "resources-list", "tools-list"):
         assert f"✓ {scenario}:" in summary, summary
