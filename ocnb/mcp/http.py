@@ -12,9 +12,12 @@ a new one is written there (mode 0600, atomically), so a saved client configurat
 
 Security: every request needs ``Authorization: Bearer <token>`` (401 otherwise); ``Host`` must name
 this server and a browser ``Origin`` must be this server's own (DNS-rebinding protection: 421/403);
-bodies over ``max_body_bytes`` get 413. A non-loopback bind address is refused
-(:class:`McpRemoteBindError`) unless ``allow_remote=True``; that, or ``auth=False``, is an explicit
-choice that emits :class:`McpSecurityWarning`.
+bodies over ``max_body_bytes`` get 413. OAuth discovery (``/.well-known/*``, and the ``/authorize``,
+``/token``, ``/register`` fallbacks) answers 404 with or without the token: there is no authorization
+server, so an OAuth-capable client finds nothing to register with and asks for the bearer token. A
+request the client cancelled gets no response: its SSE stream ends without one. A non-loopback bind
+address is refused (:class:`McpRemoteBindError`) unless ``allow_remote=True``; that, or ``auth=False``,
+is an explicit choice that emits :class:`McpSecurityWarning`.
 """
 
 from __future__ import annotations

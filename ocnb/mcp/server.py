@@ -13,6 +13,9 @@ no tool-specific code here: a tool added to the registry is served as it is.
 - Strict JSON: a request whose JSON holds ``NaN`` or ``±Infinity`` (which JSON does not have, though
   the SDK's parsers take them) is answered with a JSON-RPC parse error (-32700), over stdio and HTTP;
   the JSON text of results is strict too.
+- Malformed traffic is answered, never dropped: a stdio line that is not JSON gets -32700 (id ``null``
+  unless a request's id can still be read); JSON that is no JSON-RPC message — a batch, an object
+  without ``method`` — gets -32600 with a short message, over stdio and HTTP (:func:`refusal`).
 - Annotations: ``readOnlyHint``/``destructiveHint`` from the tool's ``side_effects`` flag.
 - Live tool list: when the registry changes, handshake-era clients (2025 protocol versions) get
   ``notifications/tools/list_changed`` on their connection; 2026-era clients get the same event on
@@ -20,7 +23,8 @@ no tool-specific code here: a tool added to the registry is served as it is.
 - Discovery mode: ``tools/list`` starts with the tools that find other tools (those whose
   :attr:`~ocnb.registry.ToolDef.reveals` is set) plus, per turn, the tools the latest result named.
 - Cancellation: a client's ``notifications/cancelled`` (or its time-out, or the server shutting down)
-  cancels the call on the browser thread; dispatch journals it as ``CANCELLED``.
+  cancels the call on the browser thread; dispatch journals it as ``CANCELLED``. The cancelled request
+  gets no response, over stdio and HTTP (whose stream for it just ends; see :mod:`ocnb.mcp.http`).
 - Progress: a request with a ``progressToken`` gets ``notifications/progress`` from long tools
   (``wait_for`` every second, ``execute_plan`` and ``oc_skill_replay`` per step), in order.
 - Logging: ``logging/setLevel`` turns on ``notifications/message`` for that client (none before):
