@@ -75,8 +75,30 @@ def block_resources(session: Session, kinds: tuple[str, ...]) -> None:
     session.run(install(), timeout=session.config.default_timeout_ms / 1000 + 30)
 
 
+def with_contract(skill: dict[str, Any], home: Any) -> dict[str, Any]:
+    """The skill with its outcome contract's definition attached, for a worker with a home of its own."""
+    if not skill.get("contract_id"):
+        return skill
+    from .contracts import ContractStore
+
+    try:
+        contract = ContractStore(home).get(skill["contract_id"])
+    except Exception:  # noqa: BLE001 - a missing contract is reported by the replay itself
+        return skill
+    return {**skill, "contract_definition": contract.to_dict()}
+
+
 def ensure_skill(session: Session, skill: dict[str, Any]) -> None:
-    """Make the skill available in the session's own store (remote workers have their own home)."""
+    """Make the skill (and its contract) available in the session's own store (workers have their own home)."""
+    definition = skill.get("contract_definition")
+    if definition:
+        from .contracts import ContractStore
+
+        contracts = ContractStore(session.home)
+        try:
+            contracts.get(definition["id"])
+        except Exception:  # noqa: BLE001 - not there yet
+            contracts.define(definition["id"], definition["assertion"], description=definition.get("description"))
     store = SkillStore(session.home)
     try:
         store.get(skill["id"])

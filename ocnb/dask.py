@@ -11,7 +11,9 @@ every worker's session attaches to a browser farm instead. The same code then ru
 
 from __future__ import annotations
 
+import re
 import threading
+from pathlib import Path
 from typing import Any
 
 from ._extras import extra
@@ -22,8 +24,12 @@ with extra("dask"):
 
 from .batch import CRASH_CODES, Replayer
 from .session import Session
+from .settings import Settings
 
-__all__ = ["OcnbWorkerPlugin", "bind_workers", "replay_on_cluster", "worker_session"]
+__all__ = ["OcnbWorkerPlugin", "bind_workers", "journal_df", "replay_on_cluster", "worker_home", "worker_session"]
+
+#: Under the batch's home, each worker's own home: its journal, traces and skills, in files of its own.
+WORKERS_DIR = "workers"
 
 #: This worker process's replayer (one session), created on first use.
 _REPLAYER: Replayer | None = None
@@ -75,9 +81,42 @@ def _task(
 
     address = get_worker().address
     kwargs = {**session_kwargs, **(bindings or {}).get(address, {})}
+    root = Path(kwargs["home"]) if kwargs.get("home") else Settings.from_env().home_path
+    kwargs["home"] = worker_home(root, address)
     result = _worker_replayer(kwargs).replay(skill, row, index, options)
     result["worker"] = address
     return result
+
+
+def worker_home(root: str | Path, address: str) -> Path:
+    """The home of the worker at ``address`` under a batch's home ``root``: ``root/workers/<address>``.
+
+    Each worker writes its journal and traces there, in files no other process appends to (on a
+    cluster, ``root`` is shared storage); :func:`journal_df` reads them back as one frame.
+    """
+    return Path(root) / WORKERS_DIR / re.sub(r"[^A-Za-z0-9._-]+", "_", address)
+
+
+def journal_df(home: str | Path | None = None) -> Any:
+    """The journal of a batch home and of every worker's home under it, as one DataFrame.
+
+    The columns of :func:`ocnb.journal_df`, plus ``worker`` (the worker's folder name, or
+    ``<NA>`` for lines written in ``home`` itself), sorted by time.
+    """
+    import pandas as pd
+
+    from .telemetry import journal_df as one_journal
+
+    root = Path(home) if home is not None else Settings.from_env().home_path
+    homes: list[tuple[str | None, Path]] = [(None, root)]
+    if (root / WORKERS_DIR).is_dir():
+        homes += [(p.name, p) for p in sorted((root / WORKERS_DIR).iterdir()) if p.is_dir()]
+    frames = []
+    for name, path in homes:
+        df = one_journal(home=path)
+        frames.append(df.assign(worker=pd.Series([name] * len(df), index=df.index, dtype="string")))
+    out = pd.concat(frames, ignore_index=True)
+    return out.sort_values("ts", kind="stable").reset_index(drop=True) if "ts" in out else out
 
 
 def bind_workers(client: Any, session_kwargs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, dict[str, str]]]:

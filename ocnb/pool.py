@@ -26,7 +26,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from .batch import CRASH_CODES, RESULT_COLUMNS, Replayer, replay_row, resource_kinds
+from .batch import CRASH_CODES, RESULT_COLUMNS, Replayer, replay_row, resource_kinds, with_contract
 from .browser import SharedBrowser
 from .runtime import Runtime
 from .session import Session
@@ -186,9 +186,9 @@ class Pool:
         if client is not None:
             from .dask import replay_on_cluster
 
-            return _frame(
-                replay_on_cluster(client, skill, rows, options, progress=progress, session_kwargs=self._kwargs)
-            )
+            kwargs = {**self._kwargs, **({"home": self.home} if self.home is not None else {})}
+            shipped = with_contract(skill, self.home)
+            return _frame(replay_on_cluster(client, shipped, rows, options, progress=progress, session_kwargs=kwargs))
         return _frame(self._replay_local(skill, rows, options, progress))
 
     def _replay_local(

@@ -79,3 +79,11 @@ def test_dask_cluster_gives_the_same_frame_as_the_local_pool(signup, ocnb_home) 
             remote = pool.replay(signup, rows, client=client, progress=False)
     cols = ["row", "ok", "failure_code", "step_reached", "steps_total"]
     pd.testing.assert_frame_equal(local[cols], remote[cols])
+    # each worker journals in files of its own (home/workers/<address>/); journal_df reads them together
+    from ocnb.dask import journal_df, worker_home
+
+    journal = journal_df(ocnb_home)
+    replays = journal[journal["tool"] == "oc_skill_replay"]
+    assert replays["worker"].isna().sum() == 6  # the local pool's rows, in the home itself
+    assert set(replays["worker"].dropna()) == {worker_home(ocnb_home, w).name for w in remote["worker"]}
+    assert replays["worker"].notna().sum() == 6
