@@ -71,21 +71,25 @@ class OcnbWorkerPlugin(WorkerPlugin):
 
 def _task(
     skill: dict[str, Any],
-    row: dict[str, Any],
-    index: int,
+    part: list[tuple[int, dict[str, Any]]],
     options: dict[str, Any],
     session_kwargs: dict[str, Any],
     bindings: dict[str, dict[str, str]] | None = None,
-) -> dict[str, Any]:
+) -> list[dict[str, Any]]:
+    """One task: the rows of ``part`` (``(index, row)`` pairs) on this worker's session, in order."""
     from distributed import get_worker
 
     address = get_worker().address
     kwargs = {**session_kwargs, **(bindings or {}).get(address, {})}
     root = Path(kwargs["home"]) if kwargs.get("home") else Settings.from_env().home_path
     kwargs["home"] = worker_home(root, address)
-    result = _worker_replayer(kwargs).replay(skill, row, index, options)
-    result["worker"] = address
-    return result
+    replayer = _worker_replayer(kwargs)
+    out = []
+    for index, row in part:
+        result = replayer.replay(skill, row, index, options)
+        result["worker"] = address
+        out.append(result)
+    return out
 
 
 def worker_home(root: str | Path, address: str) -> Path:
@@ -145,8 +149,13 @@ def replay_on_cluster(
     *,
     progress: bool = True,
     session_kwargs: dict[str, Any] | None = None,
+    rows_per_task: int = 1,
 ) -> list[dict[str, Any]]:
-    """Submit one task per row and gather the result rows (same shape as the local pool).
+    """Submit the rows as tasks and gather the result rows (same shape as the local pool).
+
+    ``rows_per_task`` > 1 puts that many consecutive rows in one task: the scheduler then handles
+    ``len(rows) / rows_per_task`` tasks (about 1 ms of its CPU each), which is what lets a batch of
+    millions of rows through one scheduler.
 
     A row that fails because its worker's browser is gone (after that worker's own retry on a fresh
     session) is submitted again to the workers not lost so far, so a dead browser server costs no rows.
@@ -157,36 +166,39 @@ def replay_on_cluster(
     kwargs, bindings = bind_workers(client, dict(session_kwargs or {}))
     lost: set[str] = set()  # workers whose browser stayed unreachable after a fresh session
 
-    def submit(i: int, attempt: int = 0) -> Any:
+    if rows_per_task < 1:
+        raise ValueError("rows_per_task must be at least 1")
+
+    def submit(indexes: list[int], attempt: int = 0) -> Any:
         workers = sorted(set(client.scheduler_info()["workers"]) - lost) if attempt else None
         return client.submit(
             _task,
             skill,
-            rows[i],
-            i,
+            [(i, rows[i]) for i in indexes],
             options,
             kwargs,
             bindings,
             pure=False,
-            key=f"ocnb-replay-{skill['id']}-{i}-{id(rows)}-{attempt}",
+            key=f"ocnb-replay-{skill['id']}-{indexes[0]}-{id(rows)}-{attempt}",
             workers=workers,
         )
 
-    futures = as_completed([submit(i) for i in range(len(rows))])
+    n = len(rows)
+    futures = as_completed([submit(list(range(s, min(s + rows_per_task, n)))) for s in range(0, n, rows_per_task)])
     out = []
     attempts: dict[int, int] = {}
-    with tqdm(total=len(rows), desc=f"replay {skill['name']} (dask)", disable=not progress) as bar:
+    with tqdm(total=n, desc=f"replay {skill['name']} (dask)", disable=not progress) as bar:
         for fut in futures:
-            result = fut.result()
-            i = result["row"]
-            if not result["ok"] and result["failure_code"] in CRASH_CODES:
-                lost.add(result["worker"])
-                alive = set(client.scheduler_info()["workers"]) - lost
-                if alive and attempts.get(i, 0) < len(bindings or alive):
-                    attempts[i] = attempts.get(i, 0) + 1
-                    futures.add(submit(i, attempts[i]))  # this row goes to a worker whose browser answers
-                    continue
-            result["retried"] = result["retried"] or i in attempts
-            out.append(result)
-            bar.update(1)
+            for result in fut.result():
+                i = result["row"]
+                if not result["ok"] and result["failure_code"] in CRASH_CODES:
+                    lost.add(result["worker"])
+                    alive = set(client.scheduler_info()["workers"]) - lost
+                    if alive and attempts.get(i, 0) < len(bindings or alive):
+                        attempts[i] = attempts.get(i, 0) + 1
+                        futures.add(submit([i], attempts[i]))  # to a worker whose browser answers
+                        continue
+                result["retried"] = result["retried"] or i in attempts
+                out.append(result)
+                bar.update(1)
     return out

@@ -162,6 +162,7 @@ class Pool:
         allow_risky: bool | None = None,
         tolerate: list[str] | None = None,
         block_resources: bool | str | list[str] = False,
+        rows_per_task: int = 1,
         progress: bool = True,
     ) -> Any:
         """Replay ``skill_id`` once per row of ``params`` (a DataFrame or a list of dicts).
@@ -169,7 +170,8 @@ class Pool:
         ``tolerate`` (fingerprint fields that may differ, e.g. ``["name"]`` for a renamed label) goes
         to every row's ``oc_skill_replay``, locally and on a Dask cluster alike. ``block_resources``
         (True, or some of ``"image"``, ``"font"``, ``"media"``) aborts those requests in every
-        session's context for this and later batches.
+        session's context for this and later batches. ``rows_per_task`` (Dask only) puts that many
+        rows in one task, for batches whose task count would load the scheduler (see docs/scale.md).
         """
         skill = SkillStore(None if self.home is None else str(self.home)).get(skill_id)
         rows = _rows(params)
@@ -188,7 +190,17 @@ class Pool:
 
             kwargs = {**self._kwargs, **({"home": self.home} if self.home is not None else {})}
             shipped = with_contract(skill, self.home)
-            return _frame(replay_on_cluster(client, shipped, rows, options, progress=progress, session_kwargs=kwargs))
+            return _frame(
+                replay_on_cluster(
+                    client,
+                    shipped,
+                    rows,
+                    options,
+                    progress=progress,
+                    session_kwargs=kwargs,
+                    rows_per_task=rows_per_task,
+                )
+            )
         return _frame(self._replay_local(skill, rows, options, progress))
 
     def _replay_local(

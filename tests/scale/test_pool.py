@@ -76,7 +76,7 @@ def test_dask_cluster_gives_the_same_frame_as_the_local_pool(signup, ocnb_home) 
             ) as cluster,
             distributed.Client(cluster) as client,
         ):
-            remote = pool.replay(signup, rows, client=client, progress=False)
+            remote = pool.replay(signup, rows, client=client, rows_per_task=2, progress=False)
     cols = ["row", "ok", "failure_code", "step_reached", "steps_total"]
     pd.testing.assert_frame_equal(local[cols], remote[cols])
     # each worker journals in files of its own (home/workers/<address>/); journal_df reads them together
