@@ -258,9 +258,9 @@ async def _check_message(app: ASGIApp, limit: int, scope: Scope, receive: Receiv
     without ``method``…): that is answered here, 400 with a short invalid-request error (-32600), where
     the SDK would answer -32602 with its validator's whole report. Bodies over ``limit``, bodies that
     are not JSON and non-JSON content types are the SDK's to answer (413, -32700, 400)."""
-    content_type = Headers(scope=scope).get("content-type", "")
-    declared = Headers(scope=scope).get("content-length", "")
-    if not content_type.split(";")[0].strip().lower() == "application/json" or (
+    headers = Headers(scope=scope)
+    content_type, declared = headers.get("content-type", ""), headers.get("content-length", "")
+    if content_type.split(";")[0].strip().lower() != "application/json" or (
         declared.isdigit() and int(declared) > limit
     ):
         await app(scope, receive, send)
