@@ -145,7 +145,7 @@ def fused_ids(engine: DiscoveryEngine, query: str, mode: str) -> list[str]:
         hits, _ = engine.scores(query)
         return [r.id for r in rerank(hits, engine._graph, engine._deps, boost=engine.graph_boost_factor)]
     desc = engine.retriever.scores(query)
-    ex = engine.example_retriever.scores(query)
+    ex = engine.example_retriever.scores(query)[len(desc) :]  # the joint index: descriptions first
     vote = np.zeros(len(desc))
     for i in np.argsort(-ex, kind="stable")[:10].tolist():
         vote[engine._example_owner[i]] += 0.1

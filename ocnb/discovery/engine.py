@@ -93,11 +93,12 @@ class DiscoveryEngine:
         graph_boost_factor: float = 0.1,
         example_weight: float = 0.5,
         example_vote: float = 1.0,
-        example_temperature: float = 0.1,
+        example_temperature: float = 0.2,
         example_retriever: Retriever | None = None,
     ) -> None:
         self.retriever = retriever if retriever is not None else default_retriever()
-        #: The index of example requests (same method as ``retriever``, sharing its models).
+        #: The joint index of descriptions and example requests (same method as ``retriever``, sharing
+        #: its models); used only when some capability has examples.
         self.example_retriever = example_retriever if example_retriever is not None else self.retriever.spawn()
         self.budgets, self.top_k, self.min_relevance = budgets, top_k, min_relevance
         self.tier2_count, self.candidates = tier2_count, candidates
@@ -212,7 +213,11 @@ class DiscoveryEngine:
                     docs.append((f"{d.id}#{j}", text))
                     owner.append(n)
                     learned.append(is_learned)
-            self.example_retriever.fit(docs)
+            # One joint index of descriptions and examples: its scores put a capability's examples
+            # and every description on one scale (a retriever's scores are relative to its best hit),
+            # so an example only counts where it matches better than the descriptions do.
+            texts = [(d.id, embedding_text(d)) for d in descs]
+            self.example_retriever.fit([*texts, *docs] if docs else [])
             self._example_owner = np.array(owner, dtype=np.int64)
             self._example_learned = np.array(learned, dtype=bool)
             self._results.clear()
@@ -279,17 +284,21 @@ class DiscoveryEngine:
             ids = self.retriever.ids
             if not ids:
                 return [], {}
-            desc = self.retriever.scores(query)
-            best = np.zeros(len(ids))
-            which = np.full(len(ids), -1, dtype=np.int64)
+            n = len(ids)
+            best = np.zeros(n)
+            which = np.full(n, -1, dtype=np.int64)
+            vote = None
             if len(self._example_owner):
-                ex = self.example_retriever.scores(query)
+                joint = self.example_retriever.scores(query)
+                desc, ex = joint[:n], joint[n:]
                 order = np.argsort(ex, kind="stable")  # ascending: the best example of an owner is written last
                 best[self._example_owner[order]] = ex[order]
                 which[self._example_owner[order]] = order
-            vote = None
-            if len(self._example_owner) and self.example_vote:
-                vote = example_vote(ex, self._example_owner, len(ids), self.example_temperature)
+                if self.example_vote:  # every description votes for its capability too
+                    owners = np.concatenate([np.arange(n), self._example_owner])
+                    vote = example_vote(joint, owners, n, self.example_temperature)
+            else:
+                desc = self.retriever.scores(query)
             fused = fuse(desc, best, self.example_weight, vote, self.example_vote)
             top = np.argsort(-fused, kind="stable")[: max(self.candidates, self.top_k)].tolist()
             via = {
