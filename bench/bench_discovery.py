@@ -244,6 +244,7 @@ def examples_speed(tools: dict[str, str], queries: list[dict], tmp: Path) -> tup
         history.setdefault(q["tool"], []).append(q["query"])
     root = tmp / "speed"
     write_manifests(tools, root, history)
+    load_minilm().vector_cache.clear()  # vectors found in memory are not written to disk: embed them here
     DiscoveryEngine(manifest_roots=[root]).build()  # fills the on-disk cache
     load_minilm().vector_cache.clear()
     t = time.perf_counter()
