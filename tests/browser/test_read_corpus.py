@@ -43,6 +43,9 @@ ARTICLE_NOT_RENDERED = {"9eef8162bbb6", "abd9d6291b6b"}
 CONCURRENCY = 2
 
 
+INNER_TEXT = "document.body ? document.body.innerText : ''"
+
+
 async def _read_all(pages: list[CorpusPage]) -> list[dict[str, Any]]:
     from playwright.async_api import async_playwright
 
@@ -72,8 +75,15 @@ async def _read_all(pages: list[CorpusPage]) -> list[dict[str, Any]]:
                         await page.goto(base + cp.path, wait_until="load", timeout=20_000)
                     except Exception:  # noqa: BLE001, S110 - a page that never fires load is still read
                         pass
-                    out = (await read_page(page))["content"]
-                    inner = await page.evaluate("document.body ? document.body.innerText : ''")
+                    # A page that rewrites itself while it is read (an error handler swapping the body,
+                    # a clock) is read again until the text before and after the read agree, up to 3 times.
+                    for _ in range(3):
+                        before = await page.evaluate(INNER_TEXT)
+                        out = (await read_page(page))["content"]
+                        inner = await page.evaluate(INNER_TEXT)
+                        if inner == before:
+                            break
+                        await asyncio.sleep(0.5)
                     rows.append(measure(cp, inner, out))
                 await context.close()
 
