@@ -313,6 +313,8 @@ def from_playwright(exc: BaseException) -> OcnbError:
             f"the page navigated away while the call was running ({first}); read the page again",
             code="TARGET_NAVIGATED_AWAY",
         )
+    if first.endswith("Invalid URL") or ": Invalid URL" in first:  # a URL argument Playwright cannot parse
+        return InvalidArgument(f"invalid URL: {first}", details={"reason": first})
     if any(m in text for m in _BAD_SELECTOR):
         return InvalidArgument(f"invalid selector: {first}", details={"reason": first})
     if (

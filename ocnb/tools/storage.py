@@ -3,11 +3,24 @@
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit
 
 from ..errors import InvalidArgument
 from ..registry import tool
 
 __all__ = ["cookies", "storage"]
+
+
+def _cookie_url(raw: str) -> str:
+    """``raw`` if it is an http(s) URL with a host (what the cookie jar can be asked about), else INVALID_ARGUMENT."""
+    try:
+        parts = urlsplit(raw)
+        ok = parts.scheme in ("http", "https") and bool(parts.hostname)
+    except ValueError:  # e.g. an unclosed IPv6 bracket
+        ok = False
+    if not ok:
+        raise InvalidArgument(f"cookies need an http(s) URL with a host, not {raw[:80]!r}", details={"url": raw[:200]})
+    return raw
 
 
 @tool(
@@ -29,6 +42,8 @@ __all__ = ["cookies", "storage"]
     required=["action"],
 )
 async def cookies(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+    if args.get("url"):  # checked before anything changes
+        _cookie_url(args["url"])
     context = ctx.browser.context
     page = await ctx.page(args.get("tab_id"))
     action = args["action"]

@@ -132,6 +132,12 @@ def test_cookies_get_set_clear(session, site) -> None:
     assert session.cookies(action="get").data["cookies"] == []
     assert session.cookies(action="set", name="x").error.code == "INVALID_ARGUMENT"
     assert session.cookies(action="eat").error.code == "INVALID_ARGUMENT"
+    # a URL the cookie jar cannot be asked about is the caller's mistake, and sets nothing
+    for url in ("x" * 300, "ftp://example.test/", "http://[::1", "https://"):
+        r = session.cookies(action="set", name="bad", value="1", url=url)
+        assert r.error.code == "INVALID_ARGUMENT", (url, r.error)
+        assert session.cookies(action="get", url=url).error.code == "INVALID_ARGUMENT"
+    assert session.cookies(action="get", name="bad").data["cookies"] == []
 
 
 def test_local_and_session_storage(session, site) -> None:
