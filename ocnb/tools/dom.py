@@ -8,6 +8,7 @@ from ..perception.snapshot import read_page as _read_page
 from ..perception.targets import find as _find
 from ..perception.targets import query_dom as _query_dom
 from ..registry import tool
+from .evidence import TO_FILE, output_to_file
 
 __all__ = ["find", "query_dom", "read_page"]
 
@@ -34,11 +35,12 @@ SNAPSHOT_SHARE = 0.9
         "depth": {"type": "integer", "minimum": 0, "maximum": 100},
         "ref_id": {"type": "string", "description": "read only this element's subtree"},
         "max_tokens": {"type": "integer", "minimum": 1},
+        "to_file": TO_FILE,
     },
 )
 async def read_page(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     page = await ctx.page(args.get("tab_id"))
-    return await _read_page(
+    out = await _read_page(
         page,
         mode=args.get("mode", "ax"),
         filter=args.get("filter", "all"),
@@ -47,6 +49,11 @@ async def read_page(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
         max_tokens=args.get("max_tokens"),
         timeout_s=ctx.config.default_timeout_ms / 1000 * SNAPSHOT_SHARE,
     )
+    if args.get("to_file"):  # the outline by reference: a path and a preview instead of the content
+        content = out.pop("content", "")
+        ext = "html" if args.get("mode") == "dom" else "txt"
+        out["file"] = output_to_file(ctx, "read_page", content, ext)
+    return out
 
 
 @tool(

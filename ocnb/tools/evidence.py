@@ -10,7 +10,24 @@ from ..contracts.evidence import create_bundle
 from ..registry import tool
 from ..storage import atomic_write_bytes
 
-__all__ = ["oc_evidence_bundle", "page_screenshot", "png_size"]
+__all__ = ["TO_FILE", "oc_evidence_bundle", "output_to_file", "page_screenshot", "png_size"]
+
+
+#: Characters of a written output shown in the result.
+PREVIEW_CHARS = 160
+#: The description of the ``to_file`` argument of tools whose output can be large.
+TO_FILE = {"type": "boolean", "description": "write the output to a file under OCNB_HOME/outputs; return its path"}
+
+
+def output_to_file(ctx: Any, tool_name: str, text: str, ext: str) -> dict[str, Any]:
+    """Write a tool's (secret-masked) text output under ``OCNB_HOME/outputs/<session>/`` (0600); the
+    result then holds the path, size and a short preview instead of the text itself."""
+    masked = ctx.session.secrets.mask_text(text)
+    path = ctx.home / "outputs" / ctx.session.id / f"{tool_name}-{ctx.call.seq:05d}.{ext}"
+    data = masked.encode("utf-8")
+    atomic_write_bytes(path, data)  # 0600, in folders 0700
+    preview = masked[:PREVIEW_CHARS] + ("…" if len(masked) > PREVIEW_CHARS else "")
+    return {"path": str(path), "bytes": len(data), "chars": len(masked), "preview": preview}
 
 
 def png_size(data: bytes) -> tuple[int, int]:

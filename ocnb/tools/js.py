@@ -6,7 +6,9 @@ import json
 from typing import Any
 
 from ..errors import Disabled, OcnbError, from_playwright
+from ..jsonsafe import strict_dumps
 from ..registry import tool
+from .evidence import TO_FILE, output_to_file
 
 __all__ = ["javascript_tool"]
 
@@ -22,7 +24,7 @@ __all__ = ["javascript_tool"]
     side_effects=True,
     description="Evaluate JavaScript in the page. It returns the JSON-able result. "
     "A function expression is called. Disabled when the configuration turns it off.",
-    properties={"expression": {"type": "string", "minLength": 1}},
+    properties={"expression": {"type": "string", "minLength": 1}, "to_file": TO_FILE},
     required=["expression"],
 )
 async def javascript_tool(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
@@ -41,4 +43,6 @@ async def javascript_tool(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
         json.dumps(value)
     except (TypeError, ValueError):
         value = repr(value)
+    if args.get("to_file"):  # the value by reference: a (strict) JSON file, its path and a preview
+        return {"file": output_to_file(ctx, "javascript_tool", strict_dumps(value, ensure_ascii=False), "json")}
     return {"result": value}
