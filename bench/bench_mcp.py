@@ -45,6 +45,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client  # noqa: E402
 
 import ocnb  # noqa: E402
 from ocnb.mcp import serve  # noqa: E402
+from ocnb.registry import capability_groups  # noqa: E402
 from ocnb.tokens import count_tools  # noqa: E402
 
 PW_MCP_VERSION = "0.0.83"
@@ -253,11 +254,16 @@ async def sdk_stdio_pairs(session: ocnb.Session, n: int, home: str) -> tuple[lis
         return await sdk_pairs(client, session, n)
 
 
-async def playwright_mcp_tools() -> list[Any]:
+#: Every opt-in capability Playwright MCP offers (``--caps``), for the all-tools comparison.
+PW_MCP_ALL_CAPS = "vision,pdf,devtools"
+
+
+async def playwright_mcp_tools(caps: str | None = None) -> list[Any]:
     ensure_playwright_mcp()
     params = StdioServerParameters(
         command=str(PW_MCP_BIN),
-        args=["--executable-path", CHROMIUM, "--headless", "--no-sandbox", "--isolated"],
+        args=["--executable-path", CHROMIUM, "--headless", "--no-sandbox", "--isolated"]
+        + (["--caps", caps] if caps else []),
     )
     async with Client(params, mode="legacy") as client:
         return (await client.list_tools()).tools
@@ -284,9 +290,16 @@ def main(argv: list[str] | None = None) -> int:
             pairs["sdk_http_2025"] = http["sdk_http_2025"]
             pairs["sdk_http_2026"] = http["sdk_http_2026"]
             pairs["sdk_stdio"] = asyncio.run(sdk_stdio_pairs(session, n, home))
+            session.configure(caps=capability_groups())  # every opt-in group: the whole toolbox
+            handle = serve(session, quiet=True)
+            try:
+                all_tools = asyncio.run(list_tools(handle))
+            finally:
+                handle.stop()
         finally:
             session.close()
     pw_tools = asyncio.run(playwright_mcp_tools())
+    pw_all_tools = asyncio.run(playwright_mcp_tools(PW_MCP_ALL_CAPS))
 
     latency: dict[str, Any] = {}
     for label, (base, over) in pairs.items():
@@ -307,6 +320,12 @@ def main(argv: list[str] | None = None) -> int:
         "playwright_mcp_tokens": count_tools(pw_full),
         "playwright_mcp_tokens_core": count_tools(pw_core),
     }
+    ours_all, _ = tool_dicts(all_tools)
+    pw_all, _ = tool_dicts(pw_all_tools)
+    tokens["ocnb_tools_all_groups"] = len(ours_all)
+    tokens["ocnb_tokens_all_groups"] = count_tools(ours_all)
+    tokens["playwright_mcp_tools_all_caps"] = len(pw_all)
+    tokens["playwright_mcp_tokens_all_caps"] = count_tools(pw_all)
     tokens["ratio"] = round(tokens["ocnb_tokens"] / tokens["playwright_mcp_tokens"], 3)
     tokens["ratio_core"] = round(tokens["ocnb_tokens_core"] / tokens["playwright_mcp_tokens_core"], 3)
 
@@ -335,6 +354,11 @@ def main(argv: list[str] | None = None) -> int:
         f"({tokens['playwright_mcp_tokens_core']} without annotations)  @playwright/mcp {PW_MCP_VERSION}"
     )
     print(f"  ratio ocnb / Playwright MCP: {tokens['ratio']} ({tokens['ratio_core']} without annotations)")
+    print(
+        f"  with everything on: ocnb, every capability group: {tokens['ocnb_tools_all_groups']} tools "
+        f"{tokens['ocnb_tokens_all_groups']} tokens (target: default set ≤ 4,300); Playwright MCP --caps "
+        f"{PW_MCP_ALL_CAPS}: {tokens['playwright_mcp_tools_all_caps']} tools {tokens['playwright_mcp_tokens_all_caps']} tokens"
+    )
     load = round(os.getloadavg()[0], 1)
     path = save("mcp", {"n": n, "tool": TOOL, "latency_ms": latency, "tools_list": tokens, "load_average": load})
     print(f"wrote {path.relative_to(ROOT)}")

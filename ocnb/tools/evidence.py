@@ -15,8 +15,9 @@ __all__ = ["TO_FILE", "oc_evidence_bundle", "output_to_file", "page_screenshot",
 
 #: Characters of a written output shown in the result.
 PREVIEW_CHARS = 160
-#: The description of the ``to_file`` argument of tools whose output can be large.
-TO_FILE = {"type": "boolean", "description": "write the output to a file under OCNB_HOME/outputs; return its path"}
+#: The ``to_file`` argument of tools whose output can be large (its name says what it does; the result
+#: holds the path under ``OCNB_HOME/outputs/`` and a preview).
+TO_FILE = {"type": "boolean"}
 
 
 def output_to_file(ctx: Any, tool_name: str, text: str, ext: str) -> dict[str, Any]:
