@@ -309,7 +309,7 @@ def browser_processes() -> set[int]:
 async def test_killed_browser_over_mcp_stdio(tmp_path: Path, anyio_backend: str) -> None:
     """The stand-alone stdio server (``ocnb mcp``): its Chromium killed, it answers once and comes back."""
     from mcp.client import Client
-    from test_stdio import server_params
+    from mcp_shim_helpers import server_params
 
     before = browser_processes()
     async with Client(server_params(tmp_path / "home")) as client:

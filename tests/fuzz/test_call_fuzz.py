@@ -230,7 +230,7 @@ class StdioClient:
         from mcp.client import Client
         from mcp.client.stdio import StdioServerParameters
 
-        env = {"OCNB_HOME": str(home), "OCNB_PILOT": "0", "PATH": os.environ.get("PATH", "")}
+        env = {"OCNB_HOME": str(home), "PATH": os.environ.get("PATH", "")}
         if os.environ.get("OCNB_CHROMIUM"):
             env["OCNB_CHROMIUM"] = os.environ["OCNB_CHROMIUM"]
         self.params = StdioServerParameters(command=sys.executable, args=["-m", "ocnb.mcp.cli"], env=env)

@@ -65,7 +65,7 @@ class RawStdio:
     """``python -m ocnb.mcp.cli`` driven line by line (to send what no SDK client would)."""
 
     def __init__(self, home: Path) -> None:
-        env = {**os.environ, "OCNB_HOME": str(home), "OCNB_PILOT": "0"}
+        env = {**os.environ, "OCNB_HOME": str(home)}
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "ocnb.mcp.cli"],
             stdin=subprocess.PIPE,

@@ -1,20 +1,45 @@
-"""Helpers for the MCP shim tests: the SDK client over HTTP and raw JSON-RPC over plain HTTP."""
+"""Helpers for the MCP shim tests: the SDK client over HTTP and stdio, and raw JSON-RPC over plain HTTP."""
 
 from __future__ import annotations
 
 import json
+import os
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import httpx
+import mcp_types as types
 from mcp.client import Client
+from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 from ocnb.mcp import McpHandle
 
 ACCEPT = "application/json, text/event-stream"
+
+
+def server_params(home: Path, *extra: str) -> StdioServerParameters:
+    """``ocnb mcp`` over stdio with its storage in ``home`` (and the machine's Chromium, if one is set)."""
+    env = {"OCNB_HOME": str(home)}
+    if os.environ.get("OCNB_CHROMIUM"):
+        env["OCNB_CHROMIUM"] = os.environ["OCNB_CHROMIUM"]
+    return StdioServerParameters(command=sys.executable, args=["-m", "ocnb.mcp.cli", *extra], env=env)
+
+
+def payload(result: types.CallToolResult) -> dict:
+    """The ToolResult JSON of a tools/call result (read_page's outline, sent as its own block, put back)."""
+    first = result.content[0]
+    assert isinstance(first, types.TextContent)
+    out: dict = json.loads(first.text)
+    if out.get("ok") and out["data"].get("content") == "<next text block>":
+        second = result.content[1]
+        assert isinstance(second, types.TextContent)
+        out["data"]["content"] = second.text
+    return out
 
 
 @asynccontextmanager

@@ -17,33 +17,14 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
-import mcp_types as types
 import pytest
 from mcp.client import Client
-from mcp.client.stdio import StdioServerParameters
+from mcp_shim_helpers import payload, server_params
 
 import ocnb
 from ocnb.browser import find_chromium, launch_args
 
 pytestmark = [pytest.mark.browser, pytest.mark.anyio]
-
-
-def server_params(home: Path, *extra: str) -> StdioServerParameters:
-    env = {"OCNB_HOME": str(home), "OCNB_PILOT": "0"}
-    if os.environ.get("OCNB_CHROMIUM"):
-        env["OCNB_CHROMIUM"] = os.environ["OCNB_CHROMIUM"]
-    return StdioServerParameters(command=sys.executable, args=["-m", "ocnb.mcp.cli", *extra], env=env)
-
-
-def payload(result: types.CallToolResult) -> dict:
-    first = result.content[0]
-    assert isinstance(first, types.TextContent)
-    out: dict = json.loads(first.text)
-    if out.get("ok") and out["data"].get("content") == "<next text block>":  # read_page's text comes apart
-        second = result.content[1]
-        assert isinstance(second, types.TextContent)
-        out["data"]["content"] = second.text
-    return out
 
 
 def _free_port() -> int:

@@ -3,27 +3,18 @@
 from __future__ import annotations
 
 import json
-import os
-import sys
 from pathlib import Path
 
 import mcp_types as types
 import pytest
 from mcp.client import Client
-from mcp.client.stdio import StdioServerParameters
+from mcp_shim_helpers import server_params
 
 from ocnb.tokens import count_text
 
 pytestmark = [pytest.mark.browser, pytest.mark.anyio]
 
 NETWORK_TOOLS = {"console_messages", "network_requests", "network_request", "network_route", "network_conditions"}
-
-
-def server_params(home: Path, *extra: str) -> StdioServerParameters:
-    env = {"OCNB_HOME": str(home)}
-    if os.environ.get("OCNB_CHROMIUM"):
-        env["OCNB_CHROMIUM"] = os.environ["OCNB_CHROMIUM"]
-    return StdioServerParameters(command=sys.executable, args=["-m", "ocnb.mcp.cli", *extra], env=env)
 
 
 def data(result: types.CallToolResult) -> dict:

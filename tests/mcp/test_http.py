@@ -15,23 +15,13 @@ import httpx
 import mcp_types as types
 import pytest
 from mcp.shared.exceptions import MCPError
-from mcp_shim_helpers import ACCEPT, RawSession, http_client
+from mcp_shim_helpers import ACCEPT, RawSession, http_client, payload
 
 import ocnb
 from ocnb.mcp import McpHandle, McpSecurityWarning, serve
 from ocnb.registry import Registry
 
 pytestmark = [pytest.mark.browser, pytest.mark.anyio]
-
-
-def payload(result: types.CallToolResult) -> dict:
-    """The ToolResult JSON in a tools/call result's first (text) content."""
-    first = result.content[0]
-    assert isinstance(first, types.TextContent)
-    out = json.loads(first.text)
-    if out.get("ok") and out["data"].get("content") == "<next text block>":  # outline sent as plain text
-        out["data"]["content"] = result.content[1].text
-    return out
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])

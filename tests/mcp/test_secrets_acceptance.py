@@ -234,7 +234,7 @@ async def test_the_stdio_server_writes_no_spelling_and_only_private_files(
 ) -> None:
     """The stand-alone server (`ocnb mcp --secrets`): responses, its stderr and its OCNB_HOME."""
     from mcp.client import Client
-    from test_stdio import server_params
+    from mcp_shim_helpers import server_params
 
     home = tmp_path / "home"
     env = tmp_path / "secrets.env"

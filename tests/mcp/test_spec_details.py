@@ -258,7 +258,7 @@ async def test_an_oauth_client_finds_no_authorization_server(mcp_server: McpHand
 
 
 def _stdio(home: Path) -> subprocess.Popen[str]:
-    env = {**os.environ, "OCNB_HOME": str(home), "OCNB_PILOT": "0", "PYTHONUNBUFFERED": "1"}
+    env = {**os.environ, "OCNB_HOME": str(home), "PYTHONUNBUFFERED": "1"}
     return subprocess.Popen(
         [sys.executable, "-m", "ocnb.mcp.cli"],
         stdin=subprocess.PIPE,

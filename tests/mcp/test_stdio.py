@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-import json
 import os
 import sys
 from pathlib import Path
@@ -11,30 +10,13 @@ from pathlib import Path
 import mcp_types as types
 import pytest
 from mcp.client import Client
-from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
-from mcp_shim_helpers import read_banner
+from mcp_shim_helpers import payload, read_banner, server_params
 
 from ocnb.mcp.cli import build_parser
 from ocnb.registry import Registry
 
 pytestmark = [pytest.mark.browser, pytest.mark.anyio]
-
-
-def server_params(home: Path, *extra: str) -> StdioServerParameters:
-    env = {"OCNB_HOME": str(home), "OCNB_PILOT": "0"}
-    if os.environ.get("OCNB_CHROMIUM"):
-        env["OCNB_CHROMIUM"] = os.environ["OCNB_CHROMIUM"]
-    return StdioServerParameters(command=sys.executable, args=["-m", "ocnb.mcp.cli", *extra], env=env)
-
-
-def payload(result: types.CallToolResult) -> dict:
-    first = result.content[0]
-    assert isinstance(first, types.TextContent)
-    out = json.loads(first.text)
-    if out.get("ok") and out["data"].get("content") == "<next text block>":  # outline sent as plain text
-        out["data"]["content"] = result.content[1].text
-    return out
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
