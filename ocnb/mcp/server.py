@@ -16,7 +16,10 @@ no tool-specific code here: a tool added to the registry is served as it is.
 - Malformed traffic is answered, never dropped: a stdio line that is not JSON gets -32700 (id ``null``
   unless a request's id can still be read); JSON that is no JSON-RPC message — a batch, an object
   without ``method`` — gets -32600 with a short message, over stdio and HTTP (:func:`refusal`).
-- Annotations: ``readOnlyHint``/``destructiveHint`` from the tool's ``side_effects`` flag.
+- Annotations: from the tool's ``side_effects`` flag, and only where they differ from the spec's
+  defaults (``readOnlyHint: false``, ``destructiveHint: true``): a read-only tool says
+  ``readOnlyHint: true``; a tool with side effects sends no annotations, which a client reads as
+  "may change things, may be destructive".
 - Live tool list: when the registry changes, handshake-era clients (2025 protocol versions) get
   ``notifications/tools/list_changed`` on their connection; 2026-era clients get the same event on
   their ``subscriptions/listen`` stream.
@@ -111,18 +114,17 @@ def _version() -> str:
 def tool_to_mcp(tooldef: ToolDef) -> types.Tool:
     """A registry tool as MCP ``tools/list`` shows it, with hints from its side-effect flag.
 
-    ``destructiveHint`` is sent only for tools with side effects: the MCP spec gives it meaning only
-    when ``readOnlyHint`` is false, and every token of ``tools/list`` sits in an agent's context.
+    Only hints that differ from the MCP spec's defaults are sent: ``readOnlyHint: true`` for a tool
+    without side effects, nothing for one with side effects (the defaults, ``readOnlyHint: false`` and
+    ``destructiveHint: true``, say exactly that). Spelling the defaults out would cost about 14 tokens
+    per acting tool, and every token of ``tools/list`` sits in an agent's context.
     """
     spec = tooldef.to_mcp()
     return types.Tool(
         name=spec["name"],
         description=spec["description"],
         input_schema=spec["inputSchema"],
-        annotations=types.ToolAnnotations(
-            read_only_hint=not tooldef.side_effects,
-            destructive_hint=True if tooldef.side_effects else None,
-        ),
+        annotations=None if tooldef.side_effects else types.ToolAnnotations(read_only_hint=True),
     )
 
 

@@ -26,7 +26,7 @@ __all__ = ["oc_assert", "oc_contract_define"]
 
 _ASSERTION_ARG = {
     "type": "object",
-    "description": "Assertion {kind, ...}; kinds: " + ", ".join(ASSERTION_KINDS) + ". See docs/task-signatures.md.",
+    "description": "Assertion {kind, ...}; kinds: " + ", ".join(ASSERTION_KINDS) + ".",
 }
 _ID_ARG = {"type": "string", "pattern": "^[A-Za-z0-9_.-]{1,64}$"}
 

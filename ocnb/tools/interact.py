@@ -23,6 +23,7 @@ from ..perception.refs import REF_PATTERN, call
 from ..perception.selectors import capture_element
 from ..perception.targets import Resolved, resolve_target
 from ..registry import tool
+from .navigation import CAPTURE_SCHEMA as CAPTURE
 
 __all__ = ["drag_drop", "interact"]
 
@@ -30,7 +31,6 @@ TARGET_PROPS: dict[str, Any] = {
     "ref": {"type": "string", "description": "from read_page/find, e.g. ax_12"},
     "query": {"type": "string", "minLength": 1, "description": "name, label, placeholder or text"},
 }
-CAPTURE = {"type": "boolean", "description": "return the selector_chain; record the step for a skill"}
 SETTLE_S = 0.1
 OPENS_TAB_WAIT_S = 3.0
 
