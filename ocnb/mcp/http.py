@@ -477,6 +477,7 @@ class McpHandle:
                 self._thread.join(timeout / 2)
         self._sock.close()
         self._cancel_on_close()
+        self.bridge.release()
 
     def __enter__(self) -> McpHandle:
         return self

@@ -278,7 +278,11 @@ class McpBridge:
         #: discovery result named (filtered per turn; announced with ``list_changed``).
         self.discovery = discovery
         self.discovered: set[str] = set()
+        #: The session's groups before discovery mode turned every group on; :meth:`release` puts
+        #: them back when this server stops.
+        self._caps_before: tuple[str, ...] | None = None
         if discovery:  # every tool available, only the ones a turn needs in context
+            self._caps_before = session.settings.caps
             session.configure(caps=capability_groups())
         self.bus = InMemorySubscriptionBus()
         self.listen = ListenHandler(self.bus)
@@ -325,6 +329,15 @@ class McpBridge:
                 listeners.remove(self._browser_event)
             self.listen.close()
             self.loop = None
+
+    def release(self) -> None:
+        """Give the session back as this server found it: discovery mode's every-group tool set is
+        undone, unless someone chose other groups meanwhile or the session is closed. Idempotent."""
+        before, self._caps_before = self._caps_before, None
+        if before is None or self.session.closed:
+            return
+        if set(self.session.settings.caps) == set(capability_groups()):
+            self.session.configure(caps=before)
 
     @property
     def connections(self) -> int:
@@ -561,7 +574,10 @@ async def run_stdio(session: Session, *, name: str = "ocnb", discovery: bool = F
         strict_send, strict_read = create_context_streams[SessionMessage | Exception](0)
         async with anyio.create_task_group() as tg:
             tg.start_soon(_strict_messages, read_stream, strict_send, write_stream)
-            await bridge.server.run(strict_read, write_stream, bridge.server.create_initialization_options())
+            try:
+                await bridge.server.run(strict_read, write_stream, bridge.server.create_initialization_options())
+            finally:
+                bridge.release()
             tg.cancel_scope.cancel()
 
 

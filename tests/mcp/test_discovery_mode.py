@@ -63,4 +63,19 @@ async def test_list_grows_with_discovery_and_notifies(shared_session) -> None:
         assert small < 300 < full
     finally:
         handle.stop()
-        shared_session.configure(caps=[])  # discovery mode offered every group; other tests expect the default
+    # Stopping gives the session back as the server found it: discovery mode's every-group tool set
+    # is undone, so the notebook's own session (and the next server) has its default tools again.
+    assert shared_session.settings.caps == () and "page_pdf" not in shared_session.registry.names()
+
+
+def test_stopping_keeps_groups_chosen_meanwhile(shared_session) -> None:
+    handle = serve(shared_session, quiet=True, discovery=True)
+    try:
+        assert "page_pdf" in shared_session.registry.names()
+        shared_session.configure(caps=["pdf"])  # the person narrows the groups while it runs
+    finally:
+        handle.stop()
+    try:
+        assert shared_session.settings.caps == ("pdf",), "a choice made meanwhile is not undone"
+    finally:
+        shared_session.configure(caps=[])
