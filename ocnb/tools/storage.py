@@ -11,15 +11,17 @@ from ..registry import tool
 __all__ = ["cookies", "storage"]
 
 
-def _cookie_url(raw: str) -> str:
-    """``raw`` if it is an http(s) URL with a host (what the cookie jar can be asked about), else INVALID_ARGUMENT."""
+def _cookie_url(raw: str, *, of_page: bool = False) -> str:
+    """``raw`` if it is an http(s) URL with a host (what the cookie jar can be asked about), else
+    INVALID_ARGUMENT — saying it is the page's URL when ``of_page`` (no ``url`` argument was given)."""
     try:
         parts = urlsplit(raw)
         ok = parts.scheme in ("http", "https") and bool(parts.hostname)
     except ValueError:  # e.g. an unclosed IPv6 bracket
         ok = False
     if not ok:
-        raise InvalidArgument(f"cookies need an http(s) URL with a host, not {raw[:80]!r}", details={"url": raw[:200]})
+        where = f"the page is at {raw[:80]}; pass url" if of_page else f"not {raw[:80]!r}"
+        raise InvalidArgument(f"cookies need an http(s) URL with a host, {where}", details={"url": raw[:200]})
     return raw
 
 
@@ -50,9 +52,7 @@ async def cookies(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     if action == "set":
         if "name" not in args or "value" not in args:
             raise InvalidArgument("cookies set needs name and value")
-        url = args.get("url") or page.url
-        if not url.startswith(("http://", "https://")):
-            raise InvalidArgument(f"cookies need an http(s) url; the page is at {url}")
+        url = args.get("url") or _cookie_url(page.url, of_page=True)
         await context.add_cookies([{"name": args["name"], "value": args["value"], "url": url}])
     elif action == "clear":
         await context.clear_cookies(**({"name": args["name"]} if "name" in args else {}))

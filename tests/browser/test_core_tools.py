@@ -138,6 +138,12 @@ def test_cookies_get_set_clear(session, site) -> None:
         assert r.error.code == "INVALID_ARGUMENT", (url, r.error)
         assert session.cookies(action="get", url=url).error.code == "INVALID_ARGUMENT"
     assert session.cookies(action="get", name="bad").data["cookies"] == []
+    # without url, a page that is not http(s) is no cookie URL either: the error says to pass one
+    session.navigate(url="about:blank")
+    r = session.cookies(action="set", name="bad", value="1")
+    assert r.error.code == "INVALID_ARGUMENT" and "pass url" in r.error.message, r.error
+    session.navigate(url=site.page("storage.html"))
+    assert session.cookies(action="get", name="bad").data["cookies"] == []
 
 
 def test_local_and_session_storage(session, site) -> None:
