@@ -344,7 +344,8 @@ class BrowserState:
             self._pw = await async_playwright().start()
         try:
             if shared is not None:  # somebody else's browser: this state owns only its context
-                self._pw, self.browser = shared.playwright, await shared.ensure()
+                self.browser = await shared.ensure()  # first: it starts the shared Playwright
+                self._pw = shared.playwright
                 self.executable, self.remote, self._own_browser = shared.executable, shared.remote, False
             elif connect:
                 # The server launches the browser; it honours executablePath/args only in --unsafe mode.

@@ -57,3 +57,18 @@ def test_block_resources_and_start_url_not_loaded_twice(site, ocnb_home) -> None
 async def _fetch(session, url: str) -> str:
     page = await session.browser_state().page()
     return await page.evaluate("url => fetch(url).then(r => 'status ' + r.status, () => 'blocked')", url)
+
+
+def test_every_context_of_a_shared_browser_replays_in_one_call(site, ocnb_home) -> None:
+    """Each session over a shared browser has the Playwright behind it — the first one started too —
+    so its replays resolve, verify and act in one call (fused) rather than the slow path on every row."""
+    sid = form_skill(site, ocnb_home, "fused-signup")
+    with Pool(size=2, browsers=1, home=ocnb_home) as pool:
+        for s in pool.sessions:
+            s.start()
+            assert s.browser_state().playwright is not None
+        assert pool.replay(sid, [{"who": f"user{i}"} for i in range(4)], progress=False)["ok"].all()
+        for s in pool.sessions:
+            r = s.oc_skill_replay(skill_id=sid, params={"who": "last"})
+            assert r.ok, r
+            assert [st["fused"] for st in r.data["step_results"]] == [False, True, True, True], (s.id, r.data)
