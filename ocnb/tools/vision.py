@@ -58,6 +58,7 @@ async def _border(page: Any, ref: str) -> tuple[float, float]:
         "click at these coordinates",
         "click the spot I see in the screenshot",
         "tap the point x 200 y 340",
+        "drag from this point to that point of the screenshot",
     ),
     category="vision",
     group="vision",
@@ -66,14 +67,14 @@ async def _border(page: Any, ref: str) -> tuple[float, float]:
     description="Act on the element at x,y of the viewport (CSS px, as in a screenshot). "
     "The element at the point is found first and named (ref, role, name) in the result and the journal; "
     "a click or hover lands on that point. action defaults to click; value is needed for fill/type, key for press, "
-    "to [x, y] for drag (the element there is named too).",
+    "to [x, y] for drag.",
     properties={
         "x": {"type": "number", "minimum": 0},
         "y": {"type": "number", "minimum": 0},
         "action": {"type": "string", "enum": list(AT_ACTIONS), "default": "click"},
         "value": {"type": "string"},
         "key": {"type": "string"},
-        "to": {"type": "array", "items": {"type": "number", "minimum": 0}, "minItems": 2, "maxItems": 2},
+        "to": {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2},
     },
     required=["x", "y"],
 )
