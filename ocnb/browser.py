@@ -194,9 +194,10 @@ class NetworkControls:
     offline: bool = False
     throttle: dict[str, Any] | None = None
     headers: dict[str, str] = field(default_factory=dict)
-    #: ``{"username", "origin"}`` of the HTTP credentials sent (the password is held by the route only).
+    #: ``{"username", "origin", "send"}`` of the HTTP credentials (the password is held by Playwright's
+    #: context and, with ``send: always``, by the route only).
     http_auth: dict[str, str] | None = None
-    #: The route that adds the HTTP credentials (``(matcher, handler)``), to remove it on change.
+    #: The route that sends Basic credentials unasked (``(matcher, handler)``), to remove it on change.
     auth_route: tuple[Any, Any] | None = None
     cdp: dict[int, Any] = field(default_factory=dict)
 

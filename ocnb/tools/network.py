@@ -418,14 +418,43 @@ def _auth_origin(ctx: Any, value: dict[str, Any]) -> str:
     return str(origin).rstrip("/").lower()
 
 
+def _credentials_setter(context: Any) -> Any:
+    """The call that changes a live context's HTTP credentials, or ``None`` when this Playwright has none.
+
+    Playwright's Python API sets them only when a context is created (``http_credentials``); its
+    protocol changes them on a live context (``BrowserContext.setHTTPCredentials``, behind JavaScript's
+    deprecated ``setHTTPCredentials``), reached through the context's channel. Chromium then answers an
+    auth challenge of the origin in whatever scheme the server asks for (Basic, Digest, NTLM, Negotiate).
+    """
+    channel = getattr(getattr(context, "_impl_obj", None), "_channel", None)
+    return getattr(channel, "setHTTPCredentials", None)
+
+
 async def _set_http_auth(ctx: Any, value: dict[str, Any] | None) -> None:
-    """Send Basic credentials to one origin (a route that adds the header), or stop sending them."""
+    """Answer the auth challenges of one origin with these credentials — and with ``send: always``
+    also send Basic to it ahead of a challenge (a route that adds the header) — or stop both."""
     controls = ctx.browser.controls
+    context = ctx.browser.context
     origin = _auth_origin(ctx, value) if value else None  # checked before anything changes
+    send = (value or {}).get("send", "unauthorized")
+    setter = _credentials_setter(context)
+    if setter is None and value and send != "always":
+        raise InvalidArgument(
+            "this Playwright cannot give a running browser HTTP credentials to answer auth challenges with; "
+            "use send: always (Basic sent with every request to the origin), or a Playwright that can"
+        )
     if controls.auth_route is not None:
-        await ctx.browser.context.unroute(*controls.auth_route)
-        controls.auth_route, controls.http_auth = None, None
+        await context.unroute(*controls.auth_route)
+        controls.auth_route = None
+    controls.http_auth = None
+    if setter is not None:
+        await setter(httpCredentials=None)
     if not value or origin is None:
+        return
+    if setter is not None:
+        await setter(httpCredentials=[{"username": value["username"], "password": value["password"], "origin": origin}])
+    controls.http_auth = {"username": value["username"], "origin": origin, "send": send}
+    if send != "always":
         return
     token = base64.b64encode(f"{value['username']}:{value['password']}".encode()).decode()
 
@@ -440,9 +469,8 @@ async def _set_http_auth(ctx: Any, value: dict[str, Any] | None) -> None:
         with contextlib.suppress(Exception):  # the request may be gone (page closed) by now
             await route.fallback(headers={**headers, "authorization": f"Basic {token}"})
 
-    await ctx.browser.context.route(matcher, handler)
+    await context.route(matcher, handler)
     controls.auth_route = (matcher, handler)
-    controls.http_auth = {"username": value["username"], "origin": origin}
 
 
 @tool(
@@ -451,6 +479,7 @@ async def _set_http_auth(ctx: Any, value: dict[str, Any] | None) -> None:
         "simulate a slow 3G connection",
         "go offline to test the app",
         "add an authorization header to every request",
+        "log in to a page behind HTTP basic or digest auth",
     ),
     category="network",
     group="network",
@@ -459,8 +488,9 @@ async def _set_http_auth(ctx: Any, value: dict[str, Any] | None) -> None:
     description=(
         "Set offline, throttling, extra headers or HTTP auth. "
         "They apply to every tab. throttle is off, slow-3g, fast-3g or {latency_ms, download_kbps, upload_kbps}; headers replace the "
-        "extra headers ({} clears); http_auth {username, password, origin?} sends Basic credentials to one "
-        "origin (default: the page's; null clears). Returns the conditions in force; no arguments reads them."
+        "extra headers ({} clears); http_auth {username, password, origin?} answers one origin's auth challenges "
+        "(Basic, Digest, NTLM; default origin: the page's; send always: Basic unasked too; null clears). "
+        "Returns the conditions in force; no arguments reads them."
     ),
     properties={
         "offline": {"type": "boolean"},
@@ -487,6 +517,7 @@ async def _set_http_auth(ctx: Any, value: dict[str, Any] | None) -> None:
                         "username": {"type": "string"},
                         "password": {"type": "string"},
                         "origin": {"type": "string"},
+                        "send": {"enum": ["unauthorized", "always"]},
                     },
                     "required": ["username", "password"],
                     "additionalProperties": False,

@@ -4,8 +4,11 @@
 default scale), finds the element a click there lands on (:func:`ocnb.perception.point.element_at`:
 ref, role, name), and acts on that ref through ``interact`` — the same resolution, checks and
 change report — at that very point. Its result and journal line start with the element's ref, role
-and name, so a coordinate click is as auditable as a ref click. A point outside the viewport is
-``INVALID_ARGUMENT`` and nothing happens.
+and name, so a coordinate click is as auditable as a ref click. ``action="drag"`` presses the mouse at
+the point, moves it in steps to ``to`` ``[x, y]`` and releases it there (pointer events and HTML5
+drag and drop both see it); the element at the drop point is named too (``target`` in the result,
+the summary note of the journal line). A point outside the viewport is ``INVALID_ARGUMENT`` and
+nothing happens; for a drag, both points are checked before the mouse moves.
 
 ``element_screenshot`` writes a PNG of one element (ref or query) under ``OCNB_HOME/screenshots/``,
 one image pixel per CSS pixel, and returns the path with the element and its size.
@@ -21,12 +24,14 @@ from ..perception.targets import resolve_target
 from ..registry import tool
 from ..storage import atomic_write_bytes
 from .evidence import png_size
-from .interact import TARGET_PROPS, _target_args, _timeout, interact
+from .interact import TARGET_PROPS, _target_args, _timeout, _Watch, interact
 
 __all__ = ["element_screenshot", "interact_at"]
 
 #: What interact_at can do at a point (acting on a field there takes value/key like interact).
-AT_ACTIONS = ("click", "double_click", "hover", "fill", "type", "press")
+AT_ACTIONS = ("click", "double_click", "hover", "fill", "type", "press", "drag")
+#: Mouse moves between the press and the release of a drag (pointermove handlers see each one).
+DRAG_STEPS = 12
 
 
 async def _viewport(page: Any) -> dict[str, Any]:
@@ -53,6 +58,7 @@ async def _border(page: Any, ref: str) -> tuple[float, float]:
         "click at these coordinates",
         "click the spot I see in the screenshot",
         "tap the point x 200 y 340",
+        "drag from this point to that point of the screenshot",
     ),
     category="vision",
     group="vision",
@@ -60,13 +66,15 @@ async def _border(page: Any, ref: str) -> tuple[float, float]:
     intent=True,
     description="Act on the element at x,y of the viewport (CSS px, as in a screenshot). "
     "The element at the point is found first and named (ref, role, name) in the result and the journal; "
-    "a click or hover lands on that point. action defaults to click; value is needed for fill/type, key for press.",
+    "a click or hover lands on that point. action defaults to click; value is needed for fill/type, key for press, "
+    "to [x, y] for drag.",
     properties={
         "x": {"type": "number", "minimum": 0},
         "y": {"type": "number", "minimum": 0},
         "action": {"type": "string", "enum": list(AT_ACTIONS), "default": "click"},
         "value": {"type": "string"},
         "key": {"type": "string"},
+        "to": {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2},
     },
     required=["x", "y"],
 )
@@ -77,15 +85,13 @@ async def interact_at(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
         raise InvalidArgument(f"action {action} needs value")
     if action == "press" and not args.get("key"):
         raise InvalidArgument("action press needs key")
+    if (action == "drag") != ("to" in args):
+        raise InvalidArgument("action drag needs to [x, y], and to goes with action drag only")
     page = await ctx.page(args.get("tab_id"))
-    hit = await element_at(page, x, y)
-    if hit is None:
-        size = await _viewport(page)
-        raise InvalidArgument(
-            f"({x:g}, {y:g}) is outside the viewport ({size.get('width')}x{size.get('height')} CSS px); nothing was done",
-            details={"x": x, "y": y, "viewport": size},
-        )
+    hit = await _element_at(page, x, y)
     named = {"ref": hit["ref"], "role": hit["role"], "name": hit.get("name") or ""}
+    if action == "drag":
+        return await _drag(ctx, page, hit, named, (x, y), (float(args["to"][0]), float(args["to"][1])))
     ctx.call.extra["partial"] = {**named, "point": {"x": x, "y": y}, "action": action}  # if a dialog interrupts
     rect = hit["rect"]
     acting: dict[str, Any] = {"ref": hit["ref"], "action": action}
@@ -106,6 +112,57 @@ async def interact_at(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
         raise
     element = {k: hit.get(k) for k in ("tag", "rect", "visible", "frame_ordinal")}
     return {**named, "point": {"x": x, "y": y}, "action": action, "element": element, **_rest(done)}
+
+
+async def _element_at(page: Any, x: float, y: float) -> dict[str, Any]:
+    """The element at (x, y), or ``INVALID_ARGUMENT`` when the point is outside the viewport."""
+    hit = await element_at(page, x, y)
+    if hit is None:
+        size = await _viewport(page)
+        raise InvalidArgument(
+            f"({x:g}, {y:g}) is outside the viewport ({size.get('width')}x{size.get('height')} CSS px); nothing was done",
+            details={"x": x, "y": y, "viewport": size},
+        )
+    return hit
+
+
+async def _drag(
+    ctx: Any,
+    page: Any,
+    hit: dict[str, Any],
+    named: dict[str, Any],
+    start: tuple[float, float],
+    end: tuple[float, float],
+) -> dict[str, Any]:
+    """Press at ``start``, move in :data:`DRAG_STEPS` steps to ``end``, release; name both elements."""
+    drop = await _element_at(page, *end)  # checked before the mouse moves
+    target = {"ref": drop["ref"], "role": drop["role"], "name": drop.get("name") or ""}
+    point, to = {"x": start[0], "y": start[1]}, {"x": end[0], "y": end[1]}
+    ctx.call.extra["partial"] = {**named, "point": point, "action": "drag", "to": to, "target": target}
+    ctx.call.extra["summary_note"] = "to ref={ref} role={role} name={name}".format(**target)
+    frames = page.frames
+    ordinal = hit.get("frame_ordinal") or 0
+    async with _Watch(ctx, page, frames[ordinal] if ordinal < len(frames) else page.main_frame) as watch:
+        try:
+            await page.mouse.move(*start)
+            await page.mouse.down()
+            await page.mouse.move(*end, steps=DRAG_STEPS)
+            await page.mouse.up()
+        except Exception as exc:  # noqa: BLE001 - translated at the seam
+            raise from_playwright(exc) from None
+        changes = await watch.changes()
+    element = {k: hit.get(k) for k in ("tag", "rect", "visible", "frame_ordinal")}
+    tab = ctx.browser.tab_of(page)
+    return {
+        **named,
+        "point": point,
+        "action": "drag",
+        "to": to,
+        "target": {**target, "tag": drop.get("tag"), "rect": drop.get("rect")},
+        "element": element,
+        "changes": changes,
+        "tab_id": tab.id if tab else None,
+    }
 
 
 def _rest(done: dict[str, Any]) -> dict[str, Any]:

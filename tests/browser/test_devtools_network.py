@@ -224,10 +224,13 @@ def test_a_mocked_response_is_what_the_page_sees_and_a_blocked_request_fails(s: 
 
 def test_extra_headers_and_http_auth_reach_the_server(s: ocnb.Session, site) -> None:
     state = s.call(
-        "network_conditions", headers={"X-Extra": "yes"}, http_auth={"username": "ada", "password": PLACEHOLDER}
+        "network_conditions",
+        headers={"X-Extra": "yes"},
+        http_auth={"username": "ada", "password": PLACEHOLDER, "send": "always"},  # Basic without a challenge
     ).raise_for_error()
     origin = site.page("").rstrip("/")
-    assert state["headers"] == {"X-Extra": "yes"} and state["http_auth"] == {"username": "ada", "origin": origin}
+    assert state["headers"] == {"X-Extra": "yes"}
+    assert state["http_auth"] == {"username": "ada", "origin": origin, "send": "always"}
     click(s, "Load missing", "missing: 404")
     headers = s.call("network_request", id=request_named(s, url="*/status/404")["id"])["request"]["headers"]
     assert headers["x-extra"] == "yes"

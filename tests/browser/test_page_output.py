@@ -174,3 +174,80 @@ def test_bad_emulation_input_changes_nothing(s: ocnb.Session) -> None:
     assert js(s, "deviceReport()") == before
     near = s.call("emulate", device="pixel 77").error.details["near"]
     assert "Pixel 7" in near
+
+
+# -- a drag between two points (drag-points.html: a pointer slider and an HTML5 drop zone at fixed places) --
+
+
+@pytest.fixture
+def d(shared: ocnb.Session, site: Any) -> ocnb.Session:
+    shared.call("emulate", reset=True)
+    assert shared.call("navigate", url=site.page("drag-points.html")).ok
+    return shared
+
+
+def status_of(s: ocnb.Session) -> str:
+    return str(js(s, "document.getElementById('status').textContent"))
+
+
+def named_at(s: ocnb.Session, x: float, y: float) -> dict[str, Any]:
+    match = s.call("query_dom", selector=f"{x},{y}", method="point").data["matches"][0]
+    return {"ref": match["ref"], "role": match["role"], "name": match["name"]}
+
+
+def test_a_coordinate_drag_moves_a_pointer_slider_and_names_both_ends(d: ocnb.Session) -> None:
+    thumb = box_of(d, "#thumb")
+    x, y = thumb["x"] + thumb["width"] / 2, thumb["y"] + thumb["height"] / 2  # (40, 92): volume 0
+    to = [x + 300, y]  # three quarters of the 400 px track
+    drop = named_at(d, *to)  # the track, before the thumb gets there
+    r = d.call("interact_at", x=x, y=y, action="drag", to=to, intent="turn the volume up")
+    assert r.ok, r.error
+    assert (r.data["role"], r.data["name"], r.data["action"]) == ("slider", "Volume", "drag")
+    assert {k: r.data["target"][k] for k in ("ref", "role", "name")} == drop
+    assert r.data["point"] == {"x": x, "y": y} and r.data["to"] == {"x": to[0], "y": to[1]}
+    assert r.data["changes"]["dom_changed"] is True
+    assert status_of(d) == "Volume 75; nothing dropped"
+    assert js(d, "document.getElementById('thumb').getAttribute('aria-valuenow')") == "75"
+    assert int(js(d, "document.getElementById('thumb').dataset.moves")) >= 2  # moved in steps, not a jump
+
+
+def test_a_coordinate_drag_drops_a_card_on_the_zone_and_is_journaled(d: ocnb.Session) -> None:
+    card, zone = box_of(d, "#card"), box_of(d, "#zone")
+    x, y = card["x"] + card["width"] / 2, card["y"] + card["height"] / 2
+    to = [zone["x"] + zone["width"] / 2, zone["y"] + zone["height"] / 2]
+    r = d.call("interact_at", x=x, y=y, action="drag", to=to, intent="deliver the parcel")
+    assert r.ok, r.error
+    assert r.data["name"] == "Parcel" and r.data["element"]["tag"] == "div"
+    assert (r.data["target"]["role"], r.data["target"]["name"], r.data["target"]["tag"]) == (
+        "region",
+        "Drop zone",
+        "section",
+    )
+    assert status_of(d) == f"Volume 0; dropped Parcel at {round(to[0])},{round(to[1])}"
+    assert js(d, "document.getElementById('card').parentElement.id") == "zone"
+    last = d.journal_df().iloc[-3]  # two javascript_tool calls came after it
+    assert last["tool"] == "interact_at" and last["ok"] and last["intent"] == "deliver the parcel"
+    assert f"ref={r.data['ref']}" in last["summary"] and "name=Parcel" in last["summary"]
+    assert f"to ref={r.data['target']['ref']} role=region name=Drop zone" in last["summary"]
+    assert last["args"]["to"] == to
+
+
+def test_a_drag_with_a_point_outside_the_viewport_or_without_to_changes_nothing(d: ocnb.Session) -> None:
+    card = box_of(d, "#card")
+    x, y = card["x"] + 20, card["y"] + 20
+    for args in [
+        {"x": x, "y": y, "to": [5000, 10]},  # the drop point is checked before the mouse moves
+        {"x": 5000, "y": 10, "to": [x, y]},
+    ]:
+        r = d.call("interact_at", action="drag", **args)
+        assert not r.ok and r.error.code == "INVALID_ARGUMENT" and "outside the viewport" in r.error.message, args
+    for args in [
+        {"x": x, "y": y, "action": "drag"},  # no to
+        {"x": x, "y": y, "to": [300, 200]},  # to with a click
+        {"x": x, "y": y, "action": "drag", "to": [300]},
+        {"x": x, "y": y, "action": "drag", "to": [300, -1]},
+    ]:
+        r = d.call("interact_at", **args)
+        assert not r.ok and r.error.code == "INVALID_ARGUMENT", args
+    assert status_of(d) == "Volume 0; nothing dropped"
+    assert js(d, "document.getElementById('card').parentElement.id") != "zone"

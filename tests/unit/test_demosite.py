@@ -33,6 +33,7 @@ PAGES = [
     "frame-child.html",
     "shadow.html",
     "dragdrop.html",
+    "drag-points.html",
     "upload.html",
     "dialogs.html",
     "device.html",
