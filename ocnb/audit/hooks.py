@@ -30,18 +30,27 @@ _SCALARS = (str, int, float, bool)
 
 
 def result_summary(result: ToolResult) -> str:
-    """One line saying what happened: the error, or ``ok`` and up to three scalar fields."""
+    """One line saying what happened: the error, or ``ok``, the element acted on (ref, role and name,
+    for an audit that reads like the action) and up to three scalar fields."""
     if not result.ok:
         err = result.error
         return f"{err.code}: {err.message}" if err is not None else "failed"
     data = result.data
     if isinstance(data, dict):
         parts = []
+        for key in ("element", "source", "target"):  # the element acted on, named as the audit needs it
+            el = data.get(key)
+            if isinstance(el, dict) and el.get("ref"):
+                name = str(el.get("name") or "")
+                parts.append(
+                    f'{key}={el["ref"]} {el.get("role") or "?"} "{name[:60] + "…" if len(name) > 60 else name}"'
+                )
+        named = len(parts)
         for key, value in data.items():
             if isinstance(value, _SCALARS) and value is not None:
                 text = str(value)
                 parts.append(f"{key}={text[:60] + '…' if len(text) > 60 else text}")
-            if len(parts) == 3:
+            if len(parts) == named + 3:
                 break
         return " ".join(["ok", *parts])
     return "ok"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["ACTIONS", "CHECKED_WORDS", "UNCHECKED_WORDS", "checked", "perform"]
+__all__ = ["ACTIONS", "CHECKED_WORDS", "KEY_NAMES", "UNCHECKED_WORDS", "check_key", "checked", "perform"]
 
 #: Strings that check a checkbox (trimmed, any case) and strings that uncheck it. Any other string is
 #: refused rather than read as "unchecked": ``"maybe"`` must not silently clear a consent box.
@@ -28,6 +28,53 @@ def checked(value: object) -> bool:
     if value is None or isinstance(value, bool | int | float):
         return bool(value)
     raise ValueError(f"a {type(value).__name__} is not a checkbox value: use true or false")
+
+
+#: Every key name Playwright's keyboard knows: the codes and key values of its US layout (Playwright
+#: ``usKeyboardLayout.ts``; a name outside it is "Unknown key", raised only after the modifiers before
+#: it were already pressed), plus ``ControlOrMeta``.
+KEY_NAMES = frozenset(
+    (
+        "Alt AltGraph AltLeft AltRight ArrowDown ArrowLeft ArrowRight ArrowUp AudioVolumeDown AudioVolumeMute "
+        "AudioVolumeUp Backquote Backslash Backspace BracketLeft BracketRight CapsLock Clear Comma ContextMenu "
+        "Control ControlLeft ControlOrMeta ControlRight Delete End Enter Equal Escape Home Insert "
+        "MediaPlayPause MediaTrackNext MediaTrackPrevious Meta MetaLeft MetaRight Minus NumLock NumpadAdd "
+        "NumpadDecimal NumpadDivide NumpadEnter NumpadMultiply NumpadSubtract PageDown PageUp Pause Period "
+        "PrintScreen Quote ScrollLock Semicolon Shift ShiftLeft ShiftRight Slash Space Tab"
+    ).split()
+    + [f"F{n}" for n in range(1, 13)]
+    + [f"Digit{n}" for n in range(10)]
+    + [f"Numpad{n}" for n in range(10)]
+    + [f"Key{c}" for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"]
+    + [chr(c) for c in range(0x20, 0x7F)]  # every printable ASCII character
+)
+
+
+def _split_keys(key: str) -> list[str]:
+    """``"Control+Shift+A"`` → ``["Control", "Shift", "A"]`` the way Playwright splits it (``"Shift++"``
+    is Shift and ``+``)."""
+    keys, building = [], ""
+    for ch in key:
+        if ch == "+" and building:
+            keys.append(building)
+            building = ""
+        else:
+            building += ch
+    keys.append(building)
+    return keys
+
+
+def check_key(key: object) -> str:
+    """``key`` if Playwright can press it (each part of a ``+`` chord a known key name), else
+    ValueError naming the unknown part — checked before anything is pressed."""
+    text = str(key)
+    for part in _split_keys(text):
+        if part not in KEY_NAMES:
+            raise ValueError(
+                f"unknown key {part!r} in {text!r}: use a key name such as Enter, Escape, Tab, ArrowDown, "
+                "PageDown, F5 or a character, joined with + for chords (Control+A)"
+            )
+    return text
 
 
 #: Every action an element can take, in the order the ``interact`` schema lists them.
@@ -75,7 +122,7 @@ async def perform(
         send = getattr(element, "press_sequentially", None) or element.type
         await send(str(value), timeout=timeout)
     elif action == "press":
-        await element.press(str(key), timeout=timeout)
+        await element.press(check_key(key), timeout=timeout)
     elif action == "select":
         await element.select_option(value if isinstance(value, list) else str(value), timeout=timeout)
     else:

@@ -21,11 +21,11 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import AmbiguousTarget, ElementNotFound, InvalidArgument
+from ..errors import AmbiguousTarget, ElementNotFound, InvalidArgument, from_playwright
 from .point import element_at, parse_point
 from .refs import REF_PATTERN, call, page_refs, resolve_ref
 
-__all__ = ["Resolved", "candidates", "find", "query_dom", "resolve_target"]
+__all__ = ["Resolved", "candidates", "find", "focused", "query_dom", "resolve_target"]
 
 #: Words in a query that hint at a role (and are dropped from the name to match).
 ROLE_HINTS: dict[str, tuple[str, ...]] = {
@@ -167,6 +167,35 @@ async def _text_matches(page: Any, core: str) -> list[dict[str, Any]]:
 async def _from_candidate(page: Any, c: dict[str, Any], via: str) -> Resolved:
     frame, el = await resolve_ref(page, c["ref"])
     return Resolved(el, frame, c["ref"], c.get("role", ""), c.get("name", ""), via, tuple(page.frames))
+
+
+#: The focused element of a document, through open shadow roots (``null``: nothing but the body).
+_ACTIVE_JS = """() => {
+  let e = document.activeElement;
+  while (e && e.shadowRoot && e.shadowRoot.activeElement) e = e.shadowRoot.activeElement;
+  return e && e !== document.body && e !== document.documentElement ? e : null;
+}"""
+
+
+async def focused(page: Any) -> Resolved | None:
+    """The element that has the keyboard focus (followed into frames), as a ref with its role and
+    name; ``None`` when nothing but the page itself has it. Nothing is acted on."""
+    frame = page.main_frame
+    for _ in range(8):  # as deep as read_page reads frames
+        try:
+            handle = await frame.evaluate_handle(_ACTIVE_JS)
+        except Exception as exc:  # noqa: BLE001 - translated at the seam
+            raise from_playwright(exc) from exc
+        el = handle.as_element()
+        if el is None:
+            await handle.dispose()
+            return None
+        child = await el.content_frame() if await el.evaluate("e => /^I?FRAME$/.test(e.tagName)") else None
+        if child is None:
+            info = await call(frame, page, {"op": "info", "el": el})
+            return Resolved(el, frame, info["ref"], info["role"], info["name"], "focus", tuple(page.frames))
+        frame = child
+    return None
 
 
 async def resolve_target(page: Any, ref: str | None = None, query: str | None = None) -> Resolved:

@@ -21,7 +21,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..errors import InvalidArgument, OcnbError, Timeout, from_playwright
-from ..perception.actions import checked, perform
+from ..perception.actions import check_key, checked, perform
 from ..perception.selectors import (
     ChainRefused,
     engine_declined,
@@ -56,6 +56,11 @@ async def _act(page: Any, element: Any, step: dict[str, Any], timeout_ms: int) -
     if kind == "navigate":
         await page.goto(check_url(str(args["url"])), timeout=timeout_ms)
         return
+    if kind == "press":
+        try:  # a key from a ${param} or a hand-edited skill: refused before anything is pressed
+            check_key(args.get("key"))
+        except ValueError as exc:
+            raise InvalidArgument(f"step key: {exc}") from None
     if kind == "press" and element is None:
         await page.keyboard.press(str(args["key"]))
         return

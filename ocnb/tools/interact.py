@@ -18,10 +18,10 @@ import time
 from typing import Any
 
 from ..errors import InvalidArgument, OcnbError, from_playwright
-from ..perception.actions import ACTIONS, perform
+from ..perception.actions import ACTIONS, check_key, perform
 from ..perception.refs import REF_PATTERN, call
 from ..perception.selectors import capture_element
-from ..perception.targets import Resolved, resolve_target
+from ..perception.targets import Resolved, focused, resolve_target
 from ..registry import tool
 from .navigation import CAPTURE_SCHEMA as CAPTURE
 
@@ -191,7 +191,8 @@ async def _act(page: Any, r: Resolved, action: str, args: dict[str, Any], timeou
     side_effects=True,
     intent=True,
     description="Click, fill, type, press, select, check or hover one element. "
-    "The element is a ref or a query; action defaults to click; value is needed for fill/type/select, key for press. "
+    "The element is a ref or a query (press without one: the focused element); action defaults to click; "
+    "value is needed for fill/type/select, key for press. "
     "Returns the element acted on and what changed (navigation, new tab, dialog, DOM change).",
     properties={
         **TARGET_PROPS,
@@ -207,6 +208,13 @@ async def interact(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
         raise InvalidArgument(f"action {action} needs value")
     if action == "press" and not args.get("key"):
         raise InvalidArgument("action press needs key")
+    if action == "press":
+        try:  # before anything is resolved or pressed: Playwright would press the modifiers first
+            check_key(args["key"])
+        except ValueError as exc:
+            raise InvalidArgument(str(exc), details={"key": str(args["key"])[:80]}) from None
+    if action == "press" and args.get("ref") is None and args.get("query") is None:
+        return await _press_focused(ctx, args)
     ref, query = _target_args(args)
     page = await ctx.page(args.get("tab_id"))
     r = await resolve_target(page, ref=ref, query=query)
@@ -216,6 +224,28 @@ async def interact(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
         await _act(page, r, action, args, _timeout(ctx))
         changes = await watch.changes()
     return await _result(ctx, page, r, changes, chain, action=action, via=r.via)
+
+
+async def _press_focused(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+    """A key pressed on the page, as a person types it: on the focused element (reported, as a ref
+    with role and name, so the journal shows what received it), or on the page when nothing is."""
+    page = await ctx.page(args.get("tab_id"))
+    if args.get("capture_artifact"):
+        raise InvalidArgument("capture_artifact needs an element: give ref or query to record a press")
+    r = await focused(page)
+    ctx.call.extra.setdefault("partial", {"element": r.describe() if r else None, "action": "press"})
+    async with _Watch(ctx, page, r.frame if r else page.main_frame, r.element if r else None) as watch:
+        try:
+            await page.keyboard.press(str(args["key"]))
+        except OcnbError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - translated at the seam (e.g. an unknown key name)
+            raise from_playwright(exc) from None
+        changes = await watch.changes()
+    tab = ctx.browser.tab_of(page)
+    out: dict[str, Any] = {"element": r.describe() if r else None, "action": "press", "via": "focus" if r else "page"}
+    out.update(changes=changes, frame_ordinal=r.frame_ordinal if r else 0, tab_id=tab.id if tab else None)
+    return out
 
 
 @tool(

@@ -159,3 +159,40 @@ def test_file_upload_only_under_the_upload_root(session, site, tmp_path, tmp_pat
         assert text_of(session, "#file-count") == "1 file(s) chosen"
     finally:
         session.configure(upload_root=old)
+
+
+KEYS_PAGE = (
+    "data:text/html,<input id=q aria-label=Search autofocus>"
+    "<script>window.keys=[];addEventListener('keydown',e=>keys.push(e.key),true)</script>"
+)
+
+
+def test_press_without_an_element_goes_to_the_focused_one_and_names_it(session, site):
+    """Like a person at the keyboard (Playwright MCP's press_key): the key goes to whatever has focus,
+    and the result and the journal say which element that was."""
+    session.call("navigate", url=KEYS_PAGE)
+    r = session.call("interact", action="press", key="Escape", intent="close the suggestions")
+    assert r.ok, r.error
+    assert r.data["element"]["role"] == "textbox" and r.data["element"]["name"] == "Search"
+    assert r.data["via"] == "focus" and js(session, "keys") == ["Escape"]
+    line = session.call("oc_journal", limit=2, tool="interact").data["entries"][-1]
+    assert line["intent"] == "close the suggestions" and "Search" in line["summary"], line
+    # the ref it reports is an ordinary ref: the next call can act on it
+    assert session.call("interact", ref=r.data["element"]["ref"], action="fill", value="ocnb").ok
+    # nothing focused: the key goes to the page (PageDown scrolls it), and the result says so
+    session.call("navigate", url=site.page("long.html"))
+    r = session.call("interact", action="press", key="PageDown")
+    assert r.ok and r.data["element"] is None and r.data["via"] == "page", r
+    assert js(session, "window.scrollY") > 0
+
+
+def test_an_unknown_key_is_refused_before_anything_is_pressed(session, site):
+    session.call("navigate", url=KEYS_PAGE)
+    for key in ("Control+Foo", "Shift+Ctrl", "é", "Enter+"):
+        for target in ({}, {"query": "Search"}):
+            r = session.call("interact", action="press", key=key, **target)
+            assert not r.ok and r.error.code == "INVALID_ARGUMENT" and "unknown key" in r.error.message, (key, r)
+    assert js(session, "keys") == []  # not even the Control of Control+Foo reached the page
+    assert session.call("interact", action="press", key="Shift++", query="Search").ok  # "+" is a key too
+    assert js(session, "keys") == ["Shift", "+"]
+    assert session.call("interact", action="press", key="x", capture_artifact=True).error.code == "INVALID_ARGUMENT"

@@ -50,7 +50,9 @@ def test_any_tool_that_reveals_others_drives_discovery_mode() -> None:
     base = next(t for t in all_tooldefs() if t.name == "tabs_context")
     finder = replace(base, name="my_finder", reveals=lambda data: data["found"])
     plain = [replace(base, name=n) for n in ("alpha", "beta", "gamma")]
-    session: Any = SimpleNamespace(registry=FakeRegistry([finder, *plain]), configure=lambda **changes: None)
+    session: Any = SimpleNamespace(
+        registry=FakeRegistry([finder, *plain]), configure=lambda **changes: None, settings=SimpleNamespace(caps=())
+    )
     bridge = McpBridge(session, discovery=True)
     assert [t.name for t in bridge.visible_tools()] == ["my_finder"]
     assert http.tools_line(session, True).startswith("discovery mode: tools/list starts with 1 tool of 4, my_finder,")
