@@ -15,7 +15,7 @@ import os
 import stat
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -82,6 +82,8 @@ class Capability:
     page: str
     served: tuple[tuple[str, str, dict[str, Any]], ...]  # (intent, tool, args)
     held_out: tuple[str, ...]
+    record: dict[str, Any] | None = None  # a skill: how to record it (see the data file)
+    before: dict[str, dict[str, Any]] = field(default_factory=dict)  # intent -> the call it needs first
 
 
 def load_requests() -> tuple[list[Capability], list[Capability]]:
@@ -94,7 +96,9 @@ def load_requests() -> tuple[list[Capability], list[Capability]]:
             kind=c["kind"],
             page=c["page"],
             served=tuple((s["intent"], s["call"]["tool"], s["call"]["args"]) for s in c["served"]),
+            before={s["intent"]: s["before"] for s in c["served"] if "before" in s},
             held_out=tuple(c["held_out"]),
+            record=c.get("record"),
         )
         for c in doc["capabilities"]
     ]
@@ -154,7 +158,15 @@ def learning(site: Any, tmp_path: Path) -> Iterator[tuple[ocnb.Session, Path]]:
     env = tmp_path / "secrets.env"
     env.write_text(f"BOARD_PIN={SECRET}\n")
     home = tmp_path / "home"
-    with ocnb.Session(headless=True, home=home, discovery_learn=True, secrets=str(env), upload_root=uploads) as s:
+    with ocnb.Session(
+        headless=True,
+        home=home,
+        discovery_learn=True,
+        secrets=str(env),
+        upload_root=uploads,
+        caps=["dialogs"],
+        dialog_policy="manual",
+    ) as s:
         yield s, home
 
 
@@ -170,6 +182,8 @@ def never_learned(s: ocnb.Session, site: Any, caps: list[Capability]) -> None:
     interact = next(c for c in caps if c.id == "tool:interact")
     upload = next(c for c in caps if c.id == "tool:file_upload")
     form = next(c for c in caps if c.id == "tool:form_input")
+    skill = next(c for c in caps if c.record is not None)
+    skill_id = skill.id.removeprefix("skill:")
     assert s.call("navigate", url=site.page("form.html")).ok
     failures = [
         # ELEMENT_NOT_FOUND
@@ -179,10 +193,19 @@ def never_learned(s: ocnb.Session, site: Any, caps: list[Capability]) -> None:
         ("interact", {"action": "select", "query": "Country"}, interact.held_out[1], "INVALID_ARGUMENT"),
         # refused: a file outside the upload root
         ("file_upload", {"query": "Attachment", "paths": ["/etc/hostname"]}, upload.held_out[0], "FILE_NOT_ALLOWED"),
+        # replays of the skill refused before acting: no step in that range; no such skill
+        ("oc_skill_replay", {"skill_id": skill_id, "step_range": {"from": 7}}, skill.held_out[0], "INVALID_ARGUMENT"),
+        ("oc_skill_replay", {"skill_id": "sk_0000000000000000"}, skill.held_out[1], "INVALID_ARGUMENT"),
     ]
     for tool, args, intent, code in failures:
         r = s.call(tool, intent=intent, **args)
         assert not r.ok and r.error.code == code, (tool, args, r.error)
+    # a replay that fails on the page: from its second step, on a page without the form
+    assert s.call("navigate", url=site.page("dragdrop.html")).ok
+    r = s.call("oc_skill_replay", skill_id=skill_id, step_range={"from": 1}, intent=skill.held_out[2])
+    assert not r.ok and r.data["failure"]["step_index"] == 1, r
+    assert r.error.code == "PAGE_MISMATCH", r.error
+    assert s.call("navigate", url=site.page("form.html")).ok
     # cancelled: a click that waits (an overlay covers the button) is cancelled by its caller
     cover = "document.body.insertAdjacentHTML('beforeend', '<div id=cover style=\"position:fixed;inset:0\"></div>')"
     assert s.call("javascript_tool", expression=cover).ok
@@ -205,10 +228,35 @@ def never_learned(s: ocnb.Session, site: Any, caps: list[Capability]) -> None:
         assert r.ok, (spelled, r.error)
 
 
+def record_skills(s: ocnb.Session, site: Any, caps: list[Capability]) -> list[Capability]:
+    """Record each skill of the data set (calls without intents: they teach nothing); its real id."""
+    out = []
+    for cap in caps:
+        if cap.record is not None:
+            for step in cap.record["steps"]:
+                args = {**step["args"], "capture_artifact": True}
+                if step["tool"] == "navigate":
+                    args["url"] = site.page(args["url"])
+                assert s.call(step["tool"], **args).ok, step
+            r = s.call("oc_skill_record", name=cap.record["name"], description=cap.record["description"])
+            assert r.ok, r.error
+            skill_id = r.data["skill_id"]
+            cap = replace(
+                cap,
+                id=f"skill:{skill_id}",
+                served=tuple((i, t, {**a, "skill_id": skill_id}) for i, t, a in cap.served),
+            )
+        out.append(cap)
+    return out
+
+
 def serve(s: ocnb.Session, site: Any, caps: list[Capability]) -> None:
     for cap in caps:
         assert s.call("navigate", url=site.page(cap.page)).ok
         for intent, tool, args in cap.served:
+            if intent in cap.before:
+                first = cap.before[intent]
+                assert s.call(first["tool"], **first["args"]).ok, first
             r = s.call(tool, intent=intent, **args)
             assert r.ok, (intent, r.error)
 
@@ -216,6 +264,7 @@ def serve(s: ocnb.Session, site: Any, caps: list[Capability]) -> None:
 def test_held_out_requests_rank_higher_after_their_neighbours_were_served(learning, site: Any) -> None:
     s, home = learning
     caps, controls = load_requests()
+    caps = record_skills(s, site, caps)
     served = {intent for c in caps for intent, _, _ in c.served}
     assert not served & {q for c in caps for q in c.held_out}  # held out means held out
     assert not {c.id for c in caps} & {c.id for c in controls}
