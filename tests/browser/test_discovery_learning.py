@@ -24,7 +24,7 @@ import yaml
 
 import ocnb
 from ocnb.audit.secrets import spellings
-from ocnb.discovery.learned import LEARNED_FILE
+from ocnb.discovery.learned import LEARNED_FILE, MAX_PER_CAPABILITY, LearnedExamples
 from ocnb.dispatch import dispatch_async
 
 pytestmark = pytest.mark.browser
@@ -320,3 +320,22 @@ def test_held_out_requests_rank_higher_after_their_neighbours_were_served(learni
     )
     text = path.read_text()
     assert not any(spelled in text for spelled in spellings(SECRET)) and "SECRET" not in text
+
+    # the journal says the same: learned are exactly the intents of its successful calls that hold no
+    # secret; the intents of its failed calls (held-out requests, word for word) are not
+    journal = s.journal_df().to_dict("records")
+    labelled = [(bool(e["ok"]), e["intent"]) for e in journal if isinstance(e.get("intent"), str)]
+    assert {r["example"] for r in rows} == {i for ok, i in labelled if ok and "${SECRET:" not in i}
+    failed = {i for ok, i in labelled if not ok}
+    assert len(failed) >= 7 and not failed & {r["example"] for r in rows}
+
+    # the cap: the most recent MAX_PER_CAPABILITY distinct requests of a capability are kept
+    assert s.call("navigate", url=site.page("form.html")).ok
+    more = [f"write note number {i} in the message box" for i in range(MAX_PER_CAPABILITY)]
+    for i, intent in enumerate([*more, more[0]]):  # the first again, last: it is the most recent now
+        assert s.call("form_input", query="Message", value=f"note {i}", intent=intent).ok
+    kept = LearnedExamples(home).all()
+    assert kept["tool:form_input"] == (*more[1:], more[0])  # the four served earlier are gone
+    assert {k: len(v) for k, v in kept.items() if k != "tool:form_input"} == {
+        c.id: len(c.served) for c in caps if c.id != "tool:form_input"
+    }
