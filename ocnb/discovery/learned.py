@@ -4,7 +4,7 @@ capability that served them.
 Opt-in (``Settings.discovery_learn``: ``OCNB_DISCOVERY_LEARN=1``, ``Session(discovery_learn=True)``,
 ``%config OcMagics.discovery_learn = True``). :class:`LearnedExamples` is the file
 ``OCNB_HOME/capabilities/learned.jsonl`` (``0600``): one JSON line per learned request,
-``{"capability": "tool:navigate", "example": "open the pricing page", "ts": ...}``; read it with
+``{"capability": "tool:interact", "example": "tick the terms box", "ts": ...}``; read it with
 any JSON-lines reader, delete it (or call :meth:`LearnedExamples.forget`) to unlearn.
 :class:`DiscoveryLearner` is the session layer whose after-hook writes it: an ``ok`` call with an
 ``intent`` is learned for its tool, or for the skill an ``oc_skill_replay`` ran; a failed call never

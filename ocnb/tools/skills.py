@@ -111,6 +111,7 @@ async def oc_skill_recall(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     ),
     category="skills",
     side_effects=True,
+    intent=True,  # the request it served: learned as an example of the skill (discovery_learn)
     description="Replay a skill from its selector chains. It never reads the page. "
     "Each step's element is checked against its recorded fingerprint before acting; "
     "fails with a precise code when the page has changed; risky steps need allow_risky.",

@@ -139,6 +139,14 @@ def test_session_keyword_maps_onto_the_setting(tmp_path: Path) -> None:
         assert s.settings.discovery_learn is False
 
 
+def test_a_skill_replay_takes_the_intent_it_is_learned_under() -> None:
+    """The learner files an ``oc_skill_replay`` intent under the replayed skill: the tool must accept one
+    (it did not, so no skill ever learned an example)."""
+    replay = Registry().get("oc_skill_replay")
+    assert replay is not None and replay.accepts_intent
+    assert DiscoveryLearner(".", masks=str).capability_of("oc_skill_replay", {"skill_id": "s1"}) == "skill:s1"
+
+
 SEED_STYLE = """\
 name: github-pr-review
 kind: skill
