@@ -39,7 +39,7 @@ Handler = Callable[[Any, dict[str, Any]], Awaitable[Any]]
 INTENT_SCHEMA: dict[str, Any] = {"type": "string", "minLength": 1, "maxLength": 120}
 #: The name says it all; every byte here is repeated in ~30 schemas an agent reads.
 TAB_ID_SCHEMA: dict[str, Any] = {"type": "string"}
-INTENT_LINE = 'Pass intent="..." (≤120 chars) to label this action in audit logs.'
+INTENT_LINE = "Pass intent (why you act) for the audit log."  # its length limit is in the schema
 
 _SENTENCE_END = re.compile(r"[.!?]\s")
 _ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.")
