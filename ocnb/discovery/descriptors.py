@@ -249,14 +249,40 @@ def _flag(data: dict[str, Any], key: str, default: bool, path: Path, safe: bool,
     return safe
 
 
+def _looks_like_file(text: str) -> bool:
+    """Whether a ``skillContent`` string names a file (``./SKILL.md``, ``docs/usage.md``) rather than
+    being the content itself: one line, no spaces, a relative-path start or a text-file suffix."""
+    one = text.strip()
+    return (
+        bool(one)
+        and "\n" not in one
+        and " " not in one
+        and (one.startswith(("./", "../")) or one.lower().endswith((".md", ".markdown", ".txt", ".json")))
+    )
+
+
+def _file_field(folder: Path, path: Path, field: str, value: str, default: Path) -> tuple[Path, None]:
+    """``(file to load lazily, None)`` for a manifest field that names a file: the file when it is
+    inside the capability's folder and exists, else ``default`` with a warning naming the field."""
+    target = (folder / value.strip()).resolve()
+    if not target.is_relative_to(folder.resolve()):
+        _warn(path, f"field {field!r} names {value!r}, outside the capability's folder; {default.name} is used instead")
+        return default, None
+    if not target.is_file():
+        _warn(path, f"field {field!r} names {value!r}, which does not exist; {default.name} is used instead")
+        return default, None
+    return target, None
+
+
 def from_manifest(folder: str | Path) -> CapabilityDescriptor:
     """The descriptor of one capability folder; raises ManifestError naming the problem.
 
     ``CAPABILITY.yaml`` needs ``name``, ``kind`` and ``description``; optional: ``id``
     (default ``kind:name``), ``display_name``, ``category``, ``tags``, ``required_secrets``,
     ``required_tools``, ``composed_with``, ``parameters``, ``examples``, ``available``,
-    ``side_effects``, ``input_schema`` and ``skill_content`` (inline, else ``schema.json`` and
-    ``SKILL.md`` beside it, loaded only when asked for). The seed's spellings (``displayName``,
+    ``side_effects``, ``input_schema`` and ``skill_content`` (inline, or a file inside the
+    capability's folder such as the seed's ``skillContent: ./SKILL.md``; else ``schema.json`` and
+    ``SKILL.md`` beside it; files are loaded only when asked for). The seed's spellings (``displayName``,
     ``requiredSecrets``, ``requiredTools``, ``hasSideEffects``, ``inputSchema``, ``skillContent``)
     are read too. An unknown field, or an invalid value of an optional one, is a
     :class:`ManifestWarning` naming the file and the field; an invalid ``hasSideEffects`` is read
@@ -289,12 +315,18 @@ def from_manifest(folder: str | Path) -> CapabilityDescriptor:
     name, kind = data["name"], data["kind"]
     schema_path, skill_path = folder / "schema.json", folder / "SKILL.md"
     schema, content = data.get("input_schema"), data.get("skill_content")
+    if isinstance(schema, str):  # a file beside the manifest, as skillContent may be
+        schema_path, schema = _file_field(folder, path, spelled.get("input_schema", "inputSchema"), schema, schema_path)
     if schema is not None and not isinstance(schema, dict):
-        _warn(path, "field 'inputSchema' must be a mapping (a JSON Schema); schema.json is used instead")
+        _warn(path, "field 'inputSchema' must be a mapping (a JSON Schema) or a file; schema.json is used instead")
         schema = None
     if content is not None and not isinstance(content, str):
         _warn(path, "field 'skillContent' must be a string; SKILL.md is used instead")
         content = None
+    if content is not None and _looks_like_file(content):  # the seed's `skillContent: ./SKILL.md`
+        skill_path, content = _file_field(
+            folder, path, spelled.get("skill_content", "skillContent"), content, skill_path
+        )
     inline_schema: dict[str, Any] | None = schema
     inline_content: str | None = content
     return CapabilityDescriptor(

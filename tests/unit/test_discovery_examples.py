@@ -197,3 +197,75 @@ def test_unknown_and_invalid_fields_warn_naming_file_and_field(tmp_path: Path) -
     text = " ".join(str(w.message) for w in caught)
     assert "CAPABILITY.yaml" in text and "'hasSideEffect'" in text and "'hasSideEffects'" in text
     assert d.has_side_effects is True  # an unreadable safety fact is read on the safe side
+
+
+#: The seed's CAPABILITY.yaml example, line for line in its shape — explicit ``id``, flow-style
+#: lists and schema, ``skillContent`` naming a file beside the manifest — with values of our own.
+SEED_EXAMPLE_SHAPE = """\
+id: tool:intranet-lookup
+kind: tool
+name: intranet-lookup
+displayName: Intranet Lookup
+description: Looks up pages of the company intranet by keyword
+category: information
+tags: [search, intranet, pages]
+requiredSecrets: [INTRANET_TOKEN]
+hasSideEffects: false
+inputSchema: { type: object, properties: { keyword: { type: string } } }
+skillContent: ./SKILL.md
+"""
+
+
+def test_the_seed_example_shape_loads_every_field_and_its_skill_file(tmp_path: Path) -> None:
+    import warnings
+
+    folder = tmp_path / "intranet-lookup"
+    folder.mkdir()
+    (folder / "CAPABILITY.yaml").write_text(SEED_EXAMPLE_SHAPE)
+    (folder / "SKILL.md").write_text("# Intranet Lookup\n\nSearch by one keyword.\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # nothing in the seed's own format is unknown or dropped
+        d = from_manifest(folder)
+    assert (d.id, d.kind, d.name, d.display_name, d.category) == (
+        "tool:intranet-lookup",
+        "tool",
+        "intranet-lookup",
+        "Intranet Lookup",
+        "information",
+    )
+    assert d.description == "Looks up pages of the company intranet by keyword"
+    assert d.tags == ("search", "intranet", "pages") and d.required_secrets == ("INTRANET_TOKEN",)
+    assert d.has_side_effects is False and d.params == ("keyword",)
+    assert d.full_schema == {"type": "object", "properties": {"keyword": {"type": "string"}}}
+    # `skillContent: ./SKILL.md` is the file's text, not the string "./SKILL.md"
+    assert d.full_content == "# Intranet Lookup\n\nSearch by one keyword.\n"
+
+
+@pytest.mark.parametrize(
+    ("value", "says"),
+    [("../../outside.md", "outside the capability's folder"), ("./MISSING.md", "does not exist")],
+)
+def test_a_skill_file_outside_the_folder_or_missing_warns_and_falls_back(tmp_path: Path, value: str, says: str) -> None:
+    from ocnb.discovery import ManifestWarning
+
+    (tmp_path / "outside.md").write_text("secret notes\n")
+    folder = tmp_path / "caps" / "x"
+    folder.mkdir(parents=True)
+    (folder / "CAPABILITY.yaml").write_text(f"name: x\nkind: tool\ndescription: X.\nskillContent: {value}\n")
+    (folder / "SKILL.md").write_text("the folder's own skill\n")
+    with pytest.warns(ManifestWarning, match=says) as caught:
+        d = from_manifest(folder)
+    assert "'skillContent'" in str(caught[0].message) and "CAPABILITY.yaml" in str(caught[0].message)
+    assert d.full_content == "the folder's own skill\n"
+
+
+def test_an_input_schema_file_is_read_and_inline_text_stays_inline(tmp_path: Path) -> None:
+    folder = tmp_path / "y"
+    folder.mkdir()
+    (folder / "CAPABILITY.yaml").write_text(
+        "name: y\nkind: tool\ndescription: Y.\ninputSchema: ./input.json\nskillContent: Just call it.\n"
+    )
+    (folder / "input.json").write_text('{"type": "object", "properties": {"city": {"type": "string"}}}')
+    d = from_manifest(folder)
+    assert d.full_schema == {"type": "object", "properties": {"city": {"type": "string"}}}
+    assert d.full_content == "Just call it."
