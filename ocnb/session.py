@@ -462,7 +462,8 @@ class CrashWatch:
 
         ``BROWSER_CRASHED`` (once, with the lost tabs; the next call relaunches) when the browser went
         away, ``PAGE_CRASHED`` when the tab's renderer died, whatever error the handler happened to see.
-        The call that relaunched a crashed browser says so in its journal summary.
+        The call that relaunched a crashed browser says so in its journal summary. A replay's report
+        (data with a ``failure``) is kept, with the crash's code: its ``step_index`` says where it stopped.
         """
         if self.relaunched is not None:
             self.relaunched = None
@@ -485,7 +486,12 @@ class CrashWatch:
             if tab is None or not tab.crashed:
                 return None
             err = state.page_crashed_error(tab)
-        return ToolResult.failure(result.tool, err.code, err.message, err.details)
+        out = ToolResult.failure(result.tool, err.code, err.message, err.details)
+        data = result.data
+        if isinstance(data, dict) and isinstance(data.get("failure"), dict):
+            # a replay's report keeps the step the crash interrupted (a batch decides on it), under the one code
+            out.data = {**data, "failure": {**data["failure"], "code": err.code, "detail": err.message}}
+        return out
 
 
 def _make_method(tooldef: ToolDef) -> Any:
