@@ -6,7 +6,9 @@ browser thread: each session has its own browser context, so its cookies, storag
 and trace are its own. ``pool.replay(skill_id, rows)`` replays the skill once per row across the
 pool with a progress bar and returns one DataFrame row per input. A failing row never stops the
 others; a crashed browser is replaced and its row retried once, and a browser still unreachable
-then (a farm server gone) is taken out of service and its rows go to the others. With ``client=`` (a
+then (a farm server gone) is taken out of service and its rows go to the others. A row is retried
+only when it was lost before acting on the site; one lost after that is reported with ``outcome``
+``"unknown"`` rather than done twice (see :mod:`ocnb.batch`). With ``client=`` (a
 ``dask.distributed.Client``) the same rows run as Dask tasks: each worker keeps one long-lived
 session, created on first use and closed when the worker shuts down.
 
@@ -56,6 +58,7 @@ def _frame(rows: list[dict[str, Any]]) -> Any:
         {
             "row": "Int64",
             "ok": "boolean",
+            "outcome": "string",
             "failure_code": "string",
             "step_reached": "Int64",
             "steps_total": "Int64",
@@ -162,6 +165,7 @@ class Pool:
         allow_risky: bool | None = None,
         tolerate: list[str] | None = None,
         block_resources: bool | str | list[str] = False,
+        idempotent: bool = False,
         rows_per_task: int = 1,
         progress: bool = True,
     ) -> Any:
@@ -172,6 +176,12 @@ class Pool:
         (True, or some of ``"image"``, ``"font"``, ``"media"``) aborts those requests in every
         session's context for this and later batches. ``rows_per_task`` (Dask only) puts that many
         rows in one task, for batches whose task count would load the scheduler (see docs/scale.md).
+
+        A row whose browser is lost before the row's first step that acts on the site (a click, a key
+        press, a navigation carrying the row's values) is retried, on another browser or worker if need
+        be; one lost at or after that step is not replayed again: its ``outcome`` is ``"unknown"`` and its
+        ``failure_code`` ``UNKNOWN_OUTCOME`` (check the site for it). ``idempotent=True`` (the site
+        ignores a row it has seen, e.g. by a key the row carries) retries those rows too.
         """
         skill = SkillStore(None if self.home is None else str(self.home)).get(skill_id)
         rows = _rows(params)
@@ -185,6 +195,8 @@ class Pool:
         kinds = resource_kinds(block_resources)
         if kinds:
             options["block_resources"] = list(kinds)
+        if idempotent:
+            options["idempotent"] = True
         if client is not None:
             from .dask import replay_on_cluster
 
