@@ -261,10 +261,45 @@ class Replayer:
         A row whose browser was lost at or after its :func:`commit_step` is not replayed again (unless
         ``options["idempotent"]``): it comes back with ``outcome`` ``"unknown"`` and :data:`UNKNOWN_OUTCOME`.
         """
+        return self._attempts(skill, row, index, options, reads_only=False)
+
+    def check(
+        self,
+        skill: dict[str, Any],
+        verify: dict[str, Any],
+        row: dict[str, Any],
+        index: int,
+        options: dict[str, Any],
+        unknown: dict[str, Any],
+    ) -> dict[str, Any]:
+        """Settle a row whose outcome is unknown (``unknown``, its result row) with the ``verify`` skill.
+
+        ``verify`` is replayed with the row's values on this session; it must only read the site. When
+        it passes, the row's effect is there: ``unknown`` comes back as ``ok``, outcome ``"verified"``
+        (done once, where its ``browser`` says). When its contract fails (``CONTRACT_FAILED``: the check
+        ran and found nothing), the row never reached the site and is replayed now. Any other failure
+        leaves the row unknown; a crash comes back with its crash code, for the caller to move the check
+        to another browser.
+        """
+        probe_options: dict[str, Any] = {
+            k: options[k] for k in ("step_timeout_ms", "tolerate", "block_resources") if k in options
+        }
+        probe = self._attempts(verify, row, index, probe_options, reads_only=True)
+        if probe["ok"]:
+            return {**unknown, "ok": True, "outcome": "verified", "failure_code": None}
+        if probe["failure_code"] == "CONTRACT_FAILED":
+            return {**self.replay(skill, row, index, options), "retried": True}
+        if probe["failure_code"] in CRASH_CODES:
+            return {**unknown, "failure_code": probe["failure_code"]}
+        return unknown
+
+    def _attempts(
+        self, skill: dict[str, Any], row: dict[str, Any], index: int, options: dict[str, Any], *, reads_only: bool
+    ) -> dict[str, Any]:
         retried = False
         while True:
             result = self._replay(skill, row, index, options)
-            committed = result.pop("_committed", False)
+            committed = result.pop("_committed", False) and not reads_only
             if result["ok"] or result["failure_code"] not in CRASH_CODES:
                 break
             if committed and not options.get("idempotent"):

@@ -25,6 +25,7 @@ import dataclasses
 import os
 import queue
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -166,6 +167,7 @@ class Pool:
         tolerate: list[str] | None = None,
         block_resources: bool | str | list[str] = False,
         idempotent: bool = False,
+        verify: str | None = None,
         rows_per_task: int = 1,
         progress: bool = True,
     ) -> Any:
@@ -181,9 +183,15 @@ class Pool:
         press, a navigation carrying the row's values) is retried, on another browser or worker if need
         be; one lost at or after that step is not replayed again: its ``outcome`` is ``"unknown"`` and its
         ``failure_code`` ``UNKNOWN_OUTCOME`` (check the site for it). ``idempotent=True`` (the site
-        ignores a row it has seen, e.g. by a key the row carries) retries those rows too.
+        ignores a row it has seen, e.g. by a key the row carries) retries those rows too. ``verify`` (a
+        skill id: a check that only reads the site, e.g. opens the record by the row's key, and passes
+        only when the row's effect is there, by its contract) settles those rows on a surviving browser:
+        passed → outcome ``"verified"`` (done once); its contract failed → the row is replayed now;
+        otherwise the row stays ``"unknown"``.
         """
-        skill = SkillStore(None if self.home is None else str(self.home)).get(skill_id)
+        store = SkillStore(None if self.home is None else str(self.home))
+        skill = store.get(skill_id)
+        check = store.get(verify) if verify else None
         rows = _rows(params)
         options: dict[str, Any] = {"start_url": start_url}
         if step_timeout_ms is not None:
@@ -211,35 +219,56 @@ class Pool:
                     progress=progress,
                     session_kwargs=kwargs,
                     rows_per_task=rows_per_task,
+                    verify=with_contract(check, self.home) if check else None,
                 )
             )
-        return _frame(self._replay_local(skill, rows, options, progress))
+        return _frame(self._replay_local(skill, rows, options, progress, check))
 
     def _replay_local(
-        self, skill: dict[str, Any], rows: list[dict[str, Any]], options: dict[str, Any], progress: bool
+        self,
+        skill: dict[str, Any],
+        rows: list[dict[str, Any]],
+        options: dict[str, Any],
+        progress: bool,
+        verify: dict[str, Any] | None = None,
     ) -> list[dict[str, Any]]:
         from tqdm.auto import tqdm
 
         bar = tqdm(total=len(rows), desc=f"replay {skill['name']}", disable=not progress)
 
-        def work(i: int) -> dict[str, Any]:
+        def run(act: Callable[[Replayer], dict[str, Any]]) -> tuple[dict[str, Any], bool]:
+            """``act`` on a free replayer; while its browser stays unreachable, on another. (result, moved)"""
             moved = False
+            while True:
+                replayer = self._free.get()
+                result = act(replayer)
+                if result["ok"] or result["failure_code"] not in CRASH_CODES or not self._retire(replayer):
+                    self._free.put(replayer)
+                    return result, moved
+                moved = True  # its browser stays unreachable after a fresh session: the row goes to another
+
+        def work(i: int) -> dict[str, Any]:
             try:
-                while True:
-                    replayer = self._free.get()
-                    result = replayer.replay(skill, rows[i], i, options)
-                    if result["ok"] or result["failure_code"] not in CRASH_CODES or not self._retire(replayer):
-                        self._free.put(replayer)
-                        result["retried"] = result["retried"] or moved
-                        return result
-                    moved = True
-                    # its browser stays unreachable after a fresh session: the row goes to another one
+                result, moved = run(lambda r: r.replay(skill, rows[i], i, options))
+                result["retried"] = result["retried"] or moved
+                return result
             finally:
                 bar.update(1)
 
+        def settle(first: dict[str, Any]) -> dict[str, Any]:
+            i = int(first["row"])
+            assert verify is not None
+            result, _ = run(lambda r: r.check(skill, verify, rows[i], i, options, first))
+            return first if result["failure_code"] in CRASH_CODES else result  # no browser left to check on
+
         try:
             with ThreadPoolExecutor(max_workers=self.size, thread_name_prefix="ocnb-pool") as ex:
-                return list(ex.map(work, range(len(rows))))
+                out = list(ex.map(work, range(len(rows))))
+                if verify is not None:
+                    unknown = [k for k, r in enumerate(out) if r["outcome"] == "unknown"]
+                    for k, settled in zip(unknown, ex.map(settle, [out[k] for k in unknown]), strict=True):
+                        out[k] = settled
+                return out
         finally:
             bar.close()
 

@@ -418,6 +418,8 @@ class Session:
 _CRASH_SYMPTOMS = frozenset(
     {"TARGET_CLOSED", "INTERNAL", "SCRIPT_ERROR", "TIMEOUT", "NAVIGATION_FAILED", "TARGET_NAVIGATED_AWAY"}
     | {"STALE_REF", "ELEMENT_NOT_FOUND"}
+    # a replay whose page died under a step or its contract's polling
+    | {"STEP_TIMEOUT", "CONTRACT_FAILED", "ARTIFACT_RESOLUTION_FAILED"}
 )
 
 

@@ -32,22 +32,28 @@ from tests.skills.helpers import art, click, fill, navigate
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 FORM = (
-    b"<!doctype html><title>form</title><form method=post action=/submit>"
-    b"<label>Key <input id=key name=key></label><button type=submit>Send</button></form>"
+    b"<!doctype html><title>form</title><form method=post action=/submit id=f>"
+    b"<label>Key <input id=key name=key></label>"
+    # the click tells the site first (/clicked), then the form is posted: a row can be lost in between
+    b"<button type=button onclick=\"fetch('/clicked?key=' + encodeURIComponent(key.value))"
+    b'.then(() => f.submit())">Send</button></form>'
 )
 
 
 class Site(ThreadingHTTPServer):
-    """``/register?srv=i`` sets the ``srv`` cookie; ``/form``; ``POST /submit`` logs ``(key, srv)``."""
+    """``/register?srv=i`` sets the ``srv`` cookie; ``/form``; ``/clicked?key=`` (the button's beacon);
+    ``POST /submit`` logs ``(key, srv)``; ``/lookup?key=`` says whether that key was posted."""
 
     daemon_threads = True
 
     def __init__(self) -> None:
         super().__init__(("127.0.0.1", 0), Handler)
         self.posts: list[tuple[str, str]] = []
+        self.clicks: list[tuple[str, str]] = []
         self.lock = threading.Lock()
-        #: Called with the log under the lock as each POST is logged (before it is answered).
-        self.on_post: Any = None
+        #: Called under the lock as each POST (``"post"``) or beacon (``"click"``) is logged, before it is
+        #: answered, with the kind and the log of that kind.
+        self.on_event: Any = None
 
     def page(self, path: str) -> str:
         return f"http://127.0.0.1:{self.server_address[1]}/{path}"
@@ -57,7 +63,7 @@ class Handler(BaseHTTPRequestHandler):
     server: Site
 
     def _send(self, body: bytes, cookie: str | None = None) -> None:
-        with contextlib.suppress(OSError):  # the browser may be gone (killed in on_post)
+        with contextlib.suppress(OSError):  # the browser may be gone (killed in on_event)
             self.send_response(200)
             self.send_header("Content-Type", "text/html")
             self.send_header("Content-Length", str(len(body)))
@@ -66,23 +72,37 @@ class Handler(BaseHTTPRequestHandler):
             self.end_headers()
             self.wfile.write(body)
 
+    def _srv(self) -> str:
+        cookies = (c.strip().split("=", 1) for c in (self.headers.get("Cookie") or "").split(";") if "=" in c)
+        return dict(cookies).get("srv", "?")
+
+    def _log(self, kind: str, key: str) -> None:
+        site = self.server
+        with site.lock:
+            log = site.posts if kind == "post" else site.clicks
+            log.append((key, self._srv()))
+            if site.on_event is not None:
+                site.on_event(kind, log)
+
     def do_GET(self) -> None:  # noqa: N802 - http.server's name
         url = urlsplit(self.path)
+        query = {k: v[0] for k, v in parse_qs(url.query).items()}
         if url.path == "/register":
-            srv = parse_qs(url.query)["srv"][0]
-            self._send(f"<!doctype html><title>registered</title><p>{srv}</p>".encode(), cookie=srv)
+            self._send(f"<!doctype html><title>registered</title><p>{query['srv']}</p>".encode(), cookie=query["srv"])
+        elif url.path == "/clicked":
+            self._log("click", query["key"])
+            self._send(b"ok")
+        elif url.path == "/lookup":
+            with self.server.lock:
+                found = any(k == query["key"] for k, _ in self.server.posts)
+            self._send(f"<!doctype html><title>lookup</title><p id=found>{'yes' if found else 'no'}</p>".encode())
         else:
             self._send(FORM)
 
     def do_POST(self) -> None:  # noqa: N802
         length = int(self.headers.get("Content-Length") or 0)
         key = parse_qs(self.rfile.read(length).decode())["key"][0]
-        cookies = dict(c.strip().split("=", 1) for c in (self.headers.get("Cookie") or "").split(";") if "=" in c)
-        site = self.server
-        with site.lock:
-            site.posts.append((key, cookies.get("srv", "?")))
-            if site.on_post is not None:
-                site.on_post(site.posts)
+        self._log("post", key)
         self._send(f"<!doctype html><title>done</title><p id=result>Thanks {key}</p>".encode())
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - quiet
@@ -110,6 +130,14 @@ def _post_skill(site: Site, home: Any) -> str:
     return SkillStore(home).record("127.0.0.1", "post-key", steps, contract_id="posted")["id"]
 
 
+def _lookup_skill(site: Site, home: Any) -> str:
+    """The check: open /lookup?key=${key}; its contract passes only when the site has the key."""
+    ContractStore(home).define("found", {"kind": "dom_text", "selector": "#found", "contains": "yes"})
+    url = site.page("lookup?key=${key}")
+    steps = [{"tool": "navigate", "args": {"url": url}, "replay_artifact": art(url, navigate(url))}]
+    return SkillStore(home).record("127.0.0.1", "lookup-key", steps, contract_id="found")["id"]
+
+
 def test_commit_step_is_the_first_step_that_acts_on_the_site(site: Site, ocnb_home) -> None:
     skill = SkillStore(ocnb_home).get(_post_skill(site, ocnb_home))
     assert commit_step(skill) == 2  # navigate (fixed URL) and fill cannot post the row; the click can
@@ -117,51 +145,67 @@ def test_commit_step_is_the_first_step_that_acts_on_the_site(site: Site, ocnb_ho
     assert commit_step(get) == 1  # a navigation that carries the row's values is a GET form
 
 
-def test_server_lost_with_a_post_in_flight_no_row_lost_none_posted_twice(site: Site, ocnb_home) -> None:
+@pytest.mark.parametrize(
+    ("kill_on", "verify"),
+    [("post", False), ("post", True), ("click", True)],
+    ids=["posted-reported-unknown", "posted-verified", "clicked-not-posted-replayed"],
+)
+def test_server_lost_mid_row_none_lost_none_posted_twice(site: Site, ocnb_home, kill_on: str, verify: bool) -> None:
+    """Server 0 is killed from inside the site's handler of one of its rows' requests: its POST
+    (logged, not answered) or the button's beacon (the click happened, the POST never left)."""
     exe, _ = find_chromium()
     rows = [{"key": f"k{i:02d}"} for i in range(40)]
     sid = _post_skill(site, ocnb_home)
+    check = _lookup_skill(site, ocnb_home) if verify else None
     killed: list[str] = []
     with PlaywrightServer() as zero, PlaywrightServer() as one:
         urls = [zero.ws_url, one.ws_url]
 
-        def kill_in_flight(posts: list[tuple[str, str]]) -> None:
-            # the first POST of server 0's browser from the 6th POST on: logged, not answered yet
-            if not killed and len(posts) >= 6 and posts[-1][1] == "0":
-                killed.append(posts[-1][0])
+        def kill_in_flight(kind: str, log: list[tuple[str, str]]) -> None:
+            # from the 6th event of its kind on, the first one sent by server 0's browser
+            if kind == kill_on and not killed and len(log) >= 6 and log[-1][1] == "0":
+                killed.append(log[-1][0])
                 zero.kill()
 
         with Pool(size=4, home=ocnb_home, connect=urls, executable_path=exe) as pool:
             for i, s in enumerate(pool.sessions):  # session i is on browser i % 2: the site learns which
                 assert s.call("navigate", url=site.page(f"register?srv={i % 2}")).ok
-            site.on_post = kill_in_flight
-            df = pool.replay(sid, rows, step_timeout_ms=10000, progress=False)
-    assert killed, "server 0's browser never posted"
+            site.on_event = kill_in_flight
+            df = pool.replay(sid, rows, step_timeout_ms=3000, verify=check, progress=False)
+    assert killed, "server 0's browser never got that far"
+    victim = killed[0]
     log = Counter(key for key, _ in site.posts)
     srv = dict(site.posts)
+    key_of = {i: r["key"] for i, r in enumerate(rows)}
     table = df[["row", "outcome", "failure_code", "retried", "browser"]].to_string()
+    by = {o: {key_of[int(r)] for r in df.loc[df["outcome"] == o, "row"]} for o in ("done", "verified", "unknown")}
 
     assert len(df) == len(rows) and sorted(df["row"]) == list(range(len(rows)))
-    assert max(log.values()) == 1, (site.posts, killed, table)  # no row posted twice
-    done = {rows[r]["key"] for r in df.loc[df["outcome"] == "done", "row"]}
-    unknown = {rows[r]["key"] for r in df.loc[df["outcome"] == "unknown", "row"]}
-    assert done | unknown == {r["key"] for r in rows}, table  # none lost: no row merely "failed"
-    assert done <= set(log), table  # every done row reached the site …
-    assert set(log) <= done | unknown  # … and nothing reached it that the frame does not account for
-    # the row whose POST was on the wire when its server died is reported, not replayed
-    assert killed[0] in unknown and 1 <= len(unknown) <= 2, table  # at most one per session of server 0
-    bad = df[df["outcome"] == "unknown"]
-    assert bad["failure_code"].eq(UNKNOWN_OUTCOME).all() and bad["browser"].eq(zero.ws_url).all(), table
-    assert (~df["ok"]).sum() == len(unknown)
+    assert max(log.values()) == 1, (site.posts, victim, table)  # no row posted twice
+    assert by["done"] | by["verified"] | by["unknown"] == set(key_of.values()), table  # none merely failed
+    assert by["done"] | by["verified"] <= set(log), table  # every done row reached the site …
+    assert set(log) <= by["done"] | by["verified"] | by["unknown"]  # … nothing else did
+    assert (~df["ok"]).sum() == len(by["unknown"])
+    if verify:
+        assert not by["unknown"], table  # every unknown row was settled by the check
+    else:
+        assert 1 <= len(by["unknown"]) <= 2, table  # at most one per session of server 0
+        bad = df[df["outcome"] == "unknown"]
+        assert bad["failure_code"].eq(UNKNOWN_OUTCOME).all() and bad["browser"].eq(zero.ws_url).all(), table
+    if kill_on == "post":  # the row whose POST was on the wire: on the site once, reported or verified
+        assert victim in (by["verified"] if verify else by["unknown"]) and srv[victim] == "0", table
+    else:  # the row clicked whose POST never left: checked, found absent, replayed on server 1
+        assert victim in by["done"] and srv[victim] == "1", table
     # the frame's browser column agrees with the cookie the site saw on each POST
     for _, r in df.iterrows():
-        key = rows[int(r["row"])]["key"]
+        key = key_of[int(r["row"])]
         if key in srv:
             assert r["browser"] == urls[int(srv[key])], (key, srv[key], r["browser"])
     # rows server 0's sessions took after the kill went to server 1 before they acted on the site
     moved = df[df["retried"]]
-    assert len(moved) >= 1 and moved["browser"].eq(one.ws_url).all() and moved["outcome"].eq("done").all(), table
+    assert len(moved) >= 1 and moved["browser"].eq(one.ws_url).all() and moved["ok"].all(), table
     print(
-        f"\n{len(rows)} rows: {len(done)} done, {len(unknown)} unknown {sorted(unknown)}, "
-        f"{len(moved)} moved to server 1, {len(site.posts)} POSTs logged, killed on {killed[0]}"
+        f"\n{kill_on}/verify={verify}: {len(rows)} rows, "
+        + ", ".join(f"{len(v)} {k} {sorted(v) if k != 'done' else ''}".strip() for k, v in by.items())
+        + f", {len(moved)} moved to server 1, {len(site.posts)} POSTs logged, killed on {victim}"
     )
