@@ -476,7 +476,9 @@ class CrashWatch:
         code = result.error.code
         if code not in _CRASH_SYMPTOMS:
             return None  # the call was refused on its own merits (unknown tool, bad arguments …)
-        if state.crash is None and code == "TARGET_CLOSED" and not state._closing and await _browser_gone(state):
+        # any of the symptoms, not only TARGET_CLOSED: a call in flight when a remote browser's connection
+        # dropped can fail first with a timeout or a failed contract, before the disconnected event
+        if state.crash is None and not state._closing and await _browser_gone(state):
             for _ in range(40):  # the disconnected event can trail the error of a call in flight
                 if state.crash is not None or state._closing:
                     break
