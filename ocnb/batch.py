@@ -57,9 +57,13 @@ CRASH_CODES = ("TARGET_CLOSED", "BROWSER_CRASHED", "PAGE_CRASHED", "BROWSER_UNAV
 #: A row's failure code when its browser was lost at or after the row's first step that can act on
 #: the site: the site may or may not have the row's effect. Such a row is not replayed again.
 UNKNOWN_OUTCOME = "UNKNOWN_OUTCOME"
-#: Values of a result row's ``outcome``: the replay succeeded, failed (the site has no effect of the
-#: row past a failed step), or the browser was lost after the row began acting on the site.
-OUTCOMES = ("done", "failed", "unknown")
+#: Values of a result row's ``outcome``: the replay succeeded; it was lost after it began acting on the
+#: site and a ``verify`` check found its effect there; it failed (``failure_code`` says why; a failure
+#: before the commit step left the site untouched); or it is unknown: lost (browser gone, or a step
+#: timed out) at or after its commit step, so the site may or may not have it.
+OUTCOMES = ("done", "verified", "failed", "unknown")
+#: Failures of a step that may have acted anyway: at or after the commit step, the row's outcome is unknown.
+_TIMEOUT_CODES = ("STEP_TIMEOUT", "TIMEOUT")
 #: Step kinds that can send the row to the site (a click may submit a form, Enter too).
 _ACTING_KINDS = ("click", "press", "submit")
 #: What ``block_resources=`` can leave out of every row's pages, by resource kind (file extension, so
@@ -207,10 +211,14 @@ def _replay_stored(
         t0,
         failure.get("evidence_bundle_path"),
     )
-    if not r.ok and out["failure_code"] in CRASH_CODES:
-        # the browser was lost in step ``step_index`` (None: before the first step began)
+    if not r.ok and out["failure_code"] in (*CRASH_CODES, *_TIMEOUT_CODES):
+        # the row stopped in step ``step_index`` (None: before the first step began)
         lost_at, commit = failure.get("step_index"), commit_step(skill)
-        out["_committed"] = lost_at is not None and commit is not None and int(lost_at) >= commit
+        committed = lost_at is not None and commit is not None and int(lost_at) >= commit
+        if out["failure_code"] in CRASH_CODES:
+            out["_committed"] = committed
+        elif committed:  # the click timed out, say: the site may have the row all the same
+            out["outcome"] = "unknown"
     return out
 
 

@@ -164,11 +164,14 @@ async def replay_skill(
             allow_risky=allow_risky,
             tolerate=tolerate,
         )
-    except OcnbError as exc:
-        if exc.data is None and report["step_results"]:  # interrupted in (or after) a step: say which
+    except Exception as exc:  # noqa: BLE001 - translated here as dispatch would, to carry the report
+        err = exc if isinstance(exc, OcnbError) else from_playwright(exc)
+        if err.data is None and report["step_results"]:  # interrupted in (or after) a step: say which
             index = report["step_results"][-1]["index"]
-            exc.data = envelope({**report, "failure": {"code": exc.code, "step_index": index, "detail": exc.message}})
-        raise
+            err.data = envelope({**report, "failure": {"code": err.code, "step_index": index, "detail": err.message}})
+        if err is exc:
+            raise
+        raise err from exc
 
 
 async def _replay(

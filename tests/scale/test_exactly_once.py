@@ -215,9 +215,10 @@ def _agree(
     if verify:
         assert not by["unknown"], table  # every unknown row was settled by the check
     else:
-        assert 1 <= len(by["unknown"]) <= 2, table  # at most one per session of server 0
         bad = df[df["outcome"] == "unknown"]
-        assert bad["failure_code"].eq(UNKNOWN_OUTCOME).all() and bad["browser"].eq(zero).all(), table
+        lost = bad[bad["failure_code"] == UNKNOWN_OUTCOME]  # (a click that timed out under load is unknown too)
+        assert 1 <= len(lost) <= 2 and lost["browser"].eq(zero).all(), table  # at most one per session of server 0
+        assert bad["failure_code"].isin([UNKNOWN_OUTCOME, "STEP_TIMEOUT"]).all(), table
     if kill_on == "post":  # the row whose POST was on the wire: on the site once, reported or verified
         assert victim in (by["verified"] if verify else by["unknown"]) and srv[victim] == "0", table
     else:  # the row clicked whose POST never left: checked, found absent, replayed on server 1
