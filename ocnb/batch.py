@@ -4,6 +4,14 @@
 row (it never raises). A :class:`Replayer` is one session replaying rows: when a row fails because the
 browser itself is gone (:data:`CRASH_CODES`), it replaces its session and retries that row once.
 :class:`~ocnb.pool.Pool` holds one Replayer per session; each Dask worker holds one.
+
+Exactly-once, as the site sees it: a row is retried (here, then on another browser or worker) only
+when its browser was lost *before* the row's first step that can act on the site (:func:`commit_step`:
+a click, a key press, a submit, or a navigation whose URL carries the row's values). A row lost at or
+after that step may or may not have reached the site: it is not replayed again but reported with
+``outcome`` ``"unknown"`` and failure code :data:`UNKNOWN_OUTCOME`, for a person (or a check of the
+site) to settle. ``replay(..., idempotent=True)`` says the site ignores a repeated row (it dedupes on a
+key the row carries): then such rows are retried like the others.
 """
 
 from __future__ import annotations
@@ -18,12 +26,23 @@ from .dispatch import dispatch
 from .session import Session
 from .skills.store import SkillStore
 
-__all__ = ["BLOCKABLE", "CRASH_CODES", "RESULT_COLUMNS", "Replayer", "block_resources", "replay_row"]
+__all__ = [
+    "BLOCKABLE",
+    "CRASH_CODES",
+    "OUTCOMES",
+    "RESULT_COLUMNS",
+    "UNKNOWN_OUTCOME",
+    "Replayer",
+    "block_resources",
+    "commit_step",
+    "replay_row",
+]
 
 #: Columns of a result row (and of the DataFrame ``Pool.replay`` returns), in order.
 RESULT_COLUMNS = [
     "row",
     "ok",
+    "outcome",
     "failure_code",
     "step_reached",
     "steps_total",
@@ -35,6 +54,18 @@ RESULT_COLUMNS = [
 ]
 #: Codes that mean the browser itself is gone: the session is replaced and the row retried once.
 CRASH_CODES = ("TARGET_CLOSED", "BROWSER_CRASHED", "PAGE_CRASHED", "BROWSER_UNAVAILABLE", "SESSION_CLOSED")
+#: A row's failure code when its browser was lost at or after the row's first step that can act on
+#: the site: the site may or may not have the row's effect. Such a row is not replayed again.
+UNKNOWN_OUTCOME = "UNKNOWN_OUTCOME"
+#: Values of a result row's ``outcome``: the replay succeeded; it was lost after it began acting on the
+#: site and a ``verify`` check found its effect there; it failed (``failure_code`` says why; a failure
+#: before the commit step left the site untouched); or it is unknown: lost (browser gone, or a step
+#: timed out) at or after its commit step, so the site may or may not have it.
+OUTCOMES = ("done", "verified", "failed", "unknown")
+#: Failures of a step that may have acted anyway: at or after the commit step, the row's outcome is unknown.
+_TIMEOUT_CODES = ("STEP_TIMEOUT", "TIMEOUT")
+#: Step kinds that can send the row to the site (a click may submit a form, Enter too).
+_ACTING_KINDS = ("click", "press", "submit")
 #: What ``block_resources=`` can leave out of every row's pages, by resource kind (file extension, so
 #: the browser side matches and requests of other kinds never cross to Python).
 BLOCKABLE = {
@@ -113,6 +144,37 @@ def ensure_skill(session: Session, skill: dict[str, Any]) -> None:
         )
 
 
+def acts_on_site(step: dict[str, Any]) -> bool:
+    """True when ``step`` (a low-level replay step, before ``${var}`` filling) can send the row to the site.
+
+    Clicks (but a hover, or checking a box), key presses and submits can; so can a navigation whose URL
+    carries a ``${var}`` (a GET form). Filling a field, choosing an option, scrolling and a navigation to a
+    fixed URL cannot (HTTP's GET is safe; a site whose page load has an effect needs ``idempotent``
+    thinking of its own).
+    """
+    kind = step.get("kind")
+    args = step.get("args") or {}
+    if step.get("risky"):
+        return True
+    if kind == "navigate":
+        return "${" in str(args.get("url", ""))
+    return kind in _ACTING_KINDS and args.get("action") not in ("hover", "check", "uncheck", "scroll_into_view")
+
+
+def commit_step(skill: dict[str, Any]) -> int | None:
+    """Index of the skill's first low-level step that can act on the site (:func:`acts_on_site`), or None.
+
+    A row whose browser is lost before this step has had no effect on the site and is retried; one lost
+    at or after it has an unknown outcome.
+    """
+    from .skills.replay import flatten
+
+    for i, step in enumerate(flatten(skill) or []):
+        if acts_on_site(step):
+            return i
+    return None
+
+
 def replay_row(
     session: Session, skill: dict[str, Any], row: dict[str, Any], index: int, *, options: dict[str, Any] | None = None
 ) -> dict[str, Any]:
@@ -129,15 +191,18 @@ def _replay_stored(
     if start_url and not _starts_at(skill, start_url):
         nav = dispatch(session, "navigate", {"url": start_url}, source="replay")
         if not nav.ok:
-            return _row(index, False, nav.error.code if nav.error else "INTERNAL", 0, 0, t0, None)
+            return _row(index, False, nav.error.code if nav.error else "INTERNAL", 0, 0, t0, None)  # before any step
     args: dict[str, Any] = {"skill_id": skill["id"], "params": {k: ("" if v is None else v) for k, v in row.items()}}
     for key in ("step_timeout_ms", "allow_risky", "stop_on_contract_failure", "tolerate"):
         if key in options:
             args[key] = options[key]
     r = dispatch(session, "oc_skill_replay", args, source="replay")
-    report = r.data if r.ok else (r.error.details if r.error and isinstance(r.error.details, dict) else {})
+    if isinstance(r.data, dict):
+        report = r.data
+    else:
+        report = r.error.details if r.error and isinstance(r.error.details, dict) else {}
     failure = report.get("failure") or {}
-    return _row(
+    out = _row(
         index,
         r.ok,
         None if r.ok or r.error is None else r.error.code,
@@ -146,6 +211,15 @@ def _replay_stored(
         t0,
         failure.get("evidence_bundle_path"),
     )
+    if not r.ok and out["failure_code"] in (*CRASH_CODES, *_TIMEOUT_CODES):
+        # the row stopped in step ``step_index`` (None: before the first step began)
+        lost_at, commit = failure.get("step_index"), commit_step(skill)
+        committed = lost_at is not None and commit is not None and int(lost_at) >= commit
+        if out["failure_code"] in CRASH_CODES:
+            out["_committed"] = committed
+        elif committed:  # the click timed out, say: the site may have the row all the same
+            out["outcome"] = "unknown"
+    return out
 
 
 def _starts_at(skill: dict[str, Any], url: str) -> bool:
@@ -163,6 +237,7 @@ def _row(
     return {
         "row": index,
         "ok": ok,
+        "outcome": "done" if ok else "failed",
         "failure_code": code,
         "step_reached": reached,
         "steps_total": total,
@@ -175,7 +250,8 @@ def _row(
 
 
 class Replayer:
-    """One session replaying rows of batches; a crashed browser's session is replaced and its row retried once."""
+    """One session replaying rows of batches; a crashed browser's session is replaced and its row retried
+    once, unless the row had begun acting on the site (then its outcome is unknown: see the module)."""
 
     def __init__(self, new_session: Callable[[], Session], browser: str | None = None) -> None:
         self._new_session = new_session
@@ -188,12 +264,62 @@ class Replayer:
         self._blocked: set[str] = set()
 
     def replay(self, skill: dict[str, Any], row: dict[str, Any], index: int, options: dict[str, Any]) -> dict[str, Any]:
-        """:func:`replay_row` on this session; on a crash, once more on a fresh one (``retried`` says so)."""
-        result = self._replay(skill, row, index, options)
-        if not result["ok"] and result["failure_code"] in CRASH_CODES:
-            self.renew()
+        """:func:`replay_row` on this session; on a crash, once more on a fresh one (``retried`` says so).
+
+        A row whose browser was lost at or after its :func:`commit_step` is not replayed again (unless
+        ``options["idempotent"]``): it comes back with ``outcome`` ``"unknown"`` and :data:`UNKNOWN_OUTCOME`.
+        """
+        return self._attempts(skill, row, index, options, reads_only=False)
+
+    def check(
+        self,
+        skill: dict[str, Any],
+        verify: dict[str, Any],
+        row: dict[str, Any],
+        index: int,
+        options: dict[str, Any],
+        unknown: dict[str, Any],
+    ) -> dict[str, Any]:
+        """Settle a row whose outcome is unknown (``unknown``, its result row) with the ``verify`` skill.
+
+        ``verify`` is replayed with the row's values on this session; it must only read the site. When
+        it passes, the row's effect is there: ``unknown`` comes back as ``ok``, outcome ``"verified"``
+        (done once, where its ``browser`` says). When its contract fails (``CONTRACT_FAILED``: the check
+        ran and found nothing), the row never reached the site and is replayed now. Any other failure
+        leaves the row unknown; a crash comes back with its crash code, for the caller to move the check
+        to another browser.
+        """
+        probe_options: dict[str, Any] = {
+            k: options[k] for k in ("step_timeout_ms", "tolerate", "block_resources") if k in options
+        }
+        probe = self._attempts(verify, row, index, probe_options, reads_only=True)
+        if probe["ok"]:
+            return {**unknown, "ok": True, "outcome": "verified", "failure_code": None}
+        if probe["failure_code"] == "CONTRACT_FAILED":
+            return {**self.replay(skill, row, index, options), "retried": True}
+        if probe["failure_code"] in CRASH_CODES:
+            return {**unknown, "failure_code": probe["failure_code"]}
+        return unknown
+
+    def _attempts(
+        self, skill: dict[str, Any], row: dict[str, Any], index: int, options: dict[str, Any], *, reads_only: bool
+    ) -> dict[str, Any]:
+        retried = False
+        while True:
             result = self._replay(skill, row, index, options)
-            result["retried"] = True
+            committed = result.pop("_committed", False) and not reads_only
+            if result["ok"] or result["failure_code"] not in CRASH_CODES:
+                break
+            if committed and not options.get("idempotent"):
+                self.renew()  # for the next row; this one may have reached the site: not replayed again
+                result["outcome"] = "unknown"
+                result["failure_code"] = UNKNOWN_OUTCOME
+                break
+            if retried:
+                break  # still no browser: the caller may move the row to another one
+            self.renew()
+            retried = True
+        result["retried"] = retried
         result["browser"] = self.browser or "own"
         return result
 

@@ -71,12 +71,17 @@ class OcnbWorkerPlugin(WorkerPlugin):
 
 def _task(
     skill: dict[str, Any],
-    part: list[tuple[int, dict[str, Any]]],
+    part: list[tuple[Any, ...]],
     options: dict[str, Any],
     session_kwargs: dict[str, Any],
     bindings: dict[str, dict[str, str]] | None = None,
+    verify: dict[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
-    """One task: the rows of ``part`` (``(index, row)`` pairs) on this worker's session, in order."""
+    """One task: the rows of ``part`` (``(index, row)`` pairs) on this worker's session, in order.
+
+    With ``verify``, ``part`` holds ``(index, row, result)`` triples of rows whose outcome is unknown,
+    and each is settled by :meth:`~ocnb.batch.Replayer.check` instead.
+    """
     from distributed import get_worker
 
     address = get_worker().address
@@ -85,8 +90,16 @@ def _task(
     kwargs["home"] = worker_home(root, address)
     replayer = _worker_replayer(kwargs)
     out = []
-    for index, row in part:
-        result = replayer.replay(skill, row, index, options)
+    for entry in part:
+        index, row = entry[0], entry[1]
+        prior: dict[str, Any] | None = entry[2] if len(entry) > 2 else None
+        if verify is not None and prior is not None:
+            result = replayer.check(skill, verify, row, index, options, prior)
+            if result is prior or result.get("outcome") == "verified":
+                out.append(result)  # where the row was done (or may have been) stays its worker
+                continue
+        else:
+            result = replayer.replay(skill, row, index, options)
         result["worker"] = address
         out.append(result)
     return out
@@ -150,6 +163,7 @@ def replay_on_cluster(
     progress: bool = True,
     session_kwargs: dict[str, Any] | None = None,
     rows_per_task: int = 1,
+    verify: dict[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
     """Submit the rows as tasks and gather the result rows (same shape as the local pool).
 
@@ -159,6 +173,8 @@ def replay_on_cluster(
 
     A row that fails because its worker's browser is gone (after that worker's own retry on a fresh
     session) is submitted again to the workers not lost so far, so a dead browser server costs no rows.
+    A row lost after it began acting on the site comes back ``"unknown"`` and is not submitted again;
+    with ``verify`` (a skill), it is checked on a worker not lost (see :meth:`ocnb.batch.Replayer.check`).
     """
     from tqdm.auto import tqdm
 
@@ -169,15 +185,19 @@ def replay_on_cluster(
     if rows_per_task < 1:
         raise ValueError("rows_per_task must be at least 1")
 
+    unknown: dict[int, dict[str, Any]] = {}  # rows lost after acting on the site, to check with verify
+
     def submit(indexes: list[int], attempt: int = 0) -> Any:
         workers = sorted(set(client.scheduler_info()["workers"]) - lost) if attempt else None
+        checking = verify is not None and indexes[0] in unknown
         return client.submit(
             _task,
             skill,
-            [(i, rows[i]) for i in indexes],
+            [(i, rows[i], unknown[i]) if checking else (i, rows[i]) for i in indexes],
             options,
             kwargs,
             bindings,
+            verify if checking else None,
             pure=False,
             key=f"ocnb-replay-{skill['id']}-{indexes[0]}-{id(rows)}-{attempt}",
             workers=workers,
@@ -198,7 +218,15 @@ def replay_on_cluster(
                         attempts[i] = attempts.get(i, 0) + 1
                         futures.add(submit([i], attempts[i]))  # to a worker whose browser answers
                         continue
-                result["retried"] = result["retried"] or i in attempts
+                    if i in unknown:  # no browser left to check on: the row stays unknown
+                        result = unknown[i]
+                if verify is not None and result["outcome"] == "unknown" and i not in unknown:
+                    unknown[i] = result
+                    attempts[i] = attempts.get(i, 0) + 1
+                    futures.add(submit([i], attempts[i]))  # checked on a worker not lost
+                    continue
+                if i not in unknown:
+                    result["retried"] = result["retried"] or i in attempts
                 out.append(result)
                 bar.update(1)
     return out

@@ -31,7 +31,8 @@
 
 Skill replay adds its own codes (``ARTIFACT_MISSING``, ``ARTIFACT_RESOLUTION_FAILED``,
 ``CONTRACT_FAILED``, ``STEP_TIMEOUT``, ``TARGET_NAVIGATED_AWAY``, ``PAGE_MISMATCH``,
-``RISKY_STEP_BLOCKED``); raise ``OcnbError(msg, code=...)`` for those.
+``RISKY_STEP_BLOCKED``); raise ``OcnbError(msg, code=...)`` for those. A batch row (never a tool call)
+can end ``UNKNOWN_OUTCOME``: see :mod:`ocnb.batch`.
 
 Playwright's exceptions are translated at one seam, :func:`from_playwright`: by type first
 (Playwright's ``TimeoutError``, ``TargetClosedError``), then by the few messages Playwright has no type
@@ -108,6 +109,7 @@ ERROR_CODES: dict[str, str] = {
     "DIALOG_OPEN": "A dialog waits on the tab; answer it with dialog_answer or close the tab.",
     "NOT_FOUND": "No such entry: the id is unknown, or it rolled off its buffer.",
     "CANCELLED": "The call was cancelled before it finished; the browser may have acted in part.",
+    "UNKNOWN_OUTCOME": "A batch row's browser was lost after the row began acting on the site; check the site.",
     "INTERNAL": "An unexpected internal error.",
 }
 

@@ -6,7 +6,9 @@ browser thread: each session has its own browser context, so its cookies, storag
 and trace are its own. ``pool.replay(skill_id, rows)`` replays the skill once per row across the
 pool with a progress bar and returns one DataFrame row per input. A failing row never stops the
 others; a crashed browser is replaced and its row retried once, and a browser still unreachable
-then (a farm server gone) is taken out of service and its rows go to the others. With ``client=`` (a
+then (a farm server gone) is taken out of service and its rows go to the others. A row is retried
+only when it was lost before acting on the site; one lost after that is reported with ``outcome``
+``"unknown"`` rather than done twice (see :mod:`ocnb.batch`). With ``client=`` (a
 ``dask.distributed.Client``) the same rows run as Dask tasks: each worker keeps one long-lived
 session, created on first use and closed when the worker shuts down.
 
@@ -23,6 +25,7 @@ import dataclasses
 import os
 import queue
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -56,6 +59,7 @@ def _frame(rows: list[dict[str, Any]]) -> Any:
         {
             "row": "Int64",
             "ok": "boolean",
+            "outcome": "string",
             "failure_code": "string",
             "step_reached": "Int64",
             "steps_total": "Int64",
@@ -162,6 +166,8 @@ class Pool:
         allow_risky: bool | None = None,
         tolerate: list[str] | None = None,
         block_resources: bool | str | list[str] = False,
+        idempotent: bool = False,
+        verify: str | None = None,
         rows_per_task: int = 1,
         progress: bool = True,
     ) -> Any:
@@ -172,8 +178,20 @@ class Pool:
         (True, or some of ``"image"``, ``"font"``, ``"media"``) aborts those requests in every
         session's context for this and later batches. ``rows_per_task`` (Dask only) puts that many
         rows in one task, for batches whose task count would load the scheduler (see docs/scale.md).
+
+        A row whose browser is lost before the row's first step that acts on the site (a click, a key
+        press, a navigation carrying the row's values) is retried, on another browser or worker if need
+        be; one lost at or after that step is not replayed again: its ``outcome`` is ``"unknown"`` and its
+        ``failure_code`` ``UNKNOWN_OUTCOME`` (check the site for it). ``idempotent=True`` (the site
+        ignores a row it has seen, e.g. by a key the row carries) retries those rows too. ``verify`` (a
+        skill id: a check that only reads the site, e.g. opens the record by the row's key, and passes
+        only when the row's effect is there, by its contract) settles those rows on a surviving browser:
+        passed → outcome ``"verified"`` (done once); its contract failed → the row is replayed now;
+        otherwise the row stays ``"unknown"``.
         """
-        skill = SkillStore(None if self.home is None else str(self.home)).get(skill_id)
+        store = SkillStore(None if self.home is None else str(self.home))
+        skill = store.get(skill_id)
+        check = store.get(verify) if verify else None
         rows = _rows(params)
         options: dict[str, Any] = {"start_url": start_url}
         if step_timeout_ms is not None:
@@ -185,6 +203,8 @@ class Pool:
         kinds = resource_kinds(block_resources)
         if kinds:
             options["block_resources"] = list(kinds)
+        if idempotent:
+            options["idempotent"] = True
         if client is not None:
             from .dask import replay_on_cluster
 
@@ -199,35 +219,56 @@ class Pool:
                     progress=progress,
                     session_kwargs=kwargs,
                     rows_per_task=rows_per_task,
+                    verify=with_contract(check, self.home) if check else None,
                 )
             )
-        return _frame(self._replay_local(skill, rows, options, progress))
+        return _frame(self._replay_local(skill, rows, options, progress, check))
 
     def _replay_local(
-        self, skill: dict[str, Any], rows: list[dict[str, Any]], options: dict[str, Any], progress: bool
+        self,
+        skill: dict[str, Any],
+        rows: list[dict[str, Any]],
+        options: dict[str, Any],
+        progress: bool,
+        verify: dict[str, Any] | None = None,
     ) -> list[dict[str, Any]]:
         from tqdm.auto import tqdm
 
         bar = tqdm(total=len(rows), desc=f"replay {skill['name']}", disable=not progress)
 
-        def work(i: int) -> dict[str, Any]:
+        def run(act: Callable[[Replayer], dict[str, Any]]) -> tuple[dict[str, Any], bool]:
+            """``act`` on a free replayer; while its browser stays unreachable, on another. (result, moved)"""
             moved = False
+            while True:
+                replayer = self._free.get()
+                result = act(replayer)
+                if result["ok"] or result["failure_code"] not in CRASH_CODES or not self._retire(replayer):
+                    self._free.put(replayer)
+                    return result, moved
+                moved = True  # its browser stays unreachable after a fresh session: the row goes to another
+
+        def work(i: int) -> dict[str, Any]:
             try:
-                while True:
-                    replayer = self._free.get()
-                    result = replayer.replay(skill, rows[i], i, options)
-                    if result["ok"] or result["failure_code"] not in CRASH_CODES or not self._retire(replayer):
-                        self._free.put(replayer)
-                        result["retried"] = result["retried"] or moved
-                        return result
-                    moved = True
-                    # its browser stays unreachable after a fresh session: the row goes to another one
+                result, moved = run(lambda r: r.replay(skill, rows[i], i, options))
+                result["retried"] = result["retried"] or moved
+                return result
             finally:
                 bar.update(1)
 
+        def settle(first: dict[str, Any]) -> dict[str, Any]:
+            i = int(first["row"])
+            assert verify is not None
+            result, _ = run(lambda r: r.check(skill, verify, rows[i], i, options, first))
+            return first if result["failure_code"] in CRASH_CODES else result  # no browser left to check on
+
         try:
             with ThreadPoolExecutor(max_workers=self.size, thread_name_prefix="ocnb-pool") as ex:
-                return list(ex.map(work, range(len(rows))))
+                out = list(ex.map(work, range(len(rows))))
+                if verify is not None:
+                    unknown = [k for k, r in enumerate(out) if r["outcome"] == "unknown"]
+                    for k, settled in zip(unknown, ex.map(settle, [out[k] for k in unknown]), strict=True):
+                        out[k] = settled
+                return out
         finally:
             bar.close()
 

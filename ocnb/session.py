@@ -418,6 +418,8 @@ class Session:
 _CRASH_SYMPTOMS = frozenset(
     {"TARGET_CLOSED", "INTERNAL", "SCRIPT_ERROR", "TIMEOUT", "NAVIGATION_FAILED", "TARGET_NAVIGATED_AWAY"}
     | {"STALE_REF", "ELEMENT_NOT_FOUND"}
+    # a replay whose page died under a step or its contract's polling
+    | {"STEP_TIMEOUT", "CONTRACT_FAILED", "ARTIFACT_RESOLUTION_FAILED"}
 )
 
 
@@ -462,7 +464,8 @@ class CrashWatch:
 
         ``BROWSER_CRASHED`` (once, with the lost tabs; the next call relaunches) when the browser went
         away, ``PAGE_CRASHED`` when the tab's renderer died, whatever error the handler happened to see.
-        The call that relaunched a crashed browser says so in its journal summary.
+        The call that relaunched a crashed browser says so in its journal summary. A replay's report
+        (data with a ``failure``) is kept, with the crash's code: its ``step_index`` says where it stopped.
         """
         if self.relaunched is not None:
             self.relaunched = None
@@ -473,7 +476,9 @@ class CrashWatch:
         code = result.error.code
         if code not in _CRASH_SYMPTOMS:
             return None  # the call was refused on its own merits (unknown tool, bad arguments …)
-        if state.crash is None and code == "TARGET_CLOSED" and not state._closing and await _browser_gone(state):
+        # any of the symptoms, not only TARGET_CLOSED: a call in flight when a remote browser's connection
+        # dropped can fail first with a timeout or a failed contract, before the disconnected event
+        if state.crash is None and not state._closing and await _browser_gone(state):
             for _ in range(40):  # the disconnected event can trail the error of a call in flight
                 if state.crash is not None or state._closing:
                     break
@@ -485,7 +490,12 @@ class CrashWatch:
             if tab is None or not tab.crashed:
                 return None
             err = state.page_crashed_error(tab)
-        return ToolResult.failure(result.tool, err.code, err.message, err.details)
+        out = ToolResult.failure(result.tool, err.code, err.message, err.details)
+        data = result.data
+        if isinstance(data, dict) and isinstance(data.get("failure"), dict):
+            # a replay's report keeps the step the crash interrupted (a batch decides on it), under the one code
+            out.data = {**data, "failure": {**data["failure"], "code": err.code, "detail": err.message}}
+        return out
 
 
 def _make_method(tooldef: ToolDef) -> Any:

@@ -35,7 +35,7 @@ from ..perception.selectors import resolve as resolve_chain
 from ..placeholders import fill_params, require_params
 from ..urls import check_url
 
-__all__ = ["envelope", "envelope_hook", "replay_skill"]
+__all__ = ["envelope", "envelope_hook", "flatten", "replay_skill"]
 
 
 def _origin(url: str) -> str:
@@ -119,7 +119,7 @@ def envelope_hook(call: Any, result: Any) -> Any:
     )
 
 
-def _flatten(skill: dict[str, Any]) -> list[dict[str, Any]] | None:
+def flatten(skill: dict[str, Any]) -> list[dict[str, Any]] | None:
     """All low-level steps of a skill, or None when any step lacks a replay artifact."""
     out: list[dict[str, Any]] = []
     for st in skill.get("steps", []):
@@ -146,11 +146,10 @@ async def replay_skill(
 
     Before a step acts, its element is resolved and verified against the step's fingerprint
     (:func:`ocnb.perception.selectors.resolve`); ``tolerate`` relaxes named fingerprint fields.
+    An error that does escape (the browser gone mid-step: ``TARGET_CLOSED`` …) carries the report so
+    far as its ``data`` (:func:`envelope`), with the step it interrupted as ``failure.step_index``, so
+    a batch can tell whether the row got as far as a step that acts on the site.
     """
-    from ..contracts import ContractStore, PageObservations, create_bundle, evaluate_until
-
-    params = params or {}
-    tolerated = tolerated_fields(tolerate)
     report: dict[str, Any] = {
         "ok": False,
         "skill_id": skill["id"],
@@ -158,7 +157,45 @@ async def replay_skill(
         "steps_total": 0,
         "step_results": [],
     }
-    steps = _flatten(skill)
+    try:
+        return await _replay(
+            ctx,
+            skill,
+            report,
+            params=params,
+            step_range=step_range,
+            stop_on_contract_failure=stop_on_contract_failure,
+            step_timeout_ms=step_timeout_ms,
+            allow_risky=allow_risky,
+            tolerate=tolerate,
+        )
+    except Exception as exc:  # noqa: BLE001 - translated here as dispatch would, to carry the report
+        err = exc if isinstance(exc, OcnbError) else from_playwright(exc)
+        if err.data is None and report["step_results"]:  # interrupted in (or after) a step: say which
+            index = report["step_results"][-1]["index"]
+            err.data = envelope({**report, "failure": {"code": err.code, "step_index": index, "detail": err.message}})
+        if err is exc:
+            raise
+        raise err from exc
+
+
+async def _replay(
+    ctx: Any,
+    skill: dict[str, Any],
+    report: dict[str, Any],
+    *,
+    params: dict[str, Any] | None,
+    step_range: dict[str, int] | None,
+    stop_on_contract_failure: bool,
+    step_timeout_ms: int,
+    allow_risky: bool,
+    tolerate: list[str] | None,
+) -> dict[str, Any]:
+    from ..contracts import ContractStore, PageObservations, create_bundle, evaluate_until
+
+    params = params or {}
+    tolerated = tolerated_fields(tolerate)
+    steps = flatten(skill)
     if steps is None:
         report["failure"] = {
             "code": "ARTIFACT_MISSING",
@@ -364,7 +401,7 @@ async def replay_skill(
                         "ok": ok,
                     },
                 )
-    if skill.get("contract_id") and hi == len(_flatten(skill) or []) - 1:
+    if skill.get("contract_id") and hi == len(flatten(skill) or []) - 1:
         contract, outcome = await check_contract(skill["contract_id"])
         if not outcome.passed:
             bundle = await evidence(f"skill contract {contract.id} failed", {"failures": outcome.failures})

@@ -9,6 +9,7 @@ import threading
 import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -78,14 +79,23 @@ def _echo_skill(site: Site, home) -> str:
     return SkillStore(home).record(slow.split("/")[2], "farm-echo", steps)["id"]
 
 
-def _kill_mid_batch(site: Site, n: int, server: PlaywrightServer) -> None:
+def _workers_done_a_row(home: Path) -> int:
+    """How many Dask workers (their homes under ``home/workers/``) have journaled a finished replay."""
+    folders = sorted((home / "workers").glob("*/journal")) if (home / "workers").is_dir() else []
+    return sum(any('"oc_skill_replay"' in f.read_text() for f in d.glob("*.jsonl")) for d in folders)
+
+
+def _kill_mid_batch(site: Site, n: int, server: PlaywrightServer, home: Path | None = None) -> None:
     """Kill ``server`` once ``n`` rows reached /echo and both rows in flight wait on /slow, that is
-    before their side effect. (A browser lost between a row's /echo and the row's end would have that
-    row retried and done twice: a batch is at-least-once for such a row, as any retry is.)"""
+    before their side effect (tests/scale/test_exactly_once.py kills after it). With ``home`` (Dask),
+    also not before both workers have finished a row: a worker still starting its browser while the
+    other did ``n`` rows would otherwise lose its first row and appear nowhere in the frame."""
     deadline = time.time() + 30
+    both = home is None
     while time.time() < deadline:
+        both = both or _workers_done_a_row(home) >= 2
         with site.lock:
-            if sum(p.startswith("/echo") for p in site.log) >= n and site.waiting == 2:
+            if both and sum(p.startswith("/echo") for p in site.log) >= n and site.waiting == 2:
                 server.kill()  # under the lock: no request can arrive or be answered meanwhile
                 return
         time.sleep(0.002)
@@ -128,7 +138,7 @@ def test_dask_workers_each_behind_a_server_and_one_server_lost(site: Site, ocnb_
         distributed.Client(cluster) as client,
     ):
         with Pool(size=1, home=ocnb_home, connect=[one.ws_url, two.ws_url], executable_path=exe) as pool:
-            killer = threading.Thread(target=_kill_mid_batch, args=(site, 3, one))
+            killer = threading.Thread(target=_kill_mid_batch, args=(site, 3, one, Path(ocnb_home)))
             killer.start()
             df = pool.replay(sid, rows, client=client, progress=False)
             killer.join()
