@@ -202,7 +202,7 @@ def _dask(sid: str, home: str, rows: list[dict[str, str]], workers: int) -> dict
     try:
         with (
             distributed.LocalCluster(
-                n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
+                n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0"
             ) as cluster,
             distributed.Client(cluster) as client,
         ):

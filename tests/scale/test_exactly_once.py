@@ -258,7 +258,7 @@ def test_dask_worker_loses_its_server_mid_row(site: Site, ocnb_home, kill_on: st
     with (
         PlaywrightServer() as zero,
         PlaywrightServer() as one,
-        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster,
         distributed.Client(cluster) as client,
     ):
         urls = [zero.ws_url, one.ws_url]

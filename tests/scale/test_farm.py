@@ -134,7 +134,7 @@ def test_dask_workers_each_behind_a_server_and_one_server_lost(site: Site, ocnb_
     with (
         PlaywrightServer() as one,
         PlaywrightServer() as two,
-        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster,
         distributed.Client(cluster) as client,
     ):
         with Pool(size=1, home=ocnb_home, connect=[one.ws_url, two.ws_url], executable_path=exe) as pool:

@@ -72,7 +72,7 @@ def test_dask_cluster_gives_the_same_frame_as_the_local_pool(signup, ocnb_home) 
         local = pool.replay(signup, rows, progress=False)
         with (
             distributed.LocalCluster(
-                n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+                n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
             ) as cluster,
             distributed.Client(cluster) as client,
         ):

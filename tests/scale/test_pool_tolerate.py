@@ -65,7 +65,7 @@ def test_dask_path_passes_tolerate_too(drift: DemoSite, skill: str, ocnb_home: P
     url = drift.page("signup.html") + "?v=label-renamed"
     with (
         Pool(size=1, home=ocnb_home) as pool,
-        distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster,
+        distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0") as cluster,
         distributed.Client(cluster) as client,
     ):
         try:
