@@ -1,16 +1,20 @@
-"""Batch replay on a ``dask.distributed`` cluster: one long-lived ocnb session per worker.
+"""Batch replay on a ``dask.distributed`` cluster: one long-lived ocnb pool per worker.
 
-Workers need a Chromium of their own (``make`` set-up, or ``python -m playwright install chromium``
-in the worker image), or pass ``connect="ws://browser-farm:3000/"`` to :class:`~ocnb.pool.Pool` so
-every worker's session attaches to a browser farm instead. The same code then runs on a real cluster:
+Each worker holds a :class:`~ocnb.pool.Pool` like the caller's (``size`` sessions over ``browsers``
+browsers), created on first use and closed when the worker shuts down; a task's rows run concurrently
+on its sessions. Workers need a Chromium of their own (``make`` set-up, or ``python -m playwright
+install chromium`` in the worker image), or pass ``connect="ws://browser-farm:3000/"`` (or a list,
+split over the workers by :func:`bind_workers`) so every worker's pool attaches to a browser server
+instead. The same code then runs on a real cluster:
 
     from dask.distributed import Client
     client = Client("tcp://scheduler:8786")
-    ocnb.Pool(size=1, connect="ws://farm:3000/").replay(skill_id, df, client=client)
+    ocnb.Pool(size=4, connect="ws://127.0.0.1:3000/").replay(skill_id, df, client=client)
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
 import threading
 from pathlib import Path
@@ -22,51 +26,82 @@ with extra("dask"):
     from distributed import as_completed
     from distributed.diagnostics.plugin import WorkerPlugin
 
-from .batch import CRASH_CODES, Replayer
+from .batch import CRASH_CODES
+from .pool import Pool
 from .session import Session
 from .settings import Settings
 
-__all__ = ["OcnbWorkerPlugin", "bind_workers", "journal_df", "replay_on_cluster", "worker_home", "worker_session"]
+__all__ = [
+    "OcnbWorkerPlugin",
+    "bind_workers",
+    "journal_df",
+    "replay_on_cluster",
+    "worker_home",
+    "worker_pool",
+    "worker_session",
+]
 
 #: Under the batch's home, each worker's own home: its journal, traces and skills, in files of its own.
 WORKERS_DIR = "workers"
 
-#: This worker process's replayer (one session), created on first use.
-_REPLAYER: Replayer | None = None
+#: Per worker address (several in-process workers share this module): the pool's spec and the pool.
+_POOLS: dict[str, tuple[dict[str, Any], Pool]] = {}
 _LOCK = threading.Lock()
 PLUGIN_NAME = "ocnb-session"
 
 
-def _worker_replayer(session_kwargs: dict[str, Any] | None = None) -> Replayer:
-    global _REPLAYER
+def _address() -> str:
+    from distributed import get_worker
+
+    with contextlib.suppress(ValueError):
+        return str(get_worker().address)
+    return "local"
+
+
+def worker_pool(size: int = 1, browsers: int | None = None, session_kwargs: dict[str, Any] | None = None) -> Pool:
+    """This worker's pool, created on first use; made anew when a batch asks for another one.
+
+    ``Pool(size, browsers=browsers, **session_kwargs)``: the same arguments as the last batch keep the
+    same pool (its browsers and warm tabs); other ones (a bigger ``size``, another home or server)
+    close it and open the one asked for.
+    """
+    kwargs = dict(session_kwargs or {})
+    spec: dict[str, Any] = {"size": size, "browsers": browsers, "session_kwargs": kwargs}
+    address = _address()
     with _LOCK:
-        if _REPLAYER is None or _REPLAYER.session.closed:
-            kwargs = dict(session_kwargs or {})
-            _REPLAYER = Replayer(lambda: Session(**kwargs), browser=kwargs.get("connect") or kwargs.get("cdp"))
-        return _REPLAYER
+        held = _POOLS.get(address)
+        if held is not None and (held[1].closed or held[0] != spec):
+            _POOLS.pop(address)
+            held[1].close()
+            held = None
+        if held is None:
+            held = (spec, Pool(size=size, browsers=browsers, **kwargs))
+            _POOLS[address] = held
+        return held[1]
 
 
 def worker_session(session_kwargs: dict[str, Any] | None = None) -> Session:
-    """This worker process's session, created on first use."""
-    return _worker_replayer(session_kwargs).session
+    """This worker's session (the first of its pool), created on first use."""
+    return worker_pool(1, None, session_kwargs).sessions[0]
 
 
-def _close_worker_session() -> None:
-    global _REPLAYER
+def _close_worker_session(address: str | None = None) -> None:
+    """Close the pool of the worker at ``address`` (every worker's in this process when None)."""
     with _LOCK:
-        if _REPLAYER is not None:
-            _REPLAYER.close()
-            _REPLAYER = None
+        held = [_POOLS.pop(a) for a in ([address] if address is not None else list(_POOLS)) if a in _POOLS]
+    for _, pool in held:
+        with contextlib.suppress(Exception):
+            pool.close()
 
 
 class OcnbWorkerPlugin(WorkerPlugin):
-    """Closes the worker's ocnb session (and its Chromium) when the worker shuts down."""
+    """Closes the worker's ocnb pool (its sessions and browsers) when the worker shuts down."""
 
     name = PLUGIN_NAME
     idempotent = True
 
     def teardown(self, worker: Any) -> None:
-        _close_worker_session()
+        _close_worker_session(getattr(worker, "address", None))
 
 
 def _task(
@@ -74,13 +109,15 @@ def _task(
     part: list[tuple[Any, ...]],
     options: dict[str, Any],
     session_kwargs: dict[str, Any],
-    bindings: dict[str, dict[str, str]] | None = None,
+    bindings: dict[str, dict[str, Any]] | None = None,
     verify: dict[str, Any] | None = None,
+    pool: dict[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
-    """One task: the rows of ``part`` (``(index, row)`` pairs) on this worker's session, in order.
+    """One task: the rows of ``part`` (``(index, row)`` pairs) on this worker's pool, concurrently.
 
     With ``verify``, ``part`` holds ``(index, row, result)`` triples of rows whose outcome is unknown,
-    and each is settled by :meth:`~ocnb.batch.Replayer.check` instead.
+    and each is settled by :meth:`~ocnb.batch.Replayer.check` instead. ``pool``: the pool's ``size``
+    and ``browsers``.
     """
     from distributed import get_worker
 
@@ -88,19 +125,14 @@ def _task(
     kwargs = {**session_kwargs, **(bindings or {}).get(address, {})}
     root = Path(kwargs["home"]) if kwargs.get("home") else Settings.from_env().home_path
     kwargs["home"] = worker_home(root, address)
-    replayer = _worker_replayer(kwargs)
+    spec = pool or {}
+    here = worker_pool(int(spec.get("size", 1)), spec.get("browsers"), kwargs)
     out = []
-    for entry in part:
-        index, row = entry[0], entry[1]
+    for entry, result in zip(part, here.run_rows(skill, list(part), options, verify=verify), strict=True):
         prior: dict[str, Any] | None = entry[2] if len(entry) > 2 else None
-        if verify is not None and prior is not None:
-            result = replayer.check(skill, verify, row, index, options, prior)
-            if result is prior or result.get("outcome") == "verified":
-                out.append(result)  # where the row was done (or may have been) stays its worker
-                continue
-        else:
-            result = replayer.replay(skill, row, index, options)
-        result["worker"] = address
+        checked = verify is not None and prior is not None
+        if not (checked and (result is prior or result.get("outcome") == "verified")):
+            result["worker"] = address  # where the row was done (or may have been) stays its worker
         out.append(result)
     return out
 
@@ -136,11 +168,13 @@ def journal_df(home: str | Path | None = None) -> Any:
     return out.sort_values("ts", kind="stable").reset_index(drop=True) if "ts" in out else out
 
 
-def bind_workers(client: Any, session_kwargs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, dict[str, str]]]:
-    """Split ``connect=[...]`` / ``cdp=[...]`` lists over the cluster's workers: one browser server each.
+def bind_workers(client: Any, session_kwargs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """Split ``connect=[...]`` / ``cdp=[...]`` lists over the cluster's workers: its own server(s) each.
 
-    Returns the session kwargs without the lists and, per worker address, the endpoint its session
-    uses (worker *i* of the sorted addresses gets endpoint *i mod n*). A single URL stays as it is.
+    Returns the session kwargs without the lists and, per worker address, the endpoint(s) its pool
+    uses: with *n* endpoints and *w* workers (sorted by address), worker *i* gets endpoint *i mod n*
+    when *n* ≤ *w*, else endpoints *i*, *i + w*, *i + 2w* … (its pool then has one browser on each).
+    A single URL stays as it is, for every worker.
     """
     kwargs = dict(session_kwargs)
     endpoints: list[dict[str, str]] = []
@@ -151,7 +185,15 @@ def bind_workers(client: Any, session_kwargs: dict[str, Any]) -> tuple[dict[str,
     if not endpoints:
         return kwargs, {}
     workers = sorted(client.scheduler_info()["workers"])
-    return kwargs, {w: endpoints[i % len(endpoints)] for i, w in enumerate(workers)}
+    out: dict[str, dict[str, Any]] = {}
+    for i, address in enumerate(workers):
+        mine = endpoints[i :: len(workers)] if len(endpoints) > len(workers) else [endpoints[i % len(endpoints)]]
+        grouped: dict[str, list[str]] = {}
+        for endpoint in mine:
+            for key, url in endpoint.items():
+                grouped.setdefault(key, []).append(url)
+        out[address] = {key: urls[0] if len(urls) == 1 else urls for key, urls in grouped.items()}
+    return kwargs, out
 
 
 def replay_on_cluster(
@@ -162,14 +204,18 @@ def replay_on_cluster(
     *,
     progress: bool = True,
     session_kwargs: dict[str, Any] | None = None,
-    rows_per_task: int = 1,
+    rows_per_task: int | None = None,
     verify: dict[str, Any] | None = None,
+    pool_size: int = 1,
+    browsers: int | None = None,
 ) -> list[dict[str, Any]]:
     """Submit the rows as tasks and gather the result rows (same shape as the local pool).
 
-    ``rows_per_task`` > 1 puts that many consecutive rows in one task: the scheduler then handles
-    ``len(rows) / rows_per_task`` tasks (about 1 ms of its CPU each), which is what lets a batch of
-    millions of rows through one scheduler.
+    Each worker replays its tasks' rows on its own pool of ``pool_size`` sessions over ``browsers``
+    browsers (:func:`worker_pool`), a task's rows concurrently. ``rows_per_task`` (default
+    ``pool_size``: a task keeps every session of the pool busy) puts that many consecutive rows in one
+    task: the scheduler then handles ``len(rows) / rows_per_task`` tasks (about 1 ms of its CPU each),
+    which is what lets a batch of millions of rows through one scheduler.
 
     A row that fails because its worker's browser is gone (after that worker's own retry on a fresh
     session) is submitted again to the workers not lost so far, so a dead browser server costs no rows.
@@ -182,8 +228,11 @@ def replay_on_cluster(
     kwargs, bindings = bind_workers(client, dict(session_kwargs or {}))
     lost: set[str] = set()  # workers whose browser stayed unreachable after a fresh session
 
-    if rows_per_task < 1:
-        raise ValueError("rows_per_task must be at least 1")
+    if rows_per_task is None:
+        rows_per_task = pool_size
+    if rows_per_task < 1 or pool_size < 1:
+        raise ValueError("rows_per_task and pool_size must be at least 1")
+    spec = {"size": pool_size, "browsers": browsers}
 
     unknown: dict[int, dict[str, Any]] = {}  # rows lost after acting on the site, to check with verify
 
@@ -198,6 +247,7 @@ def replay_on_cluster(
             kwargs,
             bindings,
             verify if checking else None,
+            spec,
             pure=False,
             key=f"ocnb-replay-{skill['id']}-{indexes[0]}-{id(rows)}-{attempt}",
             workers=workers,

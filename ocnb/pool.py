@@ -9,8 +9,9 @@ others; a crashed browser is replaced and its row retried once, and a browser st
 then (a farm server gone) is taken out of service and its rows go to the others. A row is retried
 only when it was lost before acting on the site; one lost after that is reported with ``outcome``
 ``"unknown"`` rather than done twice (see :mod:`ocnb.batch`). With ``client=`` (a
-``dask.distributed.Client``) the same rows run as Dask tasks: each worker keeps one long-lived
-session, created on first use and closed when the worker shuts down.
+``dask.distributed.Client``) the same rows run as Dask tasks: each worker keeps one long-lived pool
+like this one (``size`` sessions over its own browser(s)), created on first use and closed when the
+worker shuts down, and runs a task's rows concurrently on it.
 
 Less work per row: ``replay(..., block_resources=True)`` aborts image, font and media requests; a
 ``start_url`` the skill's own first ``navigate`` opens anyway is not loaded twice; each session keeps
@@ -113,6 +114,9 @@ class Pool:
             raise ValueError("size must be at least 1")
         self.size = size
         self.home = home
+        #: ``browsers=`` as asked (None: the default), for the pool each Dask worker builds alike.
+        self.browsers_asked = browsers
+        self.closed = False
         session_kwargs.setdefault("evidence_screenshots", screenshots)
         self._kwargs = session_kwargs
         self.endpoints = _endpoints(session_kwargs.get("connect"), session_kwargs.get("cdp"))
@@ -168,7 +172,7 @@ class Pool:
         block_resources: bool | str | list[str] = False,
         idempotent: bool = False,
         verify: str | None = None,
-        rows_per_task: int = 1,
+        rows_per_task: int | None = None,
         progress: bool = True,
     ) -> Any:
         """Replay ``skill_id`` once per row of ``params`` (a DataFrame or a list of dicts).
@@ -176,8 +180,13 @@ class Pool:
         ``tolerate`` (fingerprint fields that may differ, e.g. ``["name"]`` for a renamed label) goes
         to every row's ``oc_skill_replay``, locally and on a Dask cluster alike. ``block_resources``
         (True, or some of ``"image"``, ``"font"``, ``"media"``) aborts those requests in every
-        session's context for this and later batches. ``rows_per_task`` (Dask only) puts that many
-        rows in one task, for batches whose task count would load the scheduler (see docs/scale.md).
+        session's context for this and later batches.
+
+        With ``client=``, each Dask worker holds a pool like this one (``size`` sessions over its own
+        ``browsers``, or over the server(s) :func:`ocnb.dask.bind_workers` gives it from ``connect=``),
+        and a task's rows run concurrently on that pool's sessions. ``rows_per_task`` (Dask only; default
+        ``size``, so a task keeps every session of its worker's pool busy) puts that many rows in one
+        task; raise it for batches whose task count would load the scheduler (see docs/scale.md).
 
         A row whose browser is lost before the row's first step that acts on the site (a click, a key
         press, a navigation carrying the row's values) is retried, on another browser or worker if need
@@ -219,6 +228,8 @@ class Pool:
                     progress=progress,
                     session_kwargs=kwargs,
                     rows_per_task=rows_per_task,
+                    pool_size=self.size,
+                    browsers=self.browsers_asked,
                     verify=with_contract(check, self.home) if check else None,
                 )
             )
@@ -235,6 +246,36 @@ class Pool:
         from tqdm.auto import tqdm
 
         bar = tqdm(total=len(rows), desc=f"replay {skill['name']}", disable=not progress)
+        try:
+            out = self.run_rows(skill, list(enumerate(rows)), options, tick=lambda: bar.update(1))
+            if verify is not None:
+                unknown = [k for k, r in enumerate(out) if r["outcome"] == "unknown"]
+                checked = self.run_rows(skill, [(k, rows[k], out[k]) for k in unknown], options, verify=verify)
+                for k, settled in zip(unknown, checked, strict=True):
+                    # a crash code: no browser left to check on, the row stays as it was
+                    out[k] = out[k] if settled["failure_code"] in CRASH_CODES else settled
+            return out
+        finally:
+            bar.close()
+
+    def run_rows(
+        self,
+        skill: dict[str, Any],
+        entries: list[tuple[Any, ...]],
+        options: dict[str, Any],
+        *,
+        verify: dict[str, Any] | None = None,
+        tick: Callable[[], Any] | None = None,
+    ) -> list[dict[str, Any]]:
+        """Each entry on a free session of the pool, ``size`` at a time; result rows in the entries' order.
+
+        ``(index, row)`` entries are replayed (:meth:`~ocnb.batch.Replayer.replay`); with ``verify``,
+        ``(index, row, result)`` entries (rows whose outcome is unknown) are settled by
+        :meth:`~ocnb.batch.Replayer.check`. A row whose browser stays unreachable after a fresh session
+        moves to another session (that session is taken out of service) until one session is left; its
+        crash result then comes back as it is, for the caller to move it further (a Dask worker's
+        caller: to another worker). The local pool and each Dask worker's pool both run their rows here.
+        """
 
         def run(act: Callable[[Replayer], dict[str, Any]]) -> tuple[dict[str, Any], bool]:
             """``act`` on a free replayer; while its browser stays unreachable, on another. (result, moved)"""
@@ -247,30 +288,22 @@ class Pool:
                     return result, moved
                 moved = True  # its browser stays unreachable after a fresh session: the row goes to another
 
-        def work(i: int) -> dict[str, Any]:
+        def one(entry: tuple[Any, ...]) -> dict[str, Any]:
+            index, row = int(entry[0]), entry[1]
             try:
-                result, moved = run(lambda r: r.replay(skill, rows[i], i, options))
+                if verify is not None and len(entry) > 2:
+                    return run(lambda r: r.check(skill, verify, row, index, options, entry[2]))[0]
+                result, moved = run(lambda r: r.replay(skill, row, index, options))
                 result["retried"] = result["retried"] or moved
                 return result
             finally:
-                bar.update(1)
+                if tick is not None:
+                    tick()
 
-        def settle(first: dict[str, Any]) -> dict[str, Any]:
-            i = int(first["row"])
-            assert verify is not None
-            result, _ = run(lambda r: r.check(skill, verify, rows[i], i, options, first))
-            return first if result["failure_code"] in CRASH_CODES else result  # no browser left to check on
-
-        try:
-            with ThreadPoolExecutor(max_workers=self.size, thread_name_prefix="ocnb-pool") as ex:
-                out = list(ex.map(work, range(len(rows))))
-                if verify is not None:
-                    unknown = [k for k, r in enumerate(out) if r["outcome"] == "unknown"]
-                    for k, settled in zip(unknown, ex.map(settle, [out[k] for k in unknown]), strict=True):
-                        out[k] = settled
-                return out
-        finally:
-            bar.close()
+        if len(entries) <= 1:
+            return [one(e) for e in entries]
+        with ThreadPoolExecutor(max_workers=min(self.size, len(entries)), thread_name_prefix="ocnb-pool") as ex:
+            return list(ex.map(one, entries))
 
     def _retire(self, replayer: Replayer) -> bool:
         """Take a replayer whose browser is lost out of service, unless it is the last one; True if taken."""
@@ -283,6 +316,7 @@ class Pool:
 
     def close(self) -> None:
         """Close every session (its context), then the shared browsers and the pool's browser thread."""
+        self.closed = True
         for r in self._replayers:
             r.close()
         if not self.runtime.stopped and self.runtime._thread is not None:

@@ -87,3 +87,38 @@ def test_dask_cluster_gives_the_same_frame_as_the_local_pool(signup, ocnb_home) 
     assert replays["worker"].isna().sum() == 6  # the local pool's rows, in the home itself
     assert set(replays["worker"].dropna()) == {worker_home(ocnb_home, w).name for w in remote["worker"]}
     assert replays["worker"].notna().sum() == 6
+
+
+def test_each_dask_worker_runs_its_tasks_on_a_pool_of_two(signup, ocnb_home) -> None:
+    """``Pool(size=2)`` on 2 workers: each worker holds a pool of 2 sessions and a task's rows (2 by
+    default) run on both at once; the frame is the local pool's, failures and outcomes included."""
+    distributed = pytest.importorskip("distributed")
+    rows = pd.DataFrame({"who": NAMES})
+    with Pool(size=2, home=ocnb_home) as pool:
+        local = pool.replay(signup, rows, step_timeout_ms=2000, progress=False)
+        with (
+            distributed.LocalCluster(
+                n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+            ) as cluster,
+            distributed.Client(cluster) as client,
+        ):
+            remote = pool.replay(signup, rows, client=client, step_timeout_ms=2000, progress=False)
+            sizes = client.run(lambda: {a: p.size for a, (_, p) in __import__("ocnb.dask").dask._POOLS.items()})
+    cols = ["row", "ok", "failure_code", "step_reached", "steps_total", "outcome"]
+    pd.testing.assert_frame_equal(local[cols], remote[cols])
+    assert sorted(remote.loc[~remote["ok"], "row"].tolist()) == [2, 6, 12]
+    assert remote["worker"].notna().all() and remote["browser"].eq("browser 0").all()
+    assert sorted(s for per in sizes.values() for s in per.values()) == [2, 2]  # one pool of 2 per worker
+    from ocnb.dask import journal_df, worker_home
+
+    journal = journal_df(ocnb_home)
+    replays = journal[(journal["tool"] == "oc_skill_replay") & journal["worker"].notna()]
+    assert len(replays) == 20
+    for worker in set(remote["worker"]):
+        mine = replays[replays["worker"] == worker_home(ocnb_home, worker).name]
+        assert mine["session_id"].nunique() == 2, mine[["ts", "session_id"]]  # both contexts of its pool
+        # and at the same time: some replay of one session overlaps in time a replay of the other
+        end = mine["ts"]
+        start = end - pd.to_timedelta(mine["duration_ms"].astype(float), unit="ms")
+        spans = list(zip(start, end, mine["session_id"], strict=True))
+        assert any(a0 < b1 and b0 < a1 for a0, a1, sa in spans for b0, b1, sb in spans if sa != sb), spans
