@@ -1,8 +1,8 @@
 """Batch replay on a ``dask.distributed`` cluster: one long-lived ocnb pool per worker.
 
-Each worker holds a :class:`~ocnb.pool.Pool` like the caller's (``size`` sessions over ``browsers``
-browsers), created on first use and closed when the worker shuts down; a task's rows run concurrently
-on its sessions. Workers need a Chromium of their own (``make`` set-up, or ``python -m playwright
+Each worker holds a pool like the caller's :class:`~ocnb.pool.Pool` (a
+:class:`~ocnb.replay_pool.ReplayPool`: ``size`` sessions over ``browsers`` browsers), created on
+first use and closed when the worker shuts down; a task's rows run concurrently on its sessions. Workers need a Chromium of their own (``make`` set-up, or ``python -m playwright
 install chromium`` in the worker image), or pass ``connect="ws://browser-farm:3000/"`` (or a list,
 split over the workers by :func:`bind_workers`) so every worker's pool attaches to a browser server
 instead. The same code then runs on a real cluster:
@@ -27,7 +27,7 @@ with extra("dask"):
     from distributed.diagnostics.plugin import WorkerPlugin
 
 from .batch import CRASH_CODES
-from .pool import Pool
+from .replay_pool import ReplayPool
 from .session import Session
 from .settings import Settings
 
@@ -45,7 +45,7 @@ __all__ = [
 WORKERS_DIR = "workers"
 
 #: Per worker address (several in-process workers share this module): the pool's spec and the pool.
-_POOLS: dict[str, tuple[dict[str, Any], Pool]] = {}
+_POOLS: dict[str, tuple[dict[str, Any], ReplayPool]] = {}
 _LOCK = threading.Lock()
 PLUGIN_NAME = "ocnb-session"
 
@@ -58,10 +58,10 @@ def _address() -> str:
     return "local"
 
 
-def worker_pool(size: int = 1, browsers: int | None = None, session_kwargs: dict[str, Any] | None = None) -> Pool:
+def worker_pool(size: int = 1, browsers: int | None = None, session_kwargs: dict[str, Any] | None = None) -> ReplayPool:
     """This worker's pool, created on first use; made anew when a batch asks for another one.
 
-    ``Pool(size, browsers=browsers, **session_kwargs)``: the same arguments as the last batch keep the
+    ``ReplayPool(size, browsers=browsers, **session_kwargs)``: the same arguments as the last batch keep the
     same pool (its browsers and warm tabs); other ones (a bigger ``size``, another home or server)
     close it and open the one asked for.
     """
@@ -75,7 +75,7 @@ def worker_pool(size: int = 1, browsers: int | None = None, session_kwargs: dict
             held[1].close()
             held = None
         if held is None:
-            held = (spec, Pool(size=size, browsers=browsers, **kwargs))
+            held = (spec, ReplayPool(size=size, browsers=browsers, **kwargs))
             _POOLS[address] = held
         return held[1]
 

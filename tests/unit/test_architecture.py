@@ -69,6 +69,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "ocnb.widgets",
             "ocnb.mcp",
             "ocnb.pool",
+            "ocnb.replay_pool",
             "ocnb.batch",
             "ocnb.dask",
             "ocnb.capmap",
