@@ -240,12 +240,14 @@ def _agree(
 
 
 @pytest.mark.parametrize(
-    ("kill_on", "verify"), [("post", False), ("click", True)], ids=["posted-reported-unknown", "clicked-replayed"]
+    ("kill_on", "verify", "size"),
+    [("post", False, 1), ("click", True, 1), ("post", False, 2)],
+    ids=["posted-reported-unknown", "clicked-replayed", "pool-of-2-per-worker"],
 )
-def test_dask_worker_loses_its_server_mid_row(site: Site, ocnb_home, kill_on: str, verify: bool) -> None:
-    """The same on a 2-worker cluster, each worker bound to its own server (bind_workers). A warm-up
-    batch tells the site which worker's context is on which server (``ctx`` cookie → the frame's
-    ``browser``), so the kill is still aimed at one of server 0's rows."""
+def test_dask_worker_loses_its_server_mid_row(site: Site, ocnb_home, kill_on: str, verify: bool, size: int) -> None:
+    """The same on a 2-worker cluster, each worker's pool (``size`` contexts) bound to its own server
+    (bind_workers). A warm-up batch tells the site which worker's context is on which server (``ctx``
+    cookie → the frame's ``browser``), so the kill is still aimed at one of server 0's rows."""
     distributed = pytest.importorskip("distributed")
     exe, _ = find_chromium()
     rows = [{"key": f"d{i:02d}"} for i in range(30)]
@@ -262,17 +264,18 @@ def test_dask_worker_loses_its_server_mid_row(site: Site, ocnb_home, kill_on: st
         distributed.Client(cluster) as client,
     ):
         urls = [zero.ws_url, one.ws_url]
-        with Pool(size=1, home=ocnb_home, connect=urls, executable_path=exe) as pool:
-            for attempt in range(3):  # until both workers' contexts said hello
+        with Pool(size=size, home=ocnb_home, connect=urls, executable_path=exe) as pool:
+            for attempt in range(3):  # until every context of both workers' pools said hello
                 warm = pool.replay(hello, [{"key": f"h{attempt}-{i}"} for i in range(8)], client=client, progress=False)
                 assert warm["ok"].all(), warm.to_string()
                 ctx_of = dict(site.hellos)
-                site.ctx_srv = {
-                    ctx_of[f"h{attempt}-{int(r.row)}"]: str(urls.index(r.browser)) for r in warm.itertuples()
+                site.ctx_srv = {  # a context keeps its ctx cookie: what earlier attempts learnt holds
+                    **site.ctx_srv,
+                    **{ctx_of[f"h{attempt}-{int(r.row)}"]: str(urls.index(r.browser)) for r in warm.itertuples()},
                 }
-                if sorted(site.ctx_srv.values()) == ["0", "1"]:
+                if sorted(site.ctx_srv.values()) == ["0"] * size + ["1"] * size:
                     break
-            assert sorted(site.ctx_srv.values()) == ["0", "1"], site.ctx_srv
+            assert sorted(site.ctx_srv.values()) == ["0"] * size + ["1"] * size, site.ctx_srv
             site.on_event = _killer(kill_on, zero, killed)
             df = pool.replay(sid, rows, client=client, step_timeout_ms=3000, verify=check, progress=False)
     assert len(set(df["worker"])) == 2
