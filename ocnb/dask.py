@@ -81,7 +81,11 @@ def worker_pool(size: int = 1, browsers: int | None = None, session_kwargs: dict
 
 
 def worker_session(session_kwargs: dict[str, Any] | None = None) -> Session:
-    """This worker's session (the first of its pool), created on first use."""
+    """This worker's session: the first of the pool its batches use, or of a pool of one made now."""
+    with _LOCK:
+        held = _POOLS.get(_address())
+    if held is not None and not held[1].closed:
+        return held[1].sessions[0]
     return worker_pool(1, None, session_kwargs).sessions[0]
 
 
