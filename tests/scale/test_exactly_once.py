@@ -27,6 +27,7 @@ from ocnb.contracts import ContractStore
 from ocnb.pool import Pool
 from ocnb.remote import PlaywrightServer
 from ocnb.skills.store import SkillStore
+from tests.scale import dask_client, serving
 from tests.skills.helpers import art, click, fill, navigate
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -124,11 +125,8 @@ class Handler(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def site() -> Iterator[Site]:
-    server = Site()
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield server
-    server.shutdown()
-    server.server_close()
+    with serving(Site()) as server:
+        yield server
 
 
 def _post_skill(site: Site, home: Any) -> str:
@@ -248,7 +246,6 @@ def test_dask_worker_loses_its_server_mid_row(site: Site, ocnb_home, kill_on: st
     """The same on a 2-worker cluster, each worker's pool (``size`` contexts) bound to its own server
     (bind_workers). A warm-up batch tells the site which worker's context is on which server (``ctx``
     cookie → the frame's ``browser``), so the kill is still aimed at one of server 0's rows."""
-    distributed = pytest.importorskip("distributed")
     exe, _ = find_chromium()
     rows = [{"key": f"d{i:02d}"} for i in range(30)]
     sid = _post_skill(site, ocnb_home)
@@ -260,8 +257,7 @@ def test_dask_worker_loses_its_server_mid_row(site: Site, ocnb_home, kill_on: st
     with (
         PlaywrightServer() as zero,
         PlaywrightServer() as one,
-        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster,
-        distributed.Client(cluster) as client,
+        dask_client(2) as client,
     ):
         urls = [zero.ws_url, one.ws_url]
         with Pool(size=size, home=ocnb_home, connect=urls, executable_path=exe) as pool:

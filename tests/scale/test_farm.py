@@ -18,6 +18,7 @@ from ocnb.browser import find_chromium
 from ocnb.pool import Pool
 from ocnb.remote import PlaywrightServer
 from ocnb.skills.store import SkillStore
+from tests.scale import dask_client, serving
 from tests.skills.helpers import art, navigate
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -65,11 +66,8 @@ class Handler(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def site() -> Iterator[Site]:
-    server = Site()
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield server
-    server.shutdown()
-    server.server_close()
+    with serving(Site()) as server:
+        yield server
 
 
 def _echo_skill(site: Site, home) -> str:
@@ -127,15 +125,13 @@ def test_pool_over_two_servers_survives_losing_one(site: Site, ocnb_home) -> Non
 
 
 def test_dask_workers_each_behind_a_server_and_one_server_lost(site: Site, ocnb_home) -> None:
-    distributed = pytest.importorskip("distributed")
     exe, _ = find_chromium()
     rows = [{"who": f"d{i}"} for i in range(10)]
     sid = _echo_skill(site, ocnb_home)
     with (
         PlaywrightServer() as one,
         PlaywrightServer() as two,
-        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster,
-        distributed.Client(cluster) as client,
+        dask_client(2) as client,
     ):
         with Pool(size=1, home=ocnb_home, connect=[one.ws_url, two.ws_url], executable_path=exe) as pool:
             killer = threading.Thread(target=_kill_mid_batch, args=(site, 3, one, Path(ocnb_home)))

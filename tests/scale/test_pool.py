@@ -7,6 +7,7 @@ import pytest
 
 from ocnb.contracts import ContractStore
 from ocnb.pool import RESULT_COLUMNS, Pool
+from tests.scale import dask_client
 from tests.skills.helpers import form_skill
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -66,15 +67,11 @@ def test_crashed_browser_is_replaced_and_row_retried(signup, ocnb_home) -> None:
 
 
 def test_dask_cluster_gives_the_same_frame_as_the_local_pool(signup, ocnb_home) -> None:
-    distributed = pytest.importorskip("distributed")
     rows = [{"who": n} for n in NAMES[:6]]
     with Pool(size=2, home=ocnb_home) as pool:
         local = pool.replay(signup, rows, progress=False)
         with (
-            distributed.LocalCluster(
-                n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
-            ) as cluster,
-            distributed.Client(cluster) as client,
+            dask_client(2) as client,
         ):
             remote = pool.replay(signup, rows, client=client, rows_per_task=2, progress=False)
     cols = ["row", "ok", "failure_code", "step_reached", "steps_total"]
@@ -92,15 +89,11 @@ def test_dask_cluster_gives_the_same_frame_as_the_local_pool(signup, ocnb_home) 
 def test_each_dask_worker_runs_its_tasks_on_a_pool_of_two(signup, ocnb_home) -> None:
     """``Pool(size=2)`` on 2 workers: each worker holds a pool of 2 sessions and a task's rows (2 by
     default) run on both at once; the frame is the local pool's, failures and outcomes included."""
-    distributed = pytest.importorskip("distributed")
     rows = pd.DataFrame({"who": NAMES})
     with Pool(size=2, home=ocnb_home) as pool:
         local = pool.replay(signup, rows, step_timeout_ms=2000, progress=False)
         with (
-            distributed.LocalCluster(
-                n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
-            ) as cluster,
-            distributed.Client(cluster) as client,
+            dask_client(2) as client,
         ):
             remote = pool.replay(signup, rows, client=client, step_timeout_ms=2000, progress=False)
             sizes = client.run(lambda: {a: p.size for a, (_, p) in __import__("ocnb.dask").dask._POOLS.items()})

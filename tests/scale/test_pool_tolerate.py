@@ -17,6 +17,7 @@ import pytest
 import ocnb
 from ocnb.demosite import DemoSite, serve
 from ocnb.pool import Pool
+from tests.scale import dask_client
 from tests.skills.helpers import DRIFT, SIGNUP_FLOW
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -61,12 +62,10 @@ def test_pool_passes_tolerate_to_every_row(drift: DemoSite, skill: str, ocnb_hom
 
 
 def test_dask_path_passes_tolerate_too(drift: DemoSite, skill: str, ocnb_home: Path) -> None:
-    distributed = pytest.importorskip("distributed")
     url = drift.page("signup.html") + "?v=label-renamed"
     with (
         Pool(size=1, home=ocnb_home) as pool,
-        distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0") as cluster,
-        distributed.Client(cluster) as client,
+        dask_client(1, processes=False) as client,
     ):
         try:
             strict = pool.replay(skill, ROWS, client=client, start_url=url, step_timeout_ms=1000, progress=False)
