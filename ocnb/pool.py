@@ -60,13 +60,9 @@ def _frame(rows: list[dict[str, Any]]) -> Any:
 
 
 class Pool(ReplayPool):
-    """N sessions for batch replay over K shared browsers. Extra keyword arguments go to every :class:`Session`.
-
-    ``browsers``: how many browsers the sessions share (default :data:`DEFAULT_BROWSERS`, at most
-    ``size``); session *i* opens its context in browser *i mod K*. ``connect`` may be a list of
-    Playwright server URLs (and ``cdp`` a list of endpoints): one browser on each, ``browsers`` is
-    their number. ``screenshots``: whether failed rows' evidence bundles include a screenshot.
-    """
+    """A :class:`~ocnb.replay_pool.ReplayPool` (its arguments: ``size``, ``browsers``, ``home``,
+    ``screenshots``, and keyword arguments for every :class:`Session`) that replays a recorded skill
+    once per row of a table, here or on a Dask cluster (:meth:`replay`)."""
 
     def replay(
         self,

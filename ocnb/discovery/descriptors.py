@@ -261,17 +261,17 @@ def _looks_like_file(text: str) -> bool:
     )
 
 
-def _file_field(folder: Path, path: Path, field: str, value: str, default: Path) -> tuple[Path, None]:
-    """``(file to load lazily, None)`` for a manifest field that names a file: the file when it is
-    inside the capability's folder and exists, else ``default`` with a warning naming the field."""
+def _file_field(folder: Path, path: Path, field: str, value: str, default: Path) -> Path:
+    """The file to load lazily for a manifest field that names one: that file when it is inside the
+    capability's folder and exists, else ``default`` with a warning naming the field."""
     target = (folder / value.strip()).resolve()
     if not target.is_relative_to(folder.resolve()):
         _warn(path, f"field {field!r} names {value!r}, outside the capability's folder; {default.name} is used instead")
-        return default, None
+        return default
     if not target.is_file():
         _warn(path, f"field {field!r} names {value!r}, which does not exist; {default.name} is used instead")
-        return default, None
-    return target, None
+        return default
+    return target
 
 
 def from_manifest(folder: str | Path) -> CapabilityDescriptor:
@@ -316,7 +316,8 @@ def from_manifest(folder: str | Path) -> CapabilityDescriptor:
     schema_path, skill_path = folder / "schema.json", folder / "SKILL.md"
     schema, content = data.get("input_schema"), data.get("skill_content")
     if isinstance(schema, str):  # a file beside the manifest, as skillContent may be
-        schema_path, schema = _file_field(folder, path, spelled.get("input_schema", "inputSchema"), schema, schema_path)
+        schema_path = _file_field(folder, path, spelled.get("input_schema", "inputSchema"), schema, schema_path)
+        schema = None
     if schema is not None and not isinstance(schema, dict):
         _warn(path, "field 'inputSchema' must be a mapping (a JSON Schema) or a file; schema.json is used instead")
         schema = None
@@ -324,9 +325,8 @@ def from_manifest(folder: str | Path) -> CapabilityDescriptor:
         _warn(path, "field 'skillContent' must be a string; SKILL.md is used instead")
         content = None
     if content is not None and _looks_like_file(content):  # the seed's `skillContent: ./SKILL.md`
-        skill_path, content = _file_field(
-            folder, path, spelled.get("skill_content", "skillContent"), content, skill_path
-        )
+        skill_path = _file_field(folder, path, spelled.get("skill_content", "skillContent"), content, skill_path)
+        content = None
     inline_schema: dict[str, Any] | None = schema
     inline_content: str | None = content
     return CapabilityDescriptor(

@@ -122,7 +122,7 @@ async def perform(
         send = getattr(element, "press_sequentially", None) or element.type
         await send(str(value), timeout=timeout)
     elif action == "press":
-        await element.press(check_key(key), timeout=timeout)
+        await element.press(str(key), timeout=timeout)  # checked by the callers (check_key) before acting
     elif action == "select":
         await element.select_option(value if isinstance(value, list) else str(value), timeout=timeout)
     else:
