@@ -17,6 +17,7 @@ key the row carries): then such rows are retried like the others.
 from __future__ import annotations
 
 import contextlib
+import functools
 import re
 import time
 from collections.abc import Callable
@@ -196,7 +197,14 @@ def _replay_stored(
     for key in ("step_timeout_ms", "allow_risky", "stop_on_contract_failure", "tolerate"):
         if key in options:
             args[key] = options[key]
-    r = dispatch(session, "oc_skill_replay", args, source="replay")
+    on_commit: Callable[[int], None] | None = options.get("_on_commit")  # the row's ledger (ocnb.ledger)
+    commit = commit_step(skill) if on_commit is not None else None
+    if on_commit is not None and commit is not None:  # told just before the commit step acts
+        session.commit_hook = (commit, functools.partial(on_commit, commit))
+    try:
+        r = dispatch(session, "oc_skill_replay", args, source="replay")
+    finally:
+        session.commit_hook = None
     if isinstance(r.data, dict):
         report = r.data
     else:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import re
 import threading
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,8 @@ with extra("dask"):
     from distributed.diagnostics.plugin import WorkerPlugin
 
 from .batch import CRASH_CODES
+from .ledger import Ledger, rerun_decision
+from .ledger import read as read_ledger
 from .replay_pool import ReplayPool
 from .session import Session
 from .settings import Settings
@@ -116,12 +119,16 @@ def _task(
     bindings: dict[str, dict[str, Any]] | None = None,
     verify: dict[str, Any] | None = None,
     pool: dict[str, Any] | None = None,
+    ledger: dict[str, str] | None = None,
 ) -> list[dict[str, Any]]:
     """One task: the rows of ``part`` (``(index, row)`` pairs) on this worker's pool, concurrently.
 
     With ``verify``, ``part`` holds ``(index, row, result)`` triples of rows whose outcome is unknown,
     and each is settled by :meth:`~ocnb.batch.Replayer.check` instead. ``pool``: the pool's ``size``
-    and ``browsers``.
+    and ``browsers``. ``ledger``: the batch's id and this task's key (``{"batch", "task"}``): each row
+    is recorded in the batch's ledger (:mod:`ocnb.ledger`) at its commit step and when it finishes, and
+    a rerun of the task (its first worker process died) returns what the ledger holds instead of
+    replaying a row that finished or reached its commit step.
     """
     from distributed import get_worker
 
@@ -131,14 +138,42 @@ def _task(
     kwargs["home"] = worker_home(root, address)
     spec = pool or {}
     here = worker_pool(int(spec.get("size", 1)), spec.get("browsers"), kwargs)
-    out = []
-    for entry, result in zip(part, here.run_rows(skill, list(part), options, verify=verify), strict=True):
+
+    def finish(entry: tuple[Any, ...], result: dict[str, Any]) -> None:
         prior: dict[str, Any] | None = entry[2] if len(entry) > 2 else None
         checked = verify is not None and prior is not None
         if not (checked and (result is prior or result.get("outcome") == "verified")):
             result["worker"] = address  # where the row was done (or may have been) stays its worker
-        out.append(result)
-    return out
+
+    if ledger is None:
+        results = here.run_rows(skill, list(part), options, verify=verify, on_result=finish)
+        return results
+    task = ledger["task"]
+    with Ledger(root, ledger["batch"], address) as book:
+        settled: dict[int, dict[str, Any]] = {}
+        if not book.claim(task):  # a rerun: Dask lost the worker process that ran this task first
+            records = read_ledger(book.dir, task)
+            for entry in part:
+                i = int(entry[0])
+                decided = rerun_decision(records.get(i), i, idempotent=bool(options.get("idempotent")))
+                if decided is not None:
+                    settled[i] = decided
+
+        def record(entry: tuple[Any, ...], result: dict[str, Any]) -> None:
+            finish(entry, result)
+            book.finished(task, result)
+
+        todo = [e for e in part if int(e[0]) not in settled]
+        ran = here.run_rows(
+            skill,
+            todo,
+            options,
+            verify=verify,
+            on_commit=lambda i, step: book.committed(task, i, step),
+            on_result=record,
+        )
+        done = {int(e[0]): r for e, r in zip(todo, ran, strict=True)}
+        return [settled[int(e[0])] if int(e[0]) in settled else done[int(e[0])] for e in part]
 
 
 def worker_home(root: str | Path, address: str) -> Path:
@@ -239,10 +274,12 @@ def replay_on_cluster(
     spec = {"size": pool_size, "browsers": browsers}
 
     unknown: dict[int, dict[str, Any]] = {}  # rows lost after acting on the site, to check with verify
+    batch = uuid.uuid4().hex  # the batch's ledger (ocnb.ledger): root/ledger/<batch>/, for tasks Dask reruns
 
     def submit(indexes: list[int], attempt: int = 0) -> Any:
         workers = sorted(set(client.scheduler_info()["workers"]) - lost) if attempt else None
         checking = verify is not None and indexes[0] in unknown
+        key = f"ocnb-replay-{skill['id']}-{indexes[0]}-{batch}-{attempt}"
         return client.submit(
             _task,
             skill,
@@ -252,8 +289,9 @@ def replay_on_cluster(
             bindings,
             verify if checking else None,
             spec,
+            {"batch": batch, "task": key},
             pure=False,
-            key=f"ocnb-replay-{skill['id']}-{indexes[0]}-{id(rows)}-{attempt}",
+            key=key,
             workers=workers,
         )
 

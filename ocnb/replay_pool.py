@@ -126,6 +126,8 @@ class ReplayPool:
         *,
         verify: dict[str, Any] | None = None,
         tick: Callable[[], Any] | None = None,
+        on_commit: Callable[[int, int], None] | None = None,
+        on_result: Callable[[tuple[Any, ...], dict[str, Any]], None] | None = None,
     ) -> list[dict[str, Any]]:
         """Each entry on a free session of the pool, ``size`` at a time; result rows in the entries' order.
 
@@ -135,6 +137,9 @@ class ReplayPool:
         moves to another session (that session is taken out of service) until one session is left; its
         crash result then comes back as it is, for the caller to move it further (a Dask worker's
         caller: to another worker). The local pool and each Dask worker's pool both run their rows here.
+
+        ``on_commit(index, step)`` runs just before a row's commit step acts, and ``on_result(entry,
+        result)`` as each row finishes (a Dask task's ledger, :mod:`ocnb.ledger`).
         """
 
         def run(act: Callable[[Replayer], dict[str, Any]]) -> tuple[dict[str, Any], bool]:
@@ -150,11 +155,17 @@ class ReplayPool:
 
         def one(entry: tuple[Any, ...]) -> dict[str, Any]:
             index, row = int(entry[0]), entry[1]
+            opts = options
+            if on_commit is not None:
+                opts = {**options, "_on_commit": lambda step: on_commit(index, step)}
             try:
                 if verify is not None and len(entry) > 2:
-                    return run(lambda r: r.check(skill, verify, row, index, options, entry[2]))[0]
-                result, moved = run(lambda r: r.replay(skill, row, index, options))
-                result["retried"] = result["retried"] or moved
+                    result = run(lambda r: r.check(skill, verify, row, index, opts, entry[2]))[0]
+                else:
+                    result, moved = run(lambda r: r.replay(skill, row, index, opts))
+                    result["retried"] = result["retried"] or moved
+                if on_result is not None:
+                    on_result(entry, result)
                 return result
             finally:
                 if tick is not None:

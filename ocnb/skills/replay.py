@@ -299,8 +299,13 @@ async def _replay(
             raise error from exc
         return True
 
+    # (step index, callable): run (off the event loop) just before that step acts — a batch's ledger
+    # records there that the row reached its commit step (ocnb.ledger); set by ocnb.batch, never by a tool.
+    hook = getattr(ctx.session, "commit_hook", None)
     for i, step in enumerate(steps):
         index = lo + i
+        if hook is not None and index == hook[0]:
+            await asyncio.to_thread(hook[1])
         t0 = time.perf_counter()
         resolved_via, attempts, verify_ms, verified, fused = None, 0, 0.0, None, False
         shown_args = step["args"]  # what the trace records: params filled in, secrets still placeholders

@@ -71,6 +71,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "ocnb.pool",
             "ocnb.replay_pool",
             "ocnb.batch",
+            "ocnb.ledger",
             "ocnb.dask",
             "ocnb.capmap",
             "ocnb.token_report",
