@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import shutil
 import threading
 import uuid
 from pathlib import Path
@@ -28,7 +29,7 @@ with extra("dask"):
     from distributed.diagnostics.plugin import WorkerPlugin
 
 from .batch import CRASH_CODES
-from .ledger import Ledger, rerun_decision
+from .ledger import LEDGER_DIR, Ledger, rerun_decision
 from .ledger import read as read_ledger
 from .replay_pool import ReplayPool
 from .session import Session
@@ -260,6 +261,8 @@ def replay_on_cluster(
     session) is submitted again to the workers not lost so far, so a dead browser server costs no rows.
     A row lost after it began acting on the site comes back ``"unknown"`` and is not submitted again;
     with ``verify`` (a skill), it is checked on a worker not lost (see :meth:`ocnb.batch.Replayer.check`).
+    A task Dask reruns because its worker *process* died settles its rows from the batch's ledger
+    (:mod:`ocnb.ledger`, under the batch's home), which is removed once every row is back.
     """
     from tqdm.auto import tqdm
 
@@ -321,4 +324,6 @@ def replay_on_cluster(
                     result["retried"] = result["retried"] or i in attempts
                 out.append(result)
                 bar.update(1)
+    root = Path(kwargs["home"]) if kwargs.get("home") else Settings.from_env().home_path
+    shutil.rmtree(root / LEDGER_DIR / batch, ignore_errors=True)  # (where this client sees the workers' storage)
     return out
