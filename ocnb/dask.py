@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import re
-import shutil
 import threading
 import uuid
 from pathlib import Path
@@ -29,8 +28,9 @@ with extra("dask"):
     from distributed.diagnostics.plugin import WorkerPlugin
 
 from .batch import CRASH_CODES
-from .ledger import LEDGER_DIR, Ledger, rerun_decision
+from .ledger import Ledger, batch_dir, rerun_decision
 from .ledger import read as read_ledger
+from .ledger import remove as remove_ledger
 from .replay_pool import ReplayPool
 from .session import Session
 from .settings import Settings
@@ -150,7 +150,7 @@ def _task(
         results = here.run_rows(skill, list(part), options, verify=verify, on_result=finish)
         return results
     task = ledger["task"]
-    with Ledger(root, ledger["batch"], address) as book:
+    with Ledger(batch_dir(root, ledger["batch"]), address) as book:
         settled: dict[int, dict[str, Any]] = {}
         if not book.claim(task):  # a rerun: Dask lost the worker process that ran this task first
             records = read_ledger(book.dir, task)
@@ -325,5 +325,5 @@ def replay_on_cluster(
                 out.append(result)
                 bar.update(1)
     root = Path(kwargs["home"]) if kwargs.get("home") else Settings.from_env().home_path
-    shutil.rmtree(root / LEDGER_DIR / batch, ignore_errors=True)  # (where this client sees the workers' storage)
+    remove_ledger(batch_dir(root, batch))  # (where this client sees the workers' storage)
     return out

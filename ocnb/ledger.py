@@ -29,7 +29,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-__all__ = ["LEDGER_DIR", "Ledger", "read", "rerun_decision", "unknown_row"]
+__all__ = ["LEDGER_DIR", "Ledger", "batch_dir", "read", "remove", "rerun_decision", "unknown_row"]
 
 #: Under the batch's home, one folder per batch: its claims and one ledger file per worker process.
 LEDGER_DIR = "ledger"
@@ -39,11 +39,17 @@ def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name)
 
 
-class Ledger:
-    """One worker process's ledger of one batch (:mod:`ocnb.ledger`); thread-safe, opened lazily."""
+def batch_dir(root: str | os.PathLike[str], batch: str) -> Path:
+    """The ledger folder of batch ``batch`` under the batch's home ``root``: ``root/ledger/<batch>``."""
+    return Path(root) / LEDGER_DIR / _safe(batch)
 
-    def __init__(self, root: str | os.PathLike[str], batch: str, worker: str) -> None:
-        self.dir = Path(root) / LEDGER_DIR / _safe(batch)
+
+class Ledger:
+    """One process's ledger of one batch, in the batch's folder ``directory`` (:func:`batch_dir`);
+    thread-safe, its file opened on the first record."""
+
+    def __init__(self, directory: str | os.PathLike[str], worker: str) -> None:
+        self.dir = Path(directory)
         self.worker = worker
         self.path = self.dir / f"{_safe(worker)}-{os.getpid()}.jsonl"
         self._fd: int | None = None
@@ -152,3 +158,14 @@ def rerun_decision(record: dict[str, Any] | None, index: int, *, idempotent: boo
     if record["ev"] == "done":
         return dict(record["result"])
     return None if idempotent else unknown_row(index, record)
+
+
+def remove(directory: str | os.PathLike[str]) -> None:
+    """Remove a finished batch's ledger: its files and claims, and the folder when nothing else is in it."""
+    folder = Path(directory)
+    for path in [*folder.glob("*.jsonl"), *folder.glob("claims/*")]:
+        with contextlib.suppress(OSError):
+            path.unlink()
+    for path in (folder / "claims", folder):
+        with contextlib.suppress(OSError):
+            path.rmdir()

@@ -21,11 +21,22 @@ its tab warm between rows; and evidence bundles of failed rows carry no screensh
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
+from pathlib import Path
 from typing import Any
 
 from .batch import CRASH_CODES, RESULT_COLUMNS, replay_row, resource_kinds, with_contract
+from .ledger import Ledger, batch_dir, rerun_decision
+from .ledger import read as read_ledger
+from .ledger import remove as remove_ledger
 from .replay_pool import DEFAULT_BROWSERS, ReplayPool
+from .settings import Settings
 from .skills.store import SkillStore
+
+#: The one "task" of a local batch, in its ledger.
+LOCAL_TASK = "local"
 
 __all__ = ["DEFAULT_BROWSERS", "RESULT_COLUMNS", "Pool", "replay_row"]
 
@@ -79,6 +90,7 @@ class Pool(ReplayPool):
         verify: str | None = None,
         rows_per_task: int | None = None,
         progress: bool = True,
+        ledger: bool | str | os.PathLike[str] = False,
     ) -> Any:
         """Replay ``skill_id`` once per row of ``params`` (a DataFrame or a list of dicts).
 
@@ -102,6 +114,12 @@ class Pool(ReplayPool):
         only when the row's effect is there, by its contract) settles those rows on a surviving browser:
         passed → outcome ``"verified"`` (done once); its contract failed → the row is replayed now;
         otherwise the row stays ``"unknown"``.
+
+        ``ledger`` (local only; a Dask batch always keeps one, see :mod:`ocnb.ledger`): a folder (or
+        True: ``home/ledger/local-<digest of the skill and rows>``) where each row is recorded at its
+        commit step and when it finishes, so that the same call made again after this process died
+        resumes: rows finished come back as recorded, rows caught at their commit step ``"unknown"``
+        (``verify`` settles them), the others are replayed. The ledger is removed when the batch ends.
         """
         store = SkillStore(None if self.home is None else str(self.home))
         skill = store.get(skill_id)
@@ -122,6 +140,8 @@ class Pool(ReplayPool):
         if client is not None:
             from .dask import replay_on_cluster
 
+            if ledger:
+                raise ValueError("ledger= is for a local batch; a Dask batch keeps a ledger of its own")
             kwargs = {**self._kwargs, **({"home": self.home} if self.home is not None else {})}
             shipped = with_contract(skill, self.home)
             return _frame(
@@ -138,7 +158,16 @@ class Pool(ReplayPool):
                     verify=with_contract(check, self.home) if check else None,
                 )
             )
-        return _frame(self._replay_local(skill, rows, options, progress, check))
+        folder = self._ledger_dir(ledger, skill, rows) if ledger else None
+        return _frame(self._replay_local(skill, rows, options, progress, check, folder))
+
+    def _ledger_dir(self, ledger: bool | str | os.PathLike[str], skill: dict[str, Any], rows: list[Any]) -> Path:
+        """``ledger=`` as a folder: the one given, or (True) one named after the skill and the rows."""
+        if not isinstance(ledger, bool):
+            return Path(ledger)
+        digest = hashlib.sha256(json.dumps([skill["id"], rows], sort_keys=True, default=str).encode()).hexdigest()
+        root = Path(self.home) if self.home is not None else Settings.from_env().home_path
+        return batch_dir(root, f"local-{digest[:16]}")
 
     def _replay_local(
         self,
@@ -147,20 +176,43 @@ class Pool(ReplayPool):
         options: dict[str, Any],
         progress: bool,
         verify: dict[str, Any] | None = None,
+        ledger: Path | None = None,
     ) -> list[dict[str, Any]]:
         from tqdm.auto import tqdm
 
         bar = tqdm(total=len(rows), desc=f"replay {skill['name']}", disable=not progress)
+        book = Ledger(ledger, "local") if ledger is not None else None
+        hooks: dict[str, Any] = {}
+        resumed: dict[int, dict[str, Any]] = {}
+        if book is not None:
+            hooks = {
+                "on_commit": lambda i, step: book.committed(LOCAL_TASK, i, step),
+                "on_result": lambda entry, result: book.finished(LOCAL_TASK, result),
+            }
+            records = read_ledger(book.dir, LOCAL_TASK)  # an earlier run of this batch, which died
+            for k in range(len(rows)):
+                decided = rerun_decision(records.get(k), k, idempotent=bool(options.get("idempotent")))
+                if decided is not None:
+                    resumed[k] = decided
+            bar.update(len(resumed))
         try:
-            out = self.run_rows(skill, list(enumerate(rows)), options, tick=lambda: bar.update(1))
+            todo = [(k, rows[k]) for k in range(len(rows)) if k not in resumed]
+            ran = self.run_rows(skill, todo, options, tick=lambda: bar.update(1), **hooks)
+            done = {int(e[0]): r for e, r in zip(todo, ran, strict=True)}
+            out = [resumed[k] if k in resumed else done[k] for k in range(len(rows))]
             if verify is not None:
                 unknown = [k for k, r in enumerate(out) if r["outcome"] == "unknown"]
-                checked = self.run_rows(skill, [(k, rows[k], out[k]) for k in unknown], options, verify=verify)
+                checked = self.run_rows(skill, [(k, rows[k], out[k]) for k in unknown], options, verify=verify, **hooks)
                 for k, settled in zip(unknown, checked, strict=True):
                     # a crash code: no browser left to check on, the row stays as it was
                     out[k] = out[k] if settled["failure_code"] in CRASH_CODES else settled
+            if book is not None:
+                book.close()
+                remove_ledger(book.dir)  # the batch is over: a later call with the same rows starts afresh
             return out
         finally:
+            if book is not None:
+                book.close()
             bar.close()
 
     def __enter__(self) -> Pool:

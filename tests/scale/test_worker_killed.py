@@ -19,9 +19,12 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 from collections import Counter
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -190,3 +193,45 @@ def test_a_first_run_reads_no_ledger(ocnb_home, monkeypatch: pytest.MonkeyPatch)
     assert df["ok"].all() and not reads
     assert [len(lines) for lines in written.values()] == [8]  # commit + done, per row, in the one worker's file
     assert not list((ocnb_home / "ledger").iterdir())  # the batch's ledger is removed once its rows are back
+
+
+CALLER = """
+import sys
+from ocnb.pool import Pool
+home, sid, exe, folder = sys.argv[1:5]
+with Pool(size=1, home=home, executable_path=exe) as pool:
+    pool.replay(sid, [{"key": f"p{i:02d}"} for i in range(10)], ledger=folder, progress=False)
+"""
+
+
+def test_a_local_pool_resumes_from_its_ledger_after_its_process_died(ocnb_home, tmp_path) -> None:
+    """``Pool.replay(..., ledger=folder)`` in a process SIGKILLed in row 4's POST; the same call made
+    again resumes: rows 0–3 from the ledger, row 4 unknown, rows 5–9 replayed; every key posted once."""
+    exe, _ = find_chromium()
+    rows = [{"key": f"p{i:02d}"} for i in range(10)]
+    folder = tmp_path / "ledger"
+    site = KillingSite()
+    site.mode, site.victim = "post", "p04"
+    repo = Path(__file__).resolve().parents[2]
+    with serving(site):
+        sid = _post_skill(site, ocnb_home)
+        env = {**os.environ, "PYTHONPATH": str(repo)}
+        caller = subprocess.Popen(
+            [sys.executable, "-c", CALLER, str(ocnb_home), sid, exe, str(folder)], cwd=repo, env=env
+        )
+        site.workers = {"caller": caller.pid}
+        assert caller.wait(timeout=120) == -signal.SIGKILL
+        first = Counter(key for key, _ in site.posts)
+        assert sorted(first) == [f"p{i:02d}" for i in range(5)], first  # died in row 4's POST
+        t0 = time.perf_counter()
+        with Pool(size=1, home=ocnb_home, executable_path=exe) as pool:
+            df = pool.replay(sid, rows, ledger=folder, progress=False)
+        elapsed = time.perf_counter() - t0
+    log = Counter(key for key, _ in site.posts)
+    table = df[["row", "outcome", "failure_code", "elapsed_ms"]].to_string()
+    assert max(log.values()) == 1 and set(log) == {r["key"] for r in rows}, (log, table)
+    assert df.loc[df["row"] == 4, "outcome"].item() == "unknown", table
+    assert df.loc[df["row"] == 4, "failure_code"].item() == UNKNOWN_OUTCOME, table
+    assert (df.loc[df["row"] != 4, "outcome"] == "done").all(), table
+    assert not folder.exists()  # the batch ended: its ledger is gone
+    print(f"\nlocal resume: 4 rows from the ledger, row 4 unknown, 5 replayed in {elapsed:.1f} s; {dict(log)}")

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 from ocnb.batch import UNKNOWN_OUTCOME
-from ocnb.ledger import LEDGER_DIR, Ledger, read, rerun_decision, unknown_row
+from ocnb.ledger import LEDGER_DIR, Ledger, batch_dir, read, remove, rerun_decision, unknown_row
 
 
 def _result(row: int, outcome: str = "done") -> dict[str, object]:
@@ -16,16 +16,19 @@ def _result(row: int, outcome: str = "done") -> dict[str, object]:
 
 
 def test_a_claim_succeeds_once_per_task(tmp_path: Path) -> None:
-    with Ledger(tmp_path, "b1", "tcp://a:1") as first, Ledger(tmp_path, "b1", "tcp://b:2") as second:
+    with (
+        Ledger(batch_dir(tmp_path, "b1"), "tcp://a:1") as first,
+        Ledger(batch_dir(tmp_path, "b1"), "tcp://b:2") as second,
+    ):
         assert first.claim("task-0")
         assert not second.claim("task-0")  # another process, the same task: a rerun
         assert second.claim("task-1")
-    with Ledger(tmp_path, "b2", "tcp://a:1") as other_batch:
+    with Ledger(batch_dir(tmp_path, "b2"), "tcp://a:1") as other_batch:
         assert other_batch.claim("task-0")  # a claim belongs to one batch
 
 
 def test_a_first_run_writes_one_file_per_process_and_reads_nothing(tmp_path: Path) -> None:
-    with Ledger(tmp_path, "b", "tcp://127.0.0.1:4001") as book:
+    with Ledger(batch_dir(tmp_path, "b"), "tcp://127.0.0.1:4001") as book:
         assert book.claim("t")
         book.committed("t", 3, 2)
         book.finished("t", _result(3))
@@ -37,7 +40,7 @@ def test_a_first_run_writes_one_file_per_process_and_reads_nothing(tmp_path: Pat
 
 
 def test_rerun_decisions(tmp_path: Path) -> None:
-    with Ledger(tmp_path, "b", "tcp://dead:1") as dead:
+    with Ledger(batch_dir(tmp_path, "b"), "tcp://dead:1") as dead:
         dead.claim("t")
         dead.committed("t", 0, 2)
         dead.finished("t", _result(0))  # finished: returned as recorded
@@ -63,9 +66,9 @@ def test_rerun_decisions(tmp_path: Path) -> None:
 
 def test_a_row_finished_by_a_second_run_is_done_whatever_the_file_order(tmp_path: Path) -> None:
     """The row committed in one process and finished in a later one (idempotent replay): done wins."""
-    with Ledger(tmp_path, "b", "tcp://z:9") as first:
+    with Ledger(batch_dir(tmp_path, "b"), "tcp://z:9") as first:
         first.committed("t", 0, 1)
-    with Ledger(tmp_path, "b", "tcp://a:1") as later:
+    with Ledger(batch_dir(tmp_path, "b"), "tcp://a:1") as later:
         later.path = later.dir / "a-later.jsonl"  # sorts before the first one's file
         later.finished("t", _result(0))
     decided = rerun_decision(read(tmp_path / LEDGER_DIR / "b", "t").get(0), 0)
@@ -73,7 +76,7 @@ def test_a_row_finished_by_a_second_run_is_done_whatever_the_file_order(tmp_path
 
 
 def test_a_torn_last_line_is_skipped(tmp_path: Path) -> None:
-    with Ledger(tmp_path, "b", "tcp://dead:1") as dead:
+    with Ledger(batch_dir(tmp_path, "b"), "tcp://dead:1") as dead:
         dead.committed("t", 0, 2)
         dead.finished("t", _result(0))
         dead.committed("t", 1, 2)
@@ -89,7 +92,7 @@ def test_a_torn_last_line_is_skipped(tmp_path: Path) -> None:
 def test_recording_costs_little(tmp_path: Path) -> None:
     """A committed row costs two fsync'd appends; printed for docs/scale.md (a loose bound only)."""
     n = 200
-    with Ledger(tmp_path, "b", "tcp://a:1") as book:
+    with Ledger(batch_dir(tmp_path, "b"), "tcp://a:1") as book:
         book.claim("t")
         t0 = time.perf_counter()
         for i in range(n):
@@ -98,3 +101,17 @@ def test_recording_costs_little(tmp_path: Path) -> None:
         per_row = (time.perf_counter() - t0) / n * 1000
     print(f"\nledger: {per_row:.3f} ms per committed row (commit + done, both fsync'd)")
     assert per_row < 50
+
+
+def test_remove_leaves_what_is_not_the_ledgers(tmp_path: Path) -> None:
+    with Ledger(batch_dir(tmp_path, "b"), "w") as book:
+        book.claim("t")
+        book.committed("t", 0, 1)
+    remove(batch_dir(tmp_path, "b"))
+    assert not batch_dir(tmp_path, "b").exists()
+    mine = tmp_path / "mine"
+    with Ledger(mine, "local") as book:
+        book.committed("t", 0, 1)
+    (mine / "notes.txt").write_text("the caller's")
+    remove(mine)
+    assert [p.name for p in mine.iterdir()] == ["notes.txt"]
