@@ -147,8 +147,7 @@ def _task(
             result["worker"] = address  # where the row was done (or may have been) stays its worker
 
     if ledger is None:
-        results = here.run_rows(skill, list(part), options, verify=verify, on_result=finish)
-        return results
+        return here.run_rows(skill, list(part), options, verify=verify, on_result=finish)
     task = ledger["task"]
     with Ledger(batch_dir(root, ledger["batch"]), address) as book:
         settled: dict[int, dict[str, Any]] = {}

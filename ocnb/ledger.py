@@ -17,6 +17,9 @@ ledger files (:func:`read`) and decides per row (:func:`rerun_decision`): a row 
 run comes back as recorded, a row caught at its commit step comes back ``"unknown"``
 (:data:`~ocnb.batch.UNKNOWN_OUTCOME`, ``worker`` the dead one), the others are replayed. A torn last
 line (the process killed mid-write) is skipped.
+
+A local batch (``Pool.replay(..., ledger=...)``) keeps the same records as its one task, ``local``,
+and reads them at every start: the same call made again after the caller's process died resumes it.
 """
 
 from __future__ import annotations

@@ -139,7 +139,7 @@ class ReplayPool:
         caller: to another worker). The local pool and each Dask worker's pool both run their rows here.
 
         ``on_commit(index, step)`` runs just before a row's commit step acts, and ``on_result(entry,
-        result)`` as each row finishes (a Dask task's ledger, :mod:`ocnb.ledger`).
+        result)`` as each row finishes (a batch's ledger, :mod:`ocnb.ledger`).
         """
 
         def run(act: Callable[[Replayer], dict[str, Any]]) -> tuple[dict[str, Any], bool]:
