@@ -6,7 +6,7 @@ rest comes with extras declared in ``pyproject.toml`` (``[all]`` is every one of
     notebook   %load_ext ocnb, the widgets, executing the example notebooks
     mcp        the MCP shim (ocnb.mcp, ``ocnb mcp``)
     discovery  the neural retrievers of capability discovery, and manifest hot reload
-    dask       replaying a skill on a dask cluster (ocnb.dask)
+    dask       replaying a skill on a dask cluster (ocnb.dask), a batch's journal as a Dask DataFrame
 
 A module that needs an extra imports its packages inside ``with extra("NAME"):``; without them the
 import fails with one line that says what to install (a :class:`MissingExtraError`, which is an
@@ -30,7 +30,7 @@ EXTRAS = {
     "notebook": "%load_ext ocnb, the widgets and executing the example notebooks",
     "mcp": "the MCP shim",
     "discovery": "the neural retrievers of capability discovery and manifest hot reload",
-    "dask": "replay on a dask cluster",
+    "dask": "replay on a dask cluster, and a batch's journal as a Dask DataFrame",
 }
 
 

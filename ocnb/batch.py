@@ -176,6 +176,11 @@ def commit_step(skill: dict[str, Any]) -> int | None:
     return None
 
 
+def _commit_at(skill: dict[str, Any], options: dict[str, Any]) -> int | None:
+    """The row's commit step: ``commit_step`` given by the caller (``Pool.replay``), else :func:`commit_step`."""
+    return options["commit_step"] if "commit_step" in options else commit_step(skill)
+
+
 def replay_row(
     session: Session, skill: dict[str, Any], row: dict[str, Any], index: int, *, options: dict[str, Any] | None = None
 ) -> dict[str, Any]:
@@ -192,13 +197,15 @@ def _replay_stored(
     if start_url and not _starts_at(skill, start_url):
         nav = dispatch(session, "navigate", {"url": start_url}, source="replay")
         if not nav.ok:
+            if nav.error and nav.error.code in _TIMEOUT_CODES:
+                _stop_loading(session)
             return _row(index, False, nav.error.code if nav.error else "INTERNAL", 0, 0, t0, None)  # before any step
     args: dict[str, Any] = {"skill_id": skill["id"], "params": {k: ("" if v is None else v) for k, v in row.items()}}
     for key in ("step_timeout_ms", "allow_risky", "stop_on_contract_failure", "tolerate"):
         if key in options:
             args[key] = options[key]
     on_commit: Callable[[int], None] | None = options.get("_on_commit")  # the row's ledger (ocnb.ledger)
-    commit = commit_step(skill) if on_commit is not None else None
+    commit = _commit_at(skill, options) if on_commit is not None else None
     if on_commit is not None and commit is not None:  # told just before the commit step acts
         session.commit_hook = (commit, functools.partial(on_commit, commit))
     try:
@@ -219,15 +226,23 @@ def _replay_stored(
         t0,
         failure.get("evidence_bundle_path"),
     )
+    if not r.ok and out["failure_code"] in _TIMEOUT_CODES:
+        _stop_loading(session)
     if not r.ok and out["failure_code"] in (*CRASH_CODES, *_TIMEOUT_CODES):
         # the row stopped in step ``step_index`` (None: before the first step began)
-        lost_at, commit = failure.get("step_index"), commit_step(skill)
+        lost_at, commit = failure.get("step_index"), _commit_at(skill, options)
         committed = lost_at is not None and commit is not None and int(lost_at) >= commit
         if out["failure_code"] in CRASH_CODES:
             out["_committed"] = committed
         elif committed:  # the click timed out, say: the site may have the row all the same
             out["outcome"] = "unknown"
     return out
+
+
+def _stop_loading(session: Session) -> None:
+    """After a timed-out step: leave the page (about:blank), so a navigation still pending cannot abort
+    the next row's (Chromium answers a new load of the same URL with ``net::ERR_ABORTED`` meanwhile)."""
+    dispatch(session, "navigate", {"url": "about:blank"}, source="replay")
 
 
 def _starts_at(skill: dict[str, Any], url: str) -> bool:

@@ -18,6 +18,7 @@ import contextlib
 import re
 import threading
 import uuid
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,7 @@ from .settings import Settings
 __all__ = [
     "OcnbWorkerPlugin",
     "bind_workers",
+    "journal_ddf",
     "journal_df",
     "replay_on_cluster",
     "worker_home",
@@ -185,26 +187,135 @@ def worker_home(root: str | Path, address: str) -> Path:
     return Path(root) / WORKERS_DIR / re.sub(r"[^A-Za-z0-9._-]+", "_", address)
 
 
-def journal_df(home: str | Path | None = None) -> Any:
+def journal_df(
+    home: str | Path | None = None,
+    worker: str | Sequence[str] | None = None,
+    since: str | int | None = None,
+    until: Any = None,
+    columns: Sequence[str] | None = None,
+    session_id: str | None = None,
+) -> Any:
     """The journal of a batch home and of every worker's home under it, as one DataFrame.
 
     The columns of :func:`ocnb.journal_df`, plus ``worker`` (the worker's folder name, or
-    ``<NA>`` for lines written in ``home`` itself), sorted by time.
+    ``<NA>`` for lines written in ``home`` itself), sorted by time. Filters, each read without
+    opening what it leaves out:
+
+    - ``worker`` — a worker (its folder name under ``home/workers``, or its address) or a list of
+      them: only their homes are read (not ``home``'s own lines);
+    - ``since`` / ``until`` — as in :func:`ocnb.journal_df` (``since="2026-11-22", until="2026-11-23"``
+      is that UTC day): day files outside the range are not opened;
+    - ``columns`` — only these columns, in this order (the fields of no other column are decoded);
+    - ``session_id``.
+
+    For a journal too big for one process, :func:`journal_ddf` is the same as a Dask DataFrame.
     """
     import pandas as pd
 
-    from .telemetry import journal_df as one_journal
+    out_cols = _journal_columns(columns)
+    read_cols = out_cols if "ts" in out_cols else ["ts", *out_cols]
+    files = _journal_parts(home, worker, since, until)
+    frames = [_journal_part(part, read_cols, session_id, since, until) for part in files]
+    if not frames:
+        return _journal_part(None, out_cols, session_id, since, until)
+    out = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    out = out.sort_values("ts", kind="stable").reset_index(drop=True)
+    return out if read_cols == out_cols else out[out_cols]
+
+
+def journal_ddf(
+    home: str | Path | None = None,
+    worker: str | Sequence[str] | None = None,
+    since: str | int | None = None,
+    until: Any = None,
+    columns: Sequence[str] | None = None,
+    session_id: str | None = None,
+) -> Any:
+    """:func:`journal_df` as a lazy ``dask.dataframe.DataFrame``: one partition per (worker, day) file.
+
+    Nothing is read until it is computed, and then file by file (on the cluster's workers, when a
+    ``distributed`` client is active: the home must be on storage they share), so a journal of 10⁸
+    lines never sits in one process: ``journal_ddf(home).groupby("worker").ok.mean().compute()``.
+    Each partition is sorted by time (the frame as a whole is not: divisions are unknown); the
+    columns, dtypes and filters are :func:`journal_df`'s, and so is a computed frame's content.
+    Needs ``dask[dataframe]`` (pandas and pyarrow), which the ``dask`` extra installs.
+    """
+    import functools
+
+    with extra("dask"):
+        import dask
+        import dask.dataframe as dd
+
+    out_cols = _journal_columns(columns)
+    meta = _journal_part(None, out_cols, session_id, since, until)
+    files = _journal_parts(home, worker, since, until)
+    read = functools.partial(_journal_part, columns=out_cols, session_id=session_id, since=since, until=until)
+    # journal_df's dtypes: no conversion of ``string`` to pyarrow strings, nor of ``args`` (dicts) to text
+    with dask.config.set({"dataframe.convert-string": False}):
+        if not files:
+            return dd.from_pandas(meta, npartitions=1)
+        return dd.from_map(read, files, meta=meta, label="ocnb-journal", enforce_metadata=False)
+
+
+def _journal_columns(columns: Sequence[str] | None) -> list[str]:
+    from .telemetry import JOURNAL_COLUMNS
+
+    known = [*JOURNAL_COLUMNS, "worker"]
+    if columns is None:
+        return known
+    if isinstance(columns, str):
+        columns = [columns]
+    unknown = [c for c in columns if c not in known]
+    if unknown or not columns:
+        raise ValueError(f"columns: unknown {unknown or 'none given'}; choose from {known}")
+    return list(dict.fromkeys(columns))
+
+
+def _journal_parts(
+    home: str | Path | None, worker: str | Sequence[str] | None, since: Any, until: Any
+) -> list[tuple[str | None, Path]]:
+    """``(worker folder name or None, day file)`` of every journal file the filters can match."""
+    from .audit.journal import journal_files
 
     root = Path(home) if home is not None else Settings.from_env().home_path
-    homes: list[tuple[str | None, Path]] = [(None, root)]
+    homes: list[tuple[str | None, Path]] = []
+    wanted: set[str] | None = None
+    if worker is None:
+        homes.append((None, root))
+    else:
+        names = [worker] if isinstance(worker, str) else list(worker)
+        wanted = {str(n) for n in names} | {worker_home(root, str(n)).name for n in names}
     if (root / WORKERS_DIR).is_dir():
-        homes += [(p.name, p) for p in sorted((root / WORKERS_DIR).iterdir()) if p.is_dir()]
-    frames = []
-    for name, path in homes:
-        df = one_journal(home=path)
-        frames.append(df.assign(worker=pd.Series([name] * len(df), index=df.index, dtype="string")))
-    out = pd.concat(frames, ignore_index=True)
-    return out.sort_values("ts", kind="stable").reset_index(drop=True) if "ts" in out else out
+        homes += [
+            (p.name, p)
+            for p in sorted((root / WORKERS_DIR).iterdir())
+            if p.is_dir() and (wanted is None or p.name in wanted)
+        ]
+    return [(name, path) for name, where in homes for path in journal_files(where, since=since, until=until)]
+
+
+def _journal_part(
+    part: tuple[str | None, Path] | None,
+    columns: list[str],
+    session_id: str | None = None,
+    since: Any = None,
+    until: Any = None,
+) -> Any:
+    """One (worker, day file)'s lines as a frame of ``columns`` (``worker`` among them), sorted by time;
+    ``part=None``: the empty frame with those columns and dtypes."""
+    import pandas as pd
+
+    from .telemetry import journal_frame
+
+    name, paths = (None, []) if part is None else (part[0], [part[1]])
+    own = [c for c in columns if c != "worker"]
+    read = own if "ts" in own or part is None else ["ts", *own]
+    df = journal_frame(paths, session_id=session_id, since=since, until=until, columns=read)
+    if part is not None and len(df) > 1:
+        df = df.sort_values("ts", kind="stable", ignore_index=True)
+    if "worker" in columns:
+        df["worker"] = pd.array([name] * len(df), dtype="string")
+    return df[columns]
 
 
 def bind_workers(client: Any, session_kwargs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:

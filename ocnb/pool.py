@@ -91,6 +91,7 @@ class Pool(ReplayPool):
         rows_per_task: int | None = None,
         progress: bool = True,
         ledger: bool | str | os.PathLike[str] = False,
+        commit_step: int | None = None,
     ) -> Any:
         """Replay ``skill_id`` once per row of ``params`` (a DataFrame or a list of dicts).
 
@@ -113,7 +114,15 @@ class Pool(ReplayPool):
         skill id: a check that only reads the site, e.g. opens the record by the row's key, and passes
         only when the row's effect is there, by its contract) settles those rows on a surviving browser:
         passed → outcome ``"verified"`` (done once); its contract failed → the row is replayed now;
-        otherwise the row stays ``"unknown"``.
+        otherwise the row stays ``"unknown"``. A step that times out at or after that step leaves its row
+        ``"unknown"`` too (``failure_code`` ``STEP_TIMEOUT``: a slow site may still have taken it); one
+        that times out before it is a plain failure.
+
+        That first acting step is judged from the step kinds, so a page that saves a field while it is
+        filled (an autosave) is not seen as acting: ``commit_step`` (an index into the skill's low-level
+        steps, as ``oc_skill_replay``'s ``step_index`` counts them) says the row acts on the site from
+        that step on, replacing the judgement (earlier or later). It is checked before any row runs
+        (``ValueError`` for anything but an int within the skill's steps) and goes to Dask workers too.
 
         ``ledger`` (local only; a Dask batch always keeps one, see :mod:`ocnb.ledger`): a folder (or
         True: ``home/ledger/local-<digest of the skill and rows>``) where each row is recorded at its
@@ -124,8 +133,10 @@ class Pool(ReplayPool):
         store = SkillStore(None if self.home is None else str(self.home))
         skill = store.get(skill_id)
         check = store.get(verify) if verify else None
-        rows = _rows(params)
         options: dict[str, Any] = {"start_url": start_url}
+        if commit_step is not None:
+            options["commit_step"] = _commit_step(skill, commit_step)
+        rows = _rows(params)
         if step_timeout_ms is not None:
             options["step_timeout_ms"] = step_timeout_ms
         if allow_risky is not None:
@@ -220,3 +231,18 @@ class Pool(ReplayPool):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _commit_step(skill: dict[str, Any], value: Any) -> int:
+    """``commit_step=`` checked against ``skill``'s low-level steps: the index, or ``ValueError``."""
+    from .skills.replay import flatten
+
+    steps = flatten(skill)
+    if steps is None:
+        raise ValueError("commit_step: the skill was recorded without replay artifacts (no low-level steps)")
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < len(steps):
+        kinds = ", ".join(f"{i}: {st.get('kind')}" for i, st in enumerate(steps))
+        raise ValueError(
+            f"commit_step must be the index of one of the skill's {len(steps)} low-level steps ({kinds}), not {value!r}"
+        )
+    return value

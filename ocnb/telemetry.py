@@ -13,6 +13,7 @@ the cyclic garbage collector is paused meanwhile, since it would rescan millions
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 from collections.abc import Callable, Iterator, Sequence
 from operator import attrgetter
@@ -21,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from ocnb.audit.journal import read_journal
+from ocnb.audit.journal import _since_filter, _until_filter, journal_files
 from ocnb.audit.jsonl import decode_lines
 from ocnb.audit.trace import event_files, trace_dir
 from ocnb.storage import ocnb_home
@@ -140,11 +141,14 @@ def journal_df(
     session_id: str | None = None,
     since: str | int | None = None,
     home: str | Path | None = None,
+    until: Any = None,
 ) -> pd.DataFrame:
     """The journal on disk (every day kept, every process) as a DataFrame, one row per call.
 
     Filters: ``session_id``; ``since`` = an ISO timestamp (rows at or after it) or a seq number
-    (rows after it). ``home`` defaults to ``OCNB_HOME``.
+    (rows after it); ``until`` = an ISO timestamp, ``datetime`` or ``date`` (rows before it: ``since=
+    "2026-11-22", until="2026-11-23"`` is that UTC day). Day files outside ``since``/``until`` are not
+    opened. ``home`` defaults to ``OCNB_HOME``.
 
     Columns (dtype):
 
@@ -161,12 +165,62 @@ def journal_df(
     - ``intent`` (string, <NA> when the caller gave none)
     - ``args`` (object: dict) — the arguments, sanitized
     """
-    parts: dict[str, list[Any]] = {name: [] for name in JOURNAL_COLUMNS}
+    root = ocnb_home(home)
+    paths = journal_files(root, since=since, until=until)
+    return journal_frame(paths, session_id=session_id, since=since, until=until)
+
+
+@functools.lru_cache(maxsize=64)
+def _row_type(fields: tuple[str, ...]) -> Any:
+    """A struct decoding only ``fields`` of a journal line (the others are skipped, not built)."""
+    return msgspec.defstruct("_JournalRow", [(name, Any, None) for name in fields], gc=False)
+
+
+def journal_frame(
+    paths: Sequence[Path],
+    *,
+    session_id: str | None = None,
+    since: str | int | None = None,
+    until: Any = None,
+    columns: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """The entries of these journal day files (in order), filtered as :func:`journal_df` filters, as a
+    frame of :data:`JOURNAL_COLUMNS` (or only ``columns``, in that order, with the same dtypes).
+
+    File by file, so only one file's entries are alive at a time; only the fields the columns and the
+    filters need are decoded. A trailing partial line and corrupt lines are skipped.
+    """
+    dtypes = {name: JOURNAL_COLUMNS[name] for name in (columns if columns is not None else JOURNAL_COLUMNS)}
+    since_seq, since_ts = _since_filter(since)
+    until_ts = _until_filter(until)
+    needed = set(dtypes)
+    if session_id is not None:
+        needed.add("session_id")
+    if since_seq is not None:
+        needed.add("seq")
+    if since_ts is not None or until_ts is not None:
+        needed.add("ts")
+    row_type = _row_type(tuple(name for name in JOURNAL_COLUMNS if name in needed))
+    parts: dict[str, list[Any]] = {name: [] for name in dtypes}
     with _no_gc():
-        records = read_journal(ocnb_home(home), session_id=session_id, since=since)
-        _add_chunk(records, JOURNAL_COLUMNS, parts, lambda name: lambda r: r.get(name))
-        del records
-        return _frame(parts, JOURNAL_COLUMNS)
+        for path in paths:
+            try:
+                data = path.read_bytes()
+            except FileNotFoundError:  # pruned while we read
+                continue
+            rows = decode_lines(data, row_type)
+            del data
+            if session_id is not None:
+                rows = [r for r in rows if r.session_id == session_id]
+            if since_seq is not None:
+                rows = [r for r in rows if isinstance(r.seq, int) and r.seq > since_seq]
+            if since_ts is not None:
+                rows = [r for r in rows if isinstance(r.ts, str) and r.ts >= since_ts]
+            if until_ts is not None:
+                rows = [r for r in rows if isinstance(r.ts, str) and r.ts < until_ts]
+            _add_chunk(rows, dtypes, parts, attrgetter)
+            del rows
+        return _frame(parts, dtypes)
 
 
 def trace_df(session_id: str, home: str | Path | None = None) -> pd.DataFrame:

@@ -21,7 +21,7 @@ import sys
 import threading
 from collections import Counter, deque
 from collections.abc import Iterable, Mapping
-from datetime import timedelta
+from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -62,12 +62,32 @@ SUMMARY_MAX = 200
 _FILE_RE = re.compile(r"^journal-(\d{8})\.jsonl$")
 
 
-def journal_files(home: str | Path) -> list[Path]:
-    """The day files under ``home/journal``, oldest first."""
+def journal_files(home: str | Path, *, since: str | int | None = None, until: Any = None) -> list[Path]:
+    """The day files under ``home/journal``, oldest first; with ``since``/``until`` only those that can
+    hold a matching entry.
+
+    An entry goes to the file of its own timestamp's UTC day (:meth:`Journal.path_for`), so a file whose
+    day ends before ``since`` (a timestamp; a seq number prunes nothing) or begins at or after ``until``
+    is left out without being opened.
+    """
     folder = Path(home) / "journal"
     if not folder.is_dir():
         return []
-    return sorted(p for p in folder.iterdir() if _FILE_RE.match(p.name))
+    first = _since_filter(since)[1]
+    last = _until_filter(until)
+    out = []
+    for p in folder.iterdir():
+        match = _FILE_RE.match(p.name)
+        if match is None:
+            continue
+        day = match.group(1)
+        start = f"{day[:4]}-{day[4:6]}-{day[6:]}"
+        if first is not None and start < first[:10]:
+            continue
+        if last is not None and f"{start}T00:00:00.000Z" >= last:
+            continue
+        out.append(p)
+    return sorted(out)
 
 
 def _since_filter(since: str | int | None) -> tuple[int | None, str | None]:
@@ -87,15 +107,34 @@ def _since_filter(since: str | int | None) -> tuple[int | None, str | None]:
         raise ValueError(f"since must be an ISO timestamp or a seq number, not {since!r}") from None
 
 
+def _until_filter(until: Any) -> str | None:
+    """``until`` (an ISO timestamp, a ``datetime`` or a ``date``) as the journal's own ts text, or None."""
+    if until is None or until == "":
+        return None
+    if isinstance(until, datetime):
+        return iso_ms(until)
+    if isinstance(until, date):
+        return f"{until.isoformat()}T00:00:00.000Z"
+    if not isinstance(until, str):
+        raise ValueError(f"until must be an ISO timestamp, not {until!r}")
+    try:
+        return iso_ms(parse_ts(until))
+    except ValueError:
+        raise ValueError(f"until must be an ISO timestamp, not {until!r}") from None
+
+
 def _filter(
     entries: Iterable[dict[str, Any]],
     *,
     tool: str | None = None,
     since: str | int | None = None,
     session_id: str | None = None,
+    until: Any = None,
 ) -> list[dict[str, Any]]:
-    """Entries matching every given filter: seq ``> since`` for a number, ts ``>= since`` for a time."""
+    """Entries matching every given filter: seq ``> since`` for a number, ts ``>= since`` for a time,
+    ts ``< until``."""
     since_seq, since_ts = _since_filter(since)
+    until_ts = _until_filter(until)
     out = []
     for e in entries:
         if tool is not None and e.get("tool") != tool:
@@ -105,6 +144,8 @@ def _filter(
         if since_seq is not None and not (isinstance(e.get("seq"), int) and e["seq"] > since_seq):
             continue
         if since_ts is not None and not (isinstance(e.get("ts"), str) and e["ts"] >= since_ts):
+            continue
+        if until_ts is not None and not (isinstance(e.get("ts"), str) and e["ts"] < until_ts):
             continue
         out.append(e)
     return out
@@ -116,10 +157,16 @@ def read_journal(
     session_id: str | None = None,
     since: str | int | None = None,
     tool: str | None = None,
+    until: Any = None,
 ) -> list[dict[str, Any]]:
-    """Every entry on disk (all days kept, all processes), in file order, filtered."""
-    entries = (e for path in journal_files(home) for e in iter_jsonl(path) if isinstance(e, dict))
-    return _filter(entries, tool=tool, since=since, session_id=session_id)
+    """Every entry on disk (all days kept, all processes), in file order, filtered.
+
+    ``until`` (an ISO timestamp, ``datetime`` or ``date``) keeps entries before it; day files outside
+    ``since``/``until`` are not opened (:func:`journal_files`).
+    """
+    paths = journal_files(home, since=since, until=until)
+    entries = (e for path in paths for e in iter_jsonl(path) if isinstance(e, dict))
+    return _filter(entries, tool=tool, since=since, session_id=session_id, until=until)
 
 
 def _brief(e: Mapping[str, Any]) -> dict[str, Any]:

@@ -301,7 +301,7 @@ async def _replay(
 
     # (step index, callable): run (off the event loop) just before that step acts — a batch's ledger
     # records there that the row reached its commit step (ocnb.ledger); set by ocnb.batch, never by a tool.
-    hook = getattr(ctx.session, "commit_hook", None)
+    hook = ctx.session.commit_hook
     for i, step in enumerate(steps):
         index = lo + i
         if hook is not None and index == hook[0]:

