@@ -49,6 +49,7 @@ RESULT_COLUMNS = [
     "steps_total",
     "elapsed_ms",
     "evidence_path",
+    "acted",
     "retried",
     "worker",
     "browser",
@@ -228,10 +229,13 @@ def _replay_stored(
     )
     if not r.ok and out["failure_code"] in _TIMEOUT_CODES:
         _stop_loading(session)
+    # the row stopped in step ``step_index`` (None: before the first step began, or after the last)
+    lost_at, commit = failure.get("step_index"), _commit_at(skill, options)
+    committed = lost_at is not None and commit is not None and int(lost_at) >= commit
+    # ``acted``: the row's commit step began, so the site may have it even when the row failed after it
+    # (a contract that found no confirmation, a later step): such a row is not one to rerun blindly
+    out["acted"] = commit is not None and (r.ok or committed or out["step_reached"] > commit)
     if not r.ok and out["failure_code"] in (*CRASH_CODES, *_TIMEOUT_CODES):
-        # the row stopped in step ``step_index`` (None: before the first step began)
-        lost_at, commit = failure.get("step_index"), _commit_at(skill, options)
-        committed = lost_at is not None and commit is not None and int(lost_at) >= commit
         if out["failure_code"] in CRASH_CODES:
             out["_committed"] = committed
         elif committed:  # the click timed out, say: the site may have the row all the same
@@ -266,6 +270,7 @@ def _row(
         "steps_total": total,
         "elapsed_ms": round((time.perf_counter() - t0) * 1000, 1),
         "evidence_path": evidence,
+        "acted": False,
         "retried": False,
         "worker": "local",
         "browser": None,

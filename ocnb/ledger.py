@@ -143,6 +143,7 @@ def unknown_row(index: int, record: dict[str, Any]) -> dict[str, Any]:
         "steps_total": 0,
         "elapsed_ms": 0.0,
         "evidence_path": None,
+        "acted": True,
         "retried": True,
         "worker": record.get("worker"),
         "browser": None,

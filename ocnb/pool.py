@@ -63,6 +63,7 @@ def _frame(rows: list[dict[str, Any]]) -> Any:
             "steps_total": "Int64",
             "elapsed_ms": "Float64",
             "evidence_path": "string",
+            "acted": "boolean",
             "retried": "boolean",
             "worker": "string",
             "browser": "string",
@@ -116,7 +117,9 @@ class Pool(ReplayPool):
         passed → outcome ``"verified"`` (done once); its contract failed → the row is replayed now;
         otherwise the row stays ``"unknown"``. A step that times out at or after that step leaves its row
         ``"unknown"`` too (``failure_code`` ``STEP_TIMEOUT``: a slow site may still have taken it); one
-        that times out before it is a plain failure.
+        that times out before it is a plain failure. The frame's ``acted`` column says whether a row's
+        commit step began: a ``failed`` row that acted (say, its contract found no confirmation) may be on
+        the site all the same — rerun only the rows that did not act.
 
         That first acting step is judged from the step kinds, so a page that saves a field while it is
         filled (an autosave) is not seen as acting: ``commit_step`` (an index into the skill's low-level

@@ -158,7 +158,7 @@ def test_a_timeout_after_the_commit_step_is_unknown_and_one_before_it_is_a_failu
     with Pool(size=1, home=ocnb_home, executable_path=exe) as pool:
         df = pool.replay(skill["id"], rows, step_timeout_ms=STEP_TIMEOUT_MS, progress=False)
     elapsed = time.perf_counter() - t0
-    table = df[["row", "ok", "outcome", "failure_code", "step_reached", "retried"]].to_string()
+    table = df[["row", "ok", "outcome", "failure_code", "step_reached", "acted", "retried"]].to_string()
     by_key = {rows[int(r.row)]["key"]: r for r in df.itertuples()}
     log = Counter(key for key, _ in site.posts)
     assert by_key["k1"].outcome == "failed" and by_key["k1"].failure_code == "STEP_TIMEOUT", table
@@ -167,6 +167,9 @@ def test_a_timeout_after_the_commit_step_is_unknown_and_one_before_it_is_a_failu
     assert by_key["k3"].failure_code in ("STEP_TIMEOUT", UNKNOWN_OUTCOME), table
     assert not by_key["k3"].retried and log["k3"] == 1, (table, site.posts)  # on the site once, not replayed
     assert all(by_key[k].outcome == "done" for k in ("k0", "k2", "k4")), table
+    # ``acted``: whether the row's commit step began (the site may have it) — what a rerun of the failed
+    # rows must go by: k1 never clicked, k3 did
+    assert not by_key["k1"].acted and by_key["k3"].acted and all(by_key[k].acted for k in ("k0", "k2", "k4")), table
     assert log == Counter({"k0": 1, "k2": 1, "k3": 1, "k4": 1}), site.posts
     print(f"\n{table}\n{elapsed:.1f} s")
 

@@ -50,6 +50,8 @@ def test_pool_replay_twenty_rows_with_failures(signup, ocnb_home) -> None:
     failed = df[~df["ok"]]
     assert sorted(failed["row"].tolist()) == [2, 6, 12]
     assert set(failed["failure_code"]) == {"CONTRACT_FAILED"}
+    # they clicked Sign up before the contract found no "Thanks": the site may have them, and says so
+    assert df["acted"].all() and str(df["acted"].dtype) == "boolean"
     assert all(p and str(p) for p in failed["evidence_path"])
     assert df[df["ok"]]["step_reached"].eq(4).all()
     assert str(df["ok"].dtype) == "boolean" and str(df["failure_code"].dtype) == "string"
