@@ -58,6 +58,9 @@ FINGERPRINTS = "fingerprints"
 #: looks its skill up once per row; while the file is the same one, unchanged, a lookup is one ``stat``
 #: instead of listing the domains and reading and validating the file (every write replaces the file).
 _FOUND: dict[tuple[str, str], tuple[Path, tuple[int, ...], str]] = {}
+#: A file written less than this long before it is read is not remembered: a write within the clock's
+#: granularity of that read could leave the same size and times (git's "racily clean" rule).
+_SETTLED_NS = 2_000_000_000
 
 
 def _identity(path: Path) -> tuple[int, ...] | None:
@@ -335,7 +338,7 @@ class SkillStore:
                 except InvalidArgument as exc:
                     exc.details.update({"skill_id": skill_id, "file": str(self.path(domain))})
                     raise
-                if identity is not None:
+                if identity is not None and time.time_ns() - identity[3] > _SETTLED_NS:
                     _FOUND[key] = (self.path(domain), identity, json.dumps(skill))
                 return skill
         for corrupt in unreadable:
