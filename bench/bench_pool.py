@@ -9,7 +9,10 @@
 - Dask on a ``LocalCluster`` (``--dask-workers 0`` skips it): 2 worker processes, each worker's
   ``Pool(size=1)`` connected to its own ``playwright run-server``; and 1 worker whose ``Pool(size=2)``
   holds 2 contexts of one browser behind one run-server (the relay and the worker paid once for two
-  contexts); and the overhead of one no-op task.
+  contexts); 1 worker whose ``Pool(size=2)`` launches its own Chromium in the worker process (no
+  ``connect``, no run-server: beside the previous one, what the run-server relay costs); and the
+  overhead of one no-op task. ``--only-dask TEXT`` runs only the Dask arrangements whose name holds
+  TEXT, e.g. ``--only-dask "own Chromium" --rows 20`` (no raw, pool or heavy-page runs).
 
 Targets: Pool at size 2 ≥ 1.0× the best raw arrangement's rows/s; Dask ≥ 0.9× the pool.   python -m bench.bench_pool [--rows 120]
 
@@ -188,9 +191,12 @@ def _pool(sid: str, home: str, rows: list[dict[str, str]], size: int, k: int, **
     }
 
 
-def _dask(sid: str, home: str, rows: list[dict[str, str]], workers: int, size: int = 1) -> dict[str, float]:
+def _dask(
+    sid: str, home: str, rows: list[dict[str, str]], workers: int, size: int = 1, *, run_server: bool = True
+) -> dict[str, float]:
     """The same rows as Dask tasks on a local cluster; each worker's ``Pool(size)`` behind its own
-    ``playwright run-server`` (a task's rows, ``size`` of them by default, on the pool's contexts)."""
+    ``playwright run-server`` (a task's rows, ``size`` of them by default, on the pool's contexts), or,
+    with ``run_server=False``, launching its own Chromium in the worker process (no relay)."""
     try:
         import distributed
     except ImportError:
@@ -201,7 +207,7 @@ def _dask(sid: str, home: str, rows: list[dict[str, str]], workers: int, size: i
     from ocnb.remote import PlaywrightServer
 
     skill = SkillStore(home).get(sid)
-    servers = [PlaywrightServer() for _ in range(workers)]
+    servers = [PlaywrightServer() for _ in range(workers)] if run_server else []
     try:
         with (
             distributed.LocalCluster(
@@ -213,7 +219,9 @@ def _dask(sid: str, home: str, rows: list[dict[str, str]], workers: int, size: i
             noop = client.gather(client.map(_noop, range(200), pure=False))
             per_task_ms = (time.perf_counter() - c0) / len(noop) * 1000 * workers
             # a loopback server launches the browser the client names (--unsafe): this machine's Chromium
-            kwargs = {"home": home, "connect": [s.ws_url for s in servers], "executable_path": find_chromium()[0]}
+            kwargs: dict[str, Any] = {"home": home, "executable_path": find_chromium()[0]}
+            if servers:
+                kwargs["connect"] = [s.ws_url for s in servers]
             opts: dict[str, Any] = {"progress": False, "session_kwargs": kwargs, "pool_size": size}
             replay_on_cluster(client, skill, rows[: workers * size * 2], {}, **opts)
             c1, t0 = _cpu_seconds(), time.perf_counter()
@@ -243,6 +251,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--sizes", default="1,2,4")
     parser.add_argument("--browsers", default="1,2")
     parser.add_argument("--dask-workers", type=int, default=2, help="0 skips the Dask run")
+    parser.add_argument(
+        "--only-dask",
+        default=None,
+        metavar="TEXT",
+        help="run only the Dask arrangements whose name holds TEXT (e.g. 'own Chromium'): no raw, pool or heavy-page "
+        "runs; figures go to results/pool-dask-only.json",
+    )
     ns = parser.parse_args(argv)
     home = tempfile.mkdtemp(prefix="ocnb-bench-pool-")
     os.environ["OCNB_HOME"] = home
@@ -257,24 +272,31 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             ("raw 1 process × 2 contexts", 1, 2),
             ("raw 2 processes", 2, 1),
         ):
-            table.append((name, _raw(url, rows, procs, contexts)))
-        for size in [int(x) for x in ns.sizes.split(",")]:
+            if not ns.only_dask:
+                table.append((name, _raw(url, rows, procs, contexts)))
+        for size in [] if ns.only_dask else [int(x) for x in ns.sizes.split(",")]:
             for k in sorted({min(int(x), size) for x in ns.browsers.split(",")}):
                 table.append((f"Pool size {size}, K={k}", _pool(sid, home, rows, size, k)))
         if ns.dask_workers:
-            for name, workers, size in (
-                (f"Dask {ns.dask_workers} workers × Pool(size=1), run-server each", ns.dask_workers, 1),
-                ("Dask 1 worker × Pool(size=2), one run-server", 1, 2),
+            for name, workers, size, relay in (
+                (f"Dask {ns.dask_workers} workers × Pool(size=1), run-server each", ns.dask_workers, 1, True),
+                ("Dask 1 worker × Pool(size=2), one run-server", 1, 2, True),
+                ("Dask 1 worker × Pool(size=2), its own Chromium (no run-server)", 1, 2, False),
             ):
-                got = _dask(sid, home, rows, workers, size)
+                if ns.only_dask and ns.only_dask not in name:
+                    continue
+                got = _dask(sid, home, rows, workers, size, run_server=relay)
                 if got:
                     table.append((name, got))
         hid = _skill(heavy, home, "bench-heavy")
         runs: dict[bool, list[dict[str, float]]] = {False: [], True: []}
-        for _ in range(2):  # interleaved, the lower CPU of two: the machine's load drifts between runs
+        # interleaved, the lower CPU of two: the machine's load drifts between runs
+        for _ in range(0 if ns.only_dask else 2):
             for block in (False, True):
                 runs[block].append(_pool(hid, home, rows, 2, 1, block_resources=block))
         for block, tries in runs.items():
+            if not tries:
+                continue
             table.append(
                 (
                     f"heavy page, Pool size 2 K=1, block_resources={block}",
@@ -286,6 +308,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         extras = ", ".join(f"{k} {v:.1f}" for k, v in f.items() if k != "rows_per_s")
         print(f"{name:58s} {f['rows_per_s']:6.2f} rows/s   {extras}")
     raw = {n: f for n, f in table if n.startswith("raw")}
+    if not raw:  # --only-dask: its figures alone
+        save("pool-dask-only", figures)
+        return figures
     best_name = max(raw, key=lambda n: raw[n]["rows_per_s"])
     best = raw[best_name]["rows_per_s"]
     print(f"best raw arrangement: {best_name} ({best:.2f} rows/s)")

@@ -493,7 +493,8 @@ class BrowserState:
         page.on("dialog", lambda d, t=tab: self._on_dialog(t, d))
         page.on("close", lambda p, t=tab: self._on_close(t))
         page.on("crash", lambda p, t=tab: self._on_crash(t))
-        page.on("domcontentloaded", lambda p, t=tab: self._refresh_title(t))
+        if self.config.titles_on_load:
+            page.on("domcontentloaded", lambda p, t=tab: self._refresh_title(t))
         return tab
 
     def _event(self, kind: str, body: dict[str, Any]) -> None:

@@ -87,6 +87,9 @@ class Settings:
       served them, and discovery uses them (``OCNB_DISCOVERY_LEARN``; :mod:`ocnb.discovery.learned`).
     - ``evidence_screenshots``: evidence bundles of failed replays and contracts include a screenshot
       (a batch pool turns it off unless asked: the DOM and the console say what failed, for less work).
+    - ``titles_on_load``: each page's title is read when it loads, so ``tabs_context`` still shows it
+      for a page that navigated by itself and then hung (a batch pool turns it off: nobody reads it
+      there, and it costs a round trip to the page per load).
     """
 
     headless: bool = True
@@ -112,6 +115,7 @@ class Settings:
     download_max_bytes: int = 100 * 1024 * 1024
     discovery_learn: bool = False
     evidence_screenshots: bool = True
+    titles_on_load: bool = True
 
     def __post_init__(self) -> None:
         if isinstance(self.default_timeout_ms, bool) or not isinstance(self.default_timeout_ms, int):

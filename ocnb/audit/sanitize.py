@@ -46,6 +46,12 @@ def sanitize_args(args: Any, secrets: SecretStore | None = None, *, max_len: int
     ``${SECRET:NAME}`` (longest first, in strings at any depth); strings longer than ``max_len``
     are clipped (``max_len=None`` keeps them whole). Tuples become lists; other values are kept.
     """
+    # a store without values masks nothing: the walk below then skips it (the same copy, for less work)
+    empty = isinstance(secrets, SecretStore) and not len(secrets)
+    return _sanitize(args, None if empty else secrets, max_len)
+
+
+def _sanitize(args: Any, secrets: SecretStore | None, max_len: int | None) -> Any:
     if isinstance(args, Mapping):
         out: dict[Any, Any] = {}
         for key, value in args.items():
@@ -53,10 +59,10 @@ def sanitize_args(args: Any, secrets: SecretStore | None = None, *, max_len: int
             if isinstance(key, str) and is_sensitive_key(key) and value is not None:
                 out[skey] = REDACTED
             else:
-                out[skey] = sanitize_args(value, secrets, max_len=max_len)
+                out[skey] = _sanitize(value, secrets, max_len)
         return out
     if isinstance(args, (list, tuple)):
-        return [sanitize_args(v, secrets, max_len=max_len) for v in args]
+        return [_sanitize(v, secrets, max_len) for v in args]
     if isinstance(args, str):
         text = secrets.mask_text(args) if secrets is not None else args
         return clip(text, max_len) if max_len is not None else text

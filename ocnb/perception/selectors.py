@@ -36,6 +36,7 @@ step is its recorded role and name.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import time
 import weakref
@@ -310,7 +311,13 @@ def verified_locator(
     if len(frames) != 1 or not chain:
         return None
     req = {"chain": chain, "fingerprint": {k: v for k, v in fp.items() if k != "frame"}, "tolerate": list(tolerate)}
-    return frames[0].locator(f"{ENGINE}=" + quote(json.dumps(req, separators=(",", ":")), safe=""))
+    return frames[0].locator(_engine_selector(json.dumps(req, separators=(",", ":"))))
+
+
+@functools.lru_cache(maxsize=1024)
+def _engine_selector(body: str) -> str:
+    """The selector for the engine's request ``body`` (URL-quoted); a batch asks the same steps' again each row."""
+    return f"{ENGINE}=" + quote(body, safe="")
 
 
 def engine_declined(exc: BaseException) -> bool:

@@ -34,6 +34,8 @@ A skill that would not pass the schema after migration is left as it is. Files t
 from __future__ import annotations
 
 import hashlib
+import json
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -49,6 +51,24 @@ __all__ = ["SCHEMA_VERSION", "SELECTOR_TYPES", "STEP_KINDS", "SkillStore", "doma
 SCHEMA_VERSION = 2
 #: File key of files written since steps carry fingerprints (files without it are migrated on load).
 FINGERPRINTS = "fingerprints"
+
+
+#: Skills :meth:`SkillStore.get` found, by (store root, skill id): the file that held it, that file's
+#: identity when it was read (device, inode, size, modification time) and the skill as JSON text. A batch
+#: looks its skill up once per row; while the file is the same one, unchanged, a lookup is one ``stat``
+#: instead of listing the domains and reading and validating the file (every write replaces the file).
+_FOUND: dict[tuple[str, str], tuple[Path, tuple[int, ...], str]] = {}
+#: A file written less than this long before it is read is not remembered: a write within the clock's
+#: granularity of that read could leave the same size and times (git's "racily clean" rule).
+_SETTLED_NS = 2_000_000_000
+
+
+def _identity(path: Path) -> tuple[int, ...] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
 def skill_id_for(domain: str, name: str) -> str:
@@ -293,8 +313,13 @@ class SkillStore:
         (judged from its raw text) is ``CORRUPT_FILE`` naming it.
         """
         self.problems = []
+        key = (str(self.root), skill_id)
+        found = _FOUND.get(key)
+        if found is not None and _identity(found[0]) == found[1]:
+            return dict(json.loads(found[2]))
         unreadable: list[CorruptFile] = []
         for domain in self.domains():
+            identity = _identity(self.path(domain))  # before reading: a file written meanwhile is read again
             try:
                 entries = self._entries(self._load(domain), domain)
             except CorruptFile as exc:
@@ -313,6 +338,8 @@ class SkillStore:
                 except InvalidArgument as exc:
                     exc.details.update({"skill_id": skill_id, "file": str(self.path(domain))})
                     raise
+                if identity is not None and time.time_ns() - identity[3] > _SETTLED_NS:
+                    _FOUND[key] = (self.path(domain), identity, json.dumps(skill))
                 return skill
         for corrupt in unreadable:
             try:

@@ -46,6 +46,9 @@ def test_pool_replay_twenty_rows_with_failures(signup, ocnb_home) -> None:
     rows = pd.DataFrame({"who": NAMES})
     with Pool(size=2, home=ocnb_home) as pool:
         df = pool.replay(signup, rows, step_timeout_ms=2000, progress=False)
+        # a page's title is not read at each load in a pool (nobody calls tabs_context there)
+        assert [s.config.titles_on_load for s in pool.sessions] == [False, False]
+        assert all(t.title == "" for s in pool.sessions for t in s.browser_state().tabs.values())
     assert list(df.columns) == RESULT_COLUMNS and len(df) == 20
     failed = df[~df["ok"]]
     assert sorted(failed["row"].tolist()) == [2, 6, 12]

@@ -260,3 +260,27 @@ def test_two_processes_recording_at_once_lose_nothing_and_leave_no_temp_files(oc
     store = SkillStore(ocnb_home)
     assert sorted(s["name"] for s in store.all()) == sorted(f"{t}-{i}" for t in "ab" for i in range(10))
     assert store.problems == [] and not list(store.path(DOMAIN).parent.glob("*.tmp"))
+
+
+def test_a_skill_remembered_by_get_is_read_again_once_its_file_changes(ocnb_home: Path) -> None:
+    """``get`` answers from memory only while the skill's file is the same, unchanged, and settled."""
+    import os
+    import time
+
+    store = SkillStore(ocnb_home)
+    sid = store.record(DOMAIN, "kept", steps(), description="first")["id"]
+    path = store.path(DOMAIN)
+    old = time.time() - 10  # a file written a while ago: get may remember the skill
+    os.utime(path, (old, old))
+    assert store.get(sid)["description"] == "first"
+    store.get(sid)["description"] = "changed by a caller"  # a caller's copy: what get remembers stays
+    assert store.get(sid)["description"] == "first"
+    text = path.read_text()
+    path.write_text(text.replace('"first"', '"again"'))  # in place, the same size: a hand edit
+    os.utime(path, (old, old + 1))
+    assert store.get(sid)["description"] == "again"
+    store.record(DOMAIN, "kept", steps(), description="third")  # a write replaces the file
+    assert store.get(sid)["description"] == "third"
+    path.unlink()
+    with pytest.raises(OcnbError):
+        store.get(sid)
