@@ -192,7 +192,14 @@ def _pool(sid: str, home: str, rows: list[dict[str, str]], size: int, k: int, **
 
 
 def _dask(
-    sid: str, home: str, rows: list[dict[str, str]], workers: int, size: int = 1, *, run_server: bool = True
+    sid: str,
+    home: str,
+    rows: list[dict[str, str]],
+    workers: int,
+    size: int = 1,
+    *,
+    run_server: bool = True,
+    rows_per_task: int | None = None,
 ) -> dict[str, float]:
     """The same rows as Dask tasks on a local cluster; each worker's ``Pool(size)`` behind its own
     ``playwright run-server`` (a task's rows, ``size`` of them by default, on the pool's contexts), or,
@@ -222,7 +229,12 @@ def _dask(
             kwargs: dict[str, Any] = {"home": home, "executable_path": find_chromium()[0]}
             if servers:
                 kwargs["connect"] = [s.ws_url for s in servers]
-            opts: dict[str, Any] = {"progress": False, "session_kwargs": kwargs, "pool_size": size}
+            opts: dict[str, Any] = {
+                "progress": False,
+                "session_kwargs": kwargs,
+                "pool_size": size,
+                "rows_per_task": rows_per_task,
+            }
             replay_on_cluster(client, skill, rows[: workers * size * 2], {}, **opts)
             c1, t0 = _cpu_seconds(), time.perf_counter()
             out = replay_on_cluster(client, skill, rows, {}, **opts)

@@ -37,6 +37,7 @@ from .session import Session
 from .settings import Settings
 
 __all__ = [
+    "TASK_ROUNDS",
     "OcnbWorkerPlugin",
     "bind_workers",
     "journal_ddf",
@@ -49,6 +50,11 @@ __all__ = [
 
 #: Under the batch's home, each worker's own home: its journal, traces and skills, in files of its own.
 WORKERS_DIR = "workers"
+
+#: A task holds this many rows per session of the worker's pool, by default: the pool's sessions take
+#: the task's rows as they come free, and wait for each other only at the task's end (with one row per
+#: session a task was a barrier every row: 0.87-0.90x the local pool against 0.94x, docs/scale.md).
+TASK_ROUNDS = 4
 
 #: Per worker address (several in-process workers share this module): the pool's spec and the pool.
 _POOLS: dict[str, tuple[dict[str, Any], ReplayPool]] = {}
@@ -363,8 +369,8 @@ def replay_on_cluster(
 
     Each worker replays its tasks' rows on its own pool of ``pool_size`` sessions over ``browsers``
     browsers (:func:`worker_pool`), a task's rows concurrently. ``rows_per_task`` (default
-    ``pool_size``: a task keeps every session of the pool busy) puts that many consecutive rows in one
-    task: the scheduler then handles ``len(rows) / rows_per_task`` tasks (about 1 ms of its CPU each),
+    :data:`TASK_ROUNDS` × ``pool_size``) puts that many consecutive rows in one task: the scheduler
+    then handles ``len(rows) / rows_per_task`` tasks (about 1 ms of its CPU each),
     which is what lets a batch of millions of rows through one scheduler.
 
     A row that fails because its worker's browser is gone (after that worker's own retry on a fresh
@@ -381,7 +387,7 @@ def replay_on_cluster(
     lost: set[str] = set()  # workers whose browser stayed unreachable after a fresh session
 
     if rows_per_task is None:
-        rows_per_task = pool_size
+        rows_per_task = TASK_ROUNDS * pool_size
     if rows_per_task < 1 or pool_size < 1:
         raise ValueError("rows_per_task and pool_size must be at least 1")
     spec = {"size": pool_size, "browsers": browsers}

@@ -104,8 +104,8 @@ class Pool(ReplayPool):
         With ``client=``, each Dask worker holds a pool like this one (``size`` sessions over its own
         ``browsers``, or over the server(s) :func:`ocnb.dask.bind_workers` gives it from ``connect=``),
         and a task's rows run concurrently on that pool's sessions. ``rows_per_task`` (Dask only; default
-        ``size``, so a task keeps every session of its worker's pool busy) puts that many rows in one
-        task; raise it for batches whose task count would load the scheduler (see docs/scale.md).
+        4 × ``size``: the worker's sessions take a task's rows as they come free) puts that many rows in
+        one task; raise it for batches whose task count would load the scheduler (see docs/scale.md).
 
         A row whose browser is lost before the row's first step that acts on the site (a click, a key
         press, a navigation carrying the row's values) is retried, on another browser or worker if need
