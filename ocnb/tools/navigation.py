@@ -82,10 +82,10 @@ def check_url_arg(config: Any, args: dict[str, Any]) -> None:
     check=check_url_arg,
     category="navigation",
     side_effects=True,
-    description="Open a URL, or go back/forward. "
-    'url is http(s), about:blank or data:, or "back"/"forward". Returns the final url, title and HTTP status.',
+    intent=True,
+    description="Open a URL, or go back/forward. Returns the final url, title and HTTP status.",
     properties={
-        "url": {"type": "string", "description": 'URL, or "back" / "forward".'},
+        "url": {"type": "string", "description": 'http(s), about:blank or data: URL, or "back"/"forward".'},
         "wait_until": WAIT_UNTIL,
         "capture_artifact": CAPTURE_SCHEMA,
     },

@@ -126,6 +126,22 @@ def test_invalid_intent_leaves_no_trace_in_page_or_journal(session, site, module
     assert (events["intent"] == "type the user's name").sum() == 2  # tool_call and tool_result
 
 
+def test_a_navigation_carries_its_intent_and_a_bad_one_goes_nowhere(session, site) -> None:
+    """navigate takes ``intent`` like the other acting tools: the journal says why the page was opened,
+    and a bad intent is refused before the browser moves (the page stays where it was, no journal line)."""
+    session.navigate(url=site.page("form.html"))
+    before = len(session.journal_df())
+    for bad in ["", "x" * 121]:
+        r = session.navigate(url=site.page("index.html"), intent=bad)
+        assert r.error.code == "INVALID_INTENT"
+    assert session.javascript_tool(expression="location.pathname").data["result"].endswith("/form.html")
+    assert len(session.journal_df()) == before + 1  # only the javascript_tool check above
+    ok = session.navigate(url=site.page("index.html"), intent="open the home page to find the menu")
+    assert ok.ok
+    last = session.journal_df().iloc[-1]
+    assert last["tool"] == "navigate" and last["intent"] == "open the home page to find the menu"
+
+
 def test_an_unrecorded_call_acts_but_leaves_no_journal_entry_or_trace_event(session, site) -> None:
     session.navigate(url=site.page("form.html"))
     journal, trace = len(session.journal_df()), len(session.trace_df())
