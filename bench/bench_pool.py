@@ -40,7 +40,7 @@ from ocnb.demosite import serve, site_root
 from ocnb.pool import Pool
 from ocnb.skills.store import SkillStore
 
-from .common import save
+from .common import raw_signup_row, save
 
 
 def _tree() -> list[psutil.Process]:
@@ -126,15 +126,9 @@ async def _raw_async(url: str, names: list[str], contexts: int) -> tuple[float, 
             for _ in range(contexts)
         ]
 
-        async def row(page: Any, who: str) -> None:
-            await page.goto(url)
-            await page.get_by_role("textbox", name="Full name", exact=True).fill(who)
-            await page.get_by_role("textbox", name="Email", exact=True).fill(f"{who}@example.com")
-            await page.get_by_role("button", name="Sign up", exact=True).click()
-
         async def worker(page: Any, share: list[str]) -> None:
             for who in share:
-                await row(page, who)
+                await raw_signup_row(page, url, who)
 
         await asyncio.gather(*(worker(p, ["warm0", "warm1"]) for p in pages))
         c0, t0 = _cpu_seconds(), time.perf_counter()

@@ -120,6 +120,7 @@ def _wire_delta(a: Any, b: Any, rows: int) -> dict[str, Any]:
 def _raw_child(url: str, rows: int, out: Any) -> None:
     from playwright.async_api import async_playwright
 
+    from bench.common import raw_signup_row
     from ocnb.browser import find_chromium, launch_args
 
     wire = _Wire()
@@ -133,15 +134,9 @@ def _raw_child(url: str, rows: int, out: Any) -> None:
                 await (await browser.new_context(viewport={"width": 1280, "height": 800})).new_page() for _ in range(2)
             ]
 
-            async def row(page: Any, who: str) -> None:
-                await page.goto(url)
-                await page.get_by_role("textbox", name="Full name", exact=True).fill(who)
-                await page.get_by_role("textbox", name="Email", exact=True).fill(f"{who}@example.com")
-                await page.get_by_role("button", name="Sign up", exact=True).click()
-
             async def worker(page: Any, names: list[str]) -> None:
                 for who in names:
-                    await row(page, who)
+                    await raw_signup_row(page, url, who)
 
             names = [f"user{i}" for i in range(rows)]
             await asyncio.gather(*(worker(p, ["warm0", "warm1", "warm2"]) for p in pages))

@@ -43,3 +43,11 @@ def save(name: str, figures: dict[str, Any]) -> Path:
     }
     path.write_text(json.dumps(payload, indent=2, sort_keys=True) + "\n")
     return path
+
+
+async def raw_signup_row(page: Any, url: str, who: str) -> None:
+    """The peer's row, written by hand with Playwright: the demo sign-up form opened, filled, sent."""
+    await page.goto(url)
+    await page.get_by_role("textbox", name="Full name", exact=True).fill(who)
+    await page.get_by_role("textbox", name="Email", exact=True).fill(f"{who}@example.com")
+    await page.get_by_role("button", name="Sign up", exact=True).click()

@@ -1,10 +1,13 @@
-"""Helpers shared by the scale tests: a local site served on a thread, and a local Dask cluster."""
+"""Helpers shared by the scale tests: a local site served on a thread, its quiet request handler, and a
+local Dask cluster."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
@@ -19,6 +22,23 @@ def serving(server: Any) -> Iterator[Any]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+class SiteHandler(BaseHTTPRequestHandler):
+    """A test site's handler: quiet, and ``_send`` answers 200 with an HTML body (and a cookie)."""
+
+    def _send(self, body: bytes, cookie: str | None = None, name: str = "srv") -> None:
+        with contextlib.suppress(OSError):  # the browser may be gone (killed by the test), or have given up
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            if cookie:
+                self.send_header("Set-Cookie", f"{name}={cookie}; Path=/")
+            self.end_headers()
+            self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - quiet
+        pass
 
 
 @contextmanager

@@ -11,11 +11,10 @@ once, no key twice, and agree with the frame's ``browser`` column.
 
 from __future__ import annotations
 
-import contextlib
 import threading
 from collections import Counter
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -27,7 +26,7 @@ from ocnb.contracts import ContractStore
 from ocnb.pool import Pool
 from ocnb.remote import PlaywrightServer
 from ocnb.skills.store import SkillStore
-from tests.scale import dask_client, serving
+from tests.scale import SiteHandler, dask_client, serving
 from tests.skills.helpers import art, click, fill, navigate
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -64,18 +63,8 @@ class Site(ThreadingHTTPServer):
         return f"http://127.0.0.1:{self.server_address[1]}/{path}"
 
 
-class Handler(BaseHTTPRequestHandler):
+class Handler(SiteHandler):
     server: Site
-
-    def _send(self, body: bytes, cookie: str | None = None, name: str = "srv") -> None:
-        with contextlib.suppress(OSError):  # the browser may be gone (killed in on_event)
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html")
-            self.send_header("Content-Length", str(len(body)))
-            if cookie:
-                self.send_header("Set-Cookie", f"{name}={cookie}; Path=/")
-            self.end_headers()
-            self.wfile.write(body)
 
     def _cookies(self) -> dict[str, str]:
         pairs = (c.strip().split("=", 1) for c in (self.headers.get("Cookie") or "").split(";") if "=" in c)
@@ -118,9 +107,6 @@ class Handler(BaseHTTPRequestHandler):
         key = parse_qs(self.rfile.read(length).decode())["key"][0]
         self._log("post", key)
         self._send(f"<!doctype html><title>done</title><p id=result>Thanks {key}</p>".encode())
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - quiet
-        pass
 
 
 @pytest.fixture

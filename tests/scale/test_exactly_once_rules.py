@@ -10,12 +10,11 @@
 
 from __future__ import annotations
 
-import contextlib
 import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -27,7 +26,7 @@ from ocnb.contracts import ContractStore
 from ocnb.pool import Pool
 from ocnb.remote import PlaywrightServer
 from ocnb.skills.store import SkillStore
-from tests.scale import serving
+from tests.scale import SiteHandler, serving
 from tests.skills.helpers import art, click, fill, navigate
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -73,18 +72,8 @@ class Site(ThreadingHTTPServer):
         return f"http://127.0.0.1:{self.server_address[1]}/{path}"
 
 
-class Handler(BaseHTTPRequestHandler):
+class Handler(SiteHandler):
     server: Site
-
-    def _send(self, body: bytes, cookie: str | None = None) -> None:
-        with contextlib.suppress(OSError):  # the browser may be gone, or have given up
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html")
-            self.send_header("Content-Length", str(len(body)))
-            if cookie:
-                self.send_header("Set-Cookie", f"srv={cookie}; Path=/")
-            self.end_headers()
-            self.wfile.write(body)
 
     def _srv(self) -> str:
         pairs = (c.strip().split("=", 1) for c in (self.headers.get("Cookie") or "").split(";") if "=" in c)
@@ -121,9 +110,6 @@ class Handler(BaseHTTPRequestHandler):
         if key in site.slow_keys:
             time.sleep(SLOW_S)
         self._send(f"<!doctype html><title>done</title><p id=result>Thanks {key}</p>".encode())
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - quiet
-        pass
 
 
 @pytest.fixture

@@ -8,9 +8,8 @@ import re
 import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -18,7 +17,7 @@ from ocnb.browser import find_chromium
 from ocnb.pool import Pool
 from ocnb.remote import PlaywrightServer
 from ocnb.skills.store import SkillStore
-from tests.scale import dask_client, serving
+from tests.scale import SiteHandler, dask_client, serving
 from tests.skills.helpers import art, navigate
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -39,7 +38,7 @@ class Site(ThreadingHTTPServer):
         return f"http://127.0.0.1:{self.server_address[1]}/{path}"
 
 
-class Handler(BaseHTTPRequestHandler):
+class Handler(SiteHandler):
     server: Site
 
     def do_GET(self) -> None:  # noqa: N802 - http.server's name
@@ -50,18 +49,10 @@ class Handler(BaseHTTPRequestHandler):
             site.waiting += slow
         if slow:
             time.sleep(0.4)
-        body = b"<!doctype html><title>ok</title><p>ok</p>"
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        self._send(b"<!doctype html><title>ok</title><p>ok</p>")
         if slow:
             with site.lock:
                 site.waiting -= 1
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - quiet
-        pass
 
 
 @pytest.fixture
