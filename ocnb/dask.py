@@ -29,8 +29,7 @@ with extra("dask"):
     from distributed.diagnostics.plugin import WorkerPlugin
 
 from .batch import CRASH_CODES
-from .ledger import Ledger, batch_dir, rerun_decision
-from .ledger import read as read_ledger
+from .ledger import Ledger, batch_dir
 from .ledger import remove as remove_ledger
 from .replay_pool import ReplayPool
 from .session import Session
@@ -160,12 +159,7 @@ def _task(
     with Ledger(batch_dir(root, ledger["batch"]), address) as book:
         settled: dict[int, dict[str, Any]] = {}
         if not book.claim(task):  # a rerun: Dask lost the worker process that ran this task first
-            records = read_ledger(book.dir, task)
-            for entry in part:
-                i = int(entry[0])
-                decided = rerun_decision(records.get(i), i, idempotent=bool(options.get("idempotent")))
-                if decided is not None:
-                    settled[i] = decided
+            settled = book.settled(task, (int(e[0]) for e in part), idempotent=bool(options.get("idempotent")))
 
         def record(entry: tuple[Any, ...], result: dict[str, Any]) -> None:
             finish(entry, result)

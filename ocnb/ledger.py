@@ -29,6 +29,7 @@ import json
 import os
 import re
 import threading
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -94,6 +95,17 @@ class Ledger:
             sync = key in self._committed
             self._committed.discard(key)
         self._write({"t": task, "row": key[1], "ev": "done", "result": result}, sync=sync)
+
+    def settled(self, task: str, indexes: Iterable[int], *, idempotent: bool = False) -> dict[int, dict[str, Any]]:
+        """For a rerun of ``task``: the result rows of its rows ``indexes`` that the batch's ledger settles
+        without a replay (:func:`rerun_decision` on :func:`read`'s records), by row index."""
+        records = read(self.dir, task)
+        out = {}
+        for index in indexes:
+            decided = rerun_decision(records.get(index), index, idempotent=idempotent)
+            if decided is not None:
+                out[index] = decided
+        return out
 
     def close(self) -> None:
         with self._lock:

@@ -28,8 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from .batch import CRASH_CODES, RESULT_COLUMNS, replay_row, resource_kinds, with_contract
-from .ledger import Ledger, batch_dir, rerun_decision
-from .ledger import read as read_ledger
+from .ledger import Ledger, batch_dir
 from .ledger import remove as remove_ledger
 from .replay_pool import DEFAULT_BROWSERS, ReplayPool
 from .settings import Settings
@@ -203,11 +202,8 @@ class Pool(ReplayPool):
                 "on_commit": lambda i, step: book.committed(LOCAL_TASK, i, step),
                 "on_result": lambda entry, result: book.finished(LOCAL_TASK, result),
             }
-            records = read_ledger(book.dir, LOCAL_TASK)  # an earlier run of this batch, which died
-            for k in range(len(rows)):
-                decided = rerun_decision(records.get(k), k, idempotent=bool(options.get("idempotent")))
-                if decided is not None:
-                    resumed[k] = decided
+            # what an earlier run of this batch, which died, settled
+            resumed = book.settled(LOCAL_TASK, range(len(rows)), idempotent=bool(options.get("idempotent")))
             bar.update(len(resumed))
         try:
             todo = [(k, rows[k]) for k in range(len(rows)) if k not in resumed]

@@ -164,9 +164,10 @@ def test_dask_worker_process_killed_mid_task_none_lost_none_twice(ocnb_home, mod
 def test_a_first_run_reads_no_ledger(ocnb_home, monkeypatch: pytest.MonkeyPatch) -> None:
     """Tasks that are not reruns never read the batch's ledger (in-process workers, to count calls)."""
     import ocnb.dask
+    import ocnb.ledger
 
     reads: list[str] = []
-    real = ocnb.dask.read_ledger
+    real = ocnb.ledger.read
     lock = threading.Lock()
 
     def counting(directory: Any, task: str) -> Any:
@@ -174,7 +175,7 @@ def test_a_first_run_reads_no_ledger(ocnb_home, monkeypatch: pytest.MonkeyPatch)
             reads.append(task)
         return real(directory, task)
 
-    monkeypatch.setattr(ocnb.dask, "read_ledger", counting)
+    monkeypatch.setattr(ocnb.ledger, "read", counting)
     written: dict[Any, list[str]] = {}  # each ledger file's lines, as the last task to write it closes it
     close = ocnb.dask.Ledger.close
 
