@@ -29,6 +29,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "ocnb._version",
             "ocnb._extras",
             "ocnb._compat",
+            "ocnb._tool_methods",
             "ocnb.errors",
             "ocnb.jsonsafe",
             "ocnb.results",
