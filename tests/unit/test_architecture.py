@@ -34,6 +34,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "ocnb.display",
             "ocnb.storage",
             "ocnb.urls",
+            "ocnb.origins",
             "ocnb.tokens",
             "ocnb.settings",
             "ocnb.placeholders",
