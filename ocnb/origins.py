@@ -89,12 +89,13 @@ class OriginPattern:
 def parse_pattern(text: str) -> OriginPattern:
     """Parse one origin pattern; a malformed one is ``INVALID_ARGUMENT`` naming it."""
 
-    def bad(why: str) -> InvalidArgument:
-        return InvalidArgument(f"malformed origin pattern {text!r}: {why}", details={"pattern": text})
-
     if not isinstance(text, str):
         raise InvalidArgument(f"an origin pattern must be a string, not {type(text).__name__}")
     raw = text.strip()
+
+    def bad(why: str) -> InvalidArgument:
+        return InvalidArgument(f"malformed origin pattern {raw!r}: {why}", details={"pattern": raw})
+
     m = _PATTERN_RE.match(raw.lower())
     if m is None:
         raise bad("write scheme://host[:port], e.g. https://*.example.com or http://localhost:*")
