@@ -6,7 +6,9 @@ value can reach nothing but those origins:
 
 - typed or set into an element (``form_input``, ``fill_form``, ``interact``, and the steps of
   ``execute_plan``, which run through dispatch): the origin of **the frame that holds the element**
-  (:func:`check_target`, called by the tool once its target is resolved);
+  (:func:`check_target`, called by the tool once its target is resolved); a skill replay's steps
+  likewise (:func:`check_step`; while any secret is bound, replay resolves each step before acting
+  instead of in one fused call, so the element's frame is known first);
 - the click or key press that **submits a form** whose fields hold a bound secret's value: the
   form's submission origin — the submitter's ``formaction`` or the form's ``action``, resolved
   against the document (:func:`check_target` again; read from the form's fields at the moment of the
@@ -37,7 +39,15 @@ if TYPE_CHECKING:
     from ocnb.calls import CallContext
     from ocnb.perception.targets import Resolved
 
-__all__ = ["DESTINATION_TOOLS", "HANDLER_CHECKED", "check_call", "check_origin", "check_page", "check_target"]
+__all__ = [
+    "DESTINATION_TOOLS",
+    "HANDLER_CHECKED",
+    "check_call",
+    "check_origin",
+    "check_page",
+    "check_step",
+    "check_target",
+]
 
 #: Tools whose destination URL (``url``) is checked before the browser is touched.
 DESTINATION_TOOLS = frozenset({"navigate", "tabs_create"})
@@ -141,15 +151,40 @@ async def check_target(
     if not store.bound:
         return
     frame = target.frame if target is not None else page.main_frame
+    await _check_element(store, frame, target.element if target is not None else None, value, action, key)
+
+
+async def check_step(store: SecretStore, page: Any, element: Any, step: dict[str, Any]) -> None:
+    """:func:`check_target` for a skill replay step (its element resolved, its secrets filled in):
+    a ``navigate`` step by its destination, any other by the element's frame and form."""
+    if not store.bound:
+        return
+    args = step.get("args") or {}
+    if step.get("kind") == "navigate":
+        url = args.get("url")
+        check_origin(store, args, origin_of(url) if isinstance(url, str) else None, "the destination")
+        return
+    kind = str(step.get("kind") or "")
+    action = {"fill": str(args.get("action") or "fill"), "press": "press"}.get(kind, str(args.get("action") or "click"))
+    try:
+        frame = await element.owner_frame() if element is not None else page.main_frame
+    except Exception as exc:  # noqa: BLE001 - translated at the seam
+        raise from_playwright(exc) from None
+    await _check_element(store, frame or page.main_frame, element, args, action, args.get("key"))
+
+
+async def _check_element(
+    store: SecretStore, frame: Any, element: Any, value: Any, action: str, key: str | None
+) -> None:
     if store.bound_in(value):
         check_origin(store, value, origin_of(str(frame.url)), "the frame that holds the element")
-    enter = (key or "").split("+")[-1] in ("Enter", "NumpadEnter") or (
+    enter = str(key or "").split("+")[-1] in ("Enter", "NumpadEnter") or (
         action == "type" and isinstance(value, dict) and "\n" in str(value.get("value", ""))
     )
-    if target is None or not (action in ("click", "double_click") or enter):
+    if element is None or not (action in ("click", "double_click") or enter):
         return
     try:
-        form = await target.element.evaluate(_SUBMISSION_JS, enter)
+        form = await element.evaluate(_SUBMISSION_JS, enter)
     except Exception as exc:  # noqa: BLE001 - translated at the seam
         raise from_playwright(exc) from None
     if not form:

@@ -314,3 +314,21 @@ def test_oc_secrets_load_reads_the_bindings(s: ocnb.Session, module_home: Path, 
         "where": "the frame that holds the element",
     }
     assert field_value(s, "p") == ""
+
+
+def test_a_replayed_skill_is_checked_like_live_calls(s: ocnb.Session, web: TwoOrigins) -> None:
+    s.call("navigate", url=web.login(web.home, "/collect")).raise_for_error()
+    s.call("interact", query="Password", action="fill", value=BOUND, capture_artifact=True).raise_for_error()
+    s.call("interact", query="Log in", action="click", capture_artifact=True).raise_for_error()
+    skill = s.call("oc_skill_record", name="bound-login", description="log in").raise_for_error()
+    # The same page, now posting elsewhere: the replayed click must not send the password there.
+    s.call("navigate", url=web.login(web.home, f"{web.other}/collect")).raise_for_error()
+    web.seen.clear()
+    out = s.call("oc_skill_replay", skill_id=skill["skill_id"])
+    assert out.error is not None and out.error.code == "SECRET_NOT_ALLOWED", out
+    assert out.error.details["origin"] == web.other and out.error.details["where"] == "the form's submission"
+    assert web.posts() == [] and web.anywhere(PASS) == []
+    # On the page as recorded it replays and logs in.
+    s.call("navigate", url=web.login(web.home, "/collect")).raise_for_error()
+    s.call("oc_skill_replay", skill_id=skill["skill_id"]).raise_for_error()
+    assert [parse_qs(r.body)["p"] for r in web.posts()] == [[PASS]]
