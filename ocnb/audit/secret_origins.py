@@ -9,10 +9,11 @@ value can reach nothing but those origins:
   (:func:`check_target`, called by the tool once its target is resolved); a skill replay's steps
   likewise (:func:`check_step`; while any secret is bound, replay resolves each step before acting
   instead of in one fused call, so the element's frame is known first);
-- the click or key press that **submits a form** whose fields hold a bound secret's value: the
-  form's submission origin — the submitter's ``formaction`` or the form's ``action``, resolved
-  against the document (:func:`check_target` again; read from the form's fields at the moment of the
-  submit, so a value filled by an earlier call, a plan step or a replay is covered alike);
+- the click or key press (Enter; Space on a submit button) that **submits a form** whose fields
+  hold a bound secret's value: the form's submission origin — the submitter's ``formaction`` or the
+  form's ``action``, resolved against the document (:func:`check_target` again). The fields are read
+  at the moment of the submit, so a value filled by an earlier call, a plan step or a replay is
+  covered alike;
 - ``navigate`` and ``tabs_create``: the destination's origin (:func:`check_call`, before the
   browser is touched);
 - ``javascript_tool``, ``cookies`` and ``storage``: the current page's origin (a cookie's ``url``
@@ -73,6 +74,7 @@ _SUBMISSION_JS = """(el, enter) => {
   const isSubmit = e => (e.tagName === 'BUTTON' && e.type === 'submit')
     || (e.tagName === 'INPUT' && (e.type === 'submit' || e.type === 'image'));
   let form = null, submitter = null;
+  if (el.tagName === 'LABEL' && el.control) el = el.control;  // a click on a label activates its control
   const button = el.closest('button, input');
   if (button && isSubmit(button)) { submitter = button; form = button.form; }
   else if (enter && (el.tagName === 'INPUT' || el.tagName === 'SELECT') && el.form) {
@@ -180,10 +182,12 @@ async def _check_element(
 ) -> None:
     if store.bound_in(value):
         check_origin(store, value, origin_of(str(frame.url)), "the frame that holds the element")
-    enter = str(key or "").split("+")[-1] in ("Enter", "NumpadEnter") or (
+    keyname = str(key or "").split("+")[-1]
+    enter = keyname in ("Enter", "NumpadEnter") or (
         action == "type" and isinstance(value, dict) and "\n" in str(value.get("value", ""))
     )
-    if element is None or not (action in ("click", "double_click") or enter):
+    # What can submit a form: a click, Enter (implicit submission), Space on a focused submit button.
+    if element is None or not (action in ("click", "double_click") or enter or keyname in (" ", "Space")):
         return
     try:
         form = await element.evaluate(_SUBMISSION_JS, enter)

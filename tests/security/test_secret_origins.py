@@ -185,11 +185,12 @@ def test_a_form_that_posts_to_another_origin_never_receives_the_password(
     assert not [r for r in web.seen if r.host.startswith("localhost")]
     # Enter in the password field submits the same form: refused too.
     refused(s.call("interact", query="Password", action="press", key="Enter"), web.other)
+    refused(s.call("interact", query="Log in", action="press", key="Space"), web.other)  # Space on the button
     assert web.posts() == [] and web.anywhere(PASS) == []
     # The refusals are in the journal, the value never is (nor in the trace).
     text = journal_text(module_home)
     lines = [json.loads(line) for line in text.splitlines()]
-    assert [e["error_code"] for e in lines if e["tool"] == "interact"][-2:] == ["SECRET_NOT_ALLOWED"] * 2
+    assert [e["error_code"] for e in lines if e["tool"] == "interact"][-3:] == ["SECRET_NOT_ALLOWED"] * 3
     trace = "".join(p.read_text() for p in (module_home / "traces").rglob("*") if p.is_file())
     assert "SECRET_NOT_ALLOWED" in trace
     for written in (text, trace):
