@@ -18,6 +18,7 @@
     ├── BlockedUrl               BLOCKED_URL
     ├── FileNotAllowed           FILE_NOT_ALLOWED
     ├── MissingSecret            MISSING_SECRET
+    ├── SecretNotAllowed         SECRET_NOT_ALLOWED  a secret bound to origins would reach another origin (nothing sent)
     ├── DisallowedTool           DISALLOWED_TOOL
     ├── BudgetExhausted          BUDGET_EXHAUSTED
     ├── NeedsHuman               NEEDS_HUMAN
@@ -73,6 +74,7 @@ __all__ = [
     "InvalidArgument",
     "InvalidIntent",
     "MissingSecret",
+    "SecretNotAllowed",
     "NavigationFailed",
     "NeedsHuman",
     "NotFound",
@@ -111,6 +113,7 @@ ERROR_CODES: dict[str, str] = {
     "BLOCKED_URL": "This URL scheme is not allowed.",
     "FILE_NOT_ALLOWED": "The file is outside the upload root.",
     "MISSING_SECRET": "A ${SECRET:NAME} placeholder names an unknown secret.",
+    "SECRET_NOT_ALLOWED": "A secret bound to origins would reach an origin it is not bound to; nothing was sent.",
     "DISALLOWED_TOOL": "The bound task signature does not allow this tool.",
     "BUDGET_EXHAUSTED": "The bound task signature's budget is spent.",
     "NEEDS_HUMAN": "A person has to pick the element.",
@@ -220,6 +223,12 @@ class FileNotAllowed(OcnbError):
 
 class MissingSecret(OcnbError):
     code = "MISSING_SECRET"
+
+
+class SecretNotAllowed(OcnbError):
+    """A secret bound to origins would reach another origin: nothing was typed or sent."""
+
+    code = "SECRET_NOT_ALLOWED"
 
 
 class DisallowedTool(OcnbError):

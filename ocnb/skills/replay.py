@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..audit.secret_origins import check_step
 from ..dispatch import ToolContext
 from ..errors import ArtifactResolutionFailed, InvalidArgument, MissingSecret, OcnbError, Timeout, from_playwright
 from ..perception.actions import check_key, checked, perform
@@ -226,6 +227,7 @@ async def _replay(
     # ${param} in, with each param's JSON type kept (as execute_plan does); ${SECRET:…} only as a step runs.
     steps = [{**s, "args": fill_params(s.get("args", {}), params)} for s in steps]
     secrets = ctx.session.secrets
+    bound = bool(secrets.bound)  # secrets bound to origins: each step checked first (check_step)
     unknown = secrets.missing([s.get("args") for s in steps])
     if unknown:
         raise MissingSecret(f"unknown secret(s): {', '.join(unknown)}")
@@ -295,6 +297,8 @@ async def _replay(
     async def act(element: Any, step: dict[str, Any], index: int, fused: bool = False) -> dict[str, Any] | bool:
         """Run the step's action: True when done; the failure report when it failed or timed out;
         False when a fused call was declined before acting (then the slow path resolves the step)."""
+        if bound:
+            await check_step(secrets, page, element, step)
         try:
             await asyncio.wait_for(_act(page, element, step, step_timeout_ms), step_timeout_ms / 1000)
         except TimeoutError:
@@ -326,7 +330,8 @@ async def _replay(
         try:
             element = None
             locator = None
-            if engine and step["kind"] != "navigate" and step.get("selectors"):
+            # A bound secret needs the element's frame before acting: no fused resolve-and-act then.
+            if engine and not bound and step["kind"] != "navigate" and step.get("selectors"):
                 locator = verified_locator(
                     page,
                     step["selectors"],

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..audit.secret_origins import check_target
 from ..dispatch import ToolContext
 from ..errors import FileNotAllowed, InvalidArgument, OcnbError, from_playwright
 from ..perception.actions import checked
@@ -81,6 +82,7 @@ async def form_input(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     ref, query = _target_args(args)
     page = await ctx.page(args.get("tab_id"))
     r = await resolve_target(page, ref=ref, query=query)
+    await check_target(ctx.session.secrets, page, r, args)
     chain = await _chain_if(args, page, r)
     async with _Watch(ctx, page, r.frame) as watch:
         how = await _set_value(r, args["value"], _timeout(ctx))
@@ -112,6 +114,7 @@ async def fill_form(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     for key, value in args["fields"].items():
         try:
             resolved.append((key, value, await resolve_target(page, **_spec(key))))
+            await check_target(ctx.session.secrets, page, resolved[-1][2], (key, value))
         except OcnbError as exc:
             exc.details = {**exc.details, "field": key}
             exc.message = f"field {key!r}: {exc.message}"

@@ -17,6 +17,7 @@ import asyncio
 import time
 from typing import Any
 
+from ..audit.secret_origins import check_target
 from ..dispatch import ToolContext
 from ..errors import InvalidArgument, OcnbError, from_playwright
 from ..perception.actions import ACTIONS, check_key, perform
@@ -219,6 +220,7 @@ async def interact(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     ref, query = _target_args(args)
     page = await ctx.page(args.get("tab_id"))
     r = await resolve_target(page, ref=ref, query=query)
+    await check_target(ctx.session.secrets, page, r, args, action=action, key=args.get("key"))
     ctx.call.extra.setdefault("partial", {"element": r.describe(), "action": action})  # if a dialog interrupts
     chain = await _chain_if(args, page, r)
     async with _Watch(ctx, page, r.frame, r.element if action in ("click", "press") else None) as watch:
@@ -234,6 +236,7 @@ async def _press_focused(ctx: ToolContext, args: dict[str, Any]) -> dict[str, An
     if args.get("capture_artifact"):
         raise InvalidArgument("capture_artifact needs an element: give ref or query to record a press")
     r = await focused(page)
+    await check_target(ctx.session.secrets, page, r, args, action="press", key=str(args["key"]))
     ctx.call.extra.setdefault("partial", {"element": r.describe() if r else None, "action": "press"})
     async with _Watch(ctx, page, r.frame if r else page.main_frame, r.element if r else None) as watch:
         try:

@@ -36,6 +36,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "ocnb.display",
             "ocnb.files",
             "ocnb.urls",
+            "ocnb.origins",
             "ocnb.tokens",
             "ocnb.settings",
             "ocnb.placeholders",
