@@ -60,6 +60,7 @@ async def oc_contract_define(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
 
 @tool(
     name="oc_assert",
+    page_text=("*", "error.details"),
     examples=(
         "check that the page now says order confirmed",
         "verify the checkout really succeeded",

@@ -118,6 +118,7 @@ async def _reset(ctx: Any, tab: Any) -> None:
 
 @tool(
     name="emulate",
+    page_text=("page_sees",),
     examples=(
         "pretend to be an iPhone",
         "set the timezone to Tokyo and the language to French",

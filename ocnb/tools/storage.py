@@ -27,6 +27,7 @@ def _cookie_url(raw: str, *, of_page: bool = False) -> str:
 
 @tool(
     name="cookies",
+    page_text=("cookies",),
     examples=(
         "show the cookies of this site",
         "delete all cookies",
@@ -76,6 +77,7 @@ _JS = """([kind, action, key, value]) => {
 
 @tool(
     name="storage",
+    page_text=("items", "origin"),
     examples=(
         "what is in localStorage",
         "clear the session storage",

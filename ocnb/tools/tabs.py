@@ -46,6 +46,7 @@ async def _describe(ctx: Any) -> list[dict[str, Any]]:
 
 @tool(
     name="tabs_create",
+    page_text=("url", "title", "downloads"),
     examples=(
         "open a new tab",
         "open this link in a new tab",
@@ -84,6 +85,7 @@ async def tabs_create(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
 
 @tool(
     name="tabs_context",
+    page_text=("tabs",),
     examples=(
         "which tabs are open",
         "list the open tabs and their URLs",
@@ -101,6 +103,7 @@ async def tabs_context(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
 
 @tool(
     name="tabs_activate",
+    page_text=("url", "title"),
     examples=(
         "switch to the other tab",
         "go to the second tab",

@@ -51,6 +51,7 @@ def _mask_secret_inputs(ctx: Any, sig: Any, inputs: dict[str, Any]) -> None:
 
 @tool(
     name="execute_plan",
+    page_text=("*", "error.details"),
     examples=(
         "run these steps one after another",
         "execute a list of tool calls with parameters",
