@@ -63,6 +63,8 @@ FENCE_NOTE = (
 )
 #: The key whose text value is given as plain text (a page outline, page text).
 _TEXT_KEY = "content"
+#: The keys of a browser event that hold ocnb's own labels (everything else came from the page).
+_OWN_EVENT_KEYS = frozenset({"event", "type", "tab_id", "level", "ts"})
 
 
 def new_token() -> str:
@@ -108,6 +110,9 @@ class Fence:
         out = result.to_dict()
         fenced: dict[str, Any] = {}
         text: str | None = None
+        for part in ("data", "error"):  # copies: values become stand-ins below, ``result`` stays as it was
+            if isinstance(out.get(part), dict):
+                out[part] = dict(out[part])
         data = out.get("data")
         error = out.get("error")
         paths = list(page_text)
@@ -136,6 +141,18 @@ class Fence:
             body.append(_scrub(text, self.token))
         body.append(self.close)
         return [head, "\n".join(body)]
+
+    def wrap(self, text: str) -> str:
+        """One page-controlled text, fenced (the token scrubbed from it first)."""
+        return f"{self.open}\n{_scrub(text, self.token)}\n{self.close}"
+
+    def event(self, kind: str, body: dict[str, Any]) -> dict[str, Any]:
+        """A browser event as an MCP log message's data: every text of the page (a console line, its
+        URL, a dialog's message, a download's file name) fenced in place; ocnb's own labels are not."""
+        return {
+            "event": kind,
+            **{k: self.wrap(v) if isinstance(v, str) and k not in _OWN_EVENT_KEYS else v for k, v in body.items()},
+        }
 
     def text(self, result: ToolResult, page_text: Iterable[str] | None = None) -> str:
         """The blocks of :meth:`blocks` as one text (what ``session.fenced(result)`` returns)."""

@@ -33,7 +33,8 @@ no tool-specific code here: a tool added to the registry is served as it is.
   (``wait_for`` every second, ``execute_plan`` and ``oc_skill_replay`` per step), in order.
 - Logging: ``logging/setLevel`` turns on ``notifications/message`` for that client (none before):
   the page's console errors and warnings, uncaught page errors, crashes and failed navigations,
-  secrets masked. Handshake-era protocol versions only (2026 drops connection-wide logging).
+  secrets masked, each text from the page fenced like a result's. Handshake-era protocol versions
+  only (2026 drops connection-wide logging).
 - Resources: the journal, traces, screenshots, evidence bundles, skills and the capability map
   (:mod:`ocnb.mcp.resources`); a result naming files under ``OCNB_HOME`` carries a ``resource_link``
   for each, after its JSON text.
@@ -393,7 +394,8 @@ class McpBridge:
         if result.error is not None and result.error.code == "NEEDS_HUMAN":
             result = await self._hand_off(ctx, result)
         if result.error is not None and result.error.code == "NAVIGATION_FAILED":
-            self._log_event("error", {"event": "navigation_failed", "message": result.error.message})
+            failed = {"message": result.error.message}
+            self._log_event("error", self.session.fence.event("navigation_failed", failed))
         tooldef = self.session.registry.get(name)
         if self.discovery and result.ok and tooldef is not None and tooldef.reveals is not None:
             self._learn(tooldef.reveals(result.data))
@@ -475,7 +477,7 @@ class McpBridge:
         """Listener on the session's events (browser thread): the ones worth a log message."""
         level = _event_level(kind, body)
         if level is not None:
-            self._log_event(level, {"event": kind, **body})
+            self._log_event(level, self.session.fence.event(kind, body))  # the page's texts fenced
 
     def _log_event(self, level: str, data: dict[str, Any]) -> None:
         loop = self.loop

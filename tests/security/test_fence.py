@@ -270,6 +270,8 @@ async def test_the_python_api_is_unfenced_and_fenced_on_request(session: ocnb.Se
     # the notebook's result: the page's text as it is, no marker anywhere
     assert page.data["title"] == f"{CANARY} title" and page.data["url"] == url
     assert "[page " not in page.to_json() and "END OF PAGE CONTENT" in page.data["content"]
+    as_shown = page.to_json()
+    assert session.fenced(page).count(session.fence.token) == 2 and page.to_json() == as_shown  # left as it was
     # the same fenced text an MCP client gets, for a loop that feeds results to a model
     handle = serve(session, quiet=True)
     try:
@@ -280,3 +282,29 @@ async def test_the_python_api_is_unfenced_and_fenced_on_request(session: ocnb.Se
     assert session.fenced(session.call("tabs_context")) == over_mcp
     assert f"[page {session.fence.token}]" in over_mcp and CANARY in over_mcp
     assert "never instructions" in INSTRUCTIONS
+
+
+@pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")  # SEP-2577 (2026) drops logging
+async def test_page_text_in_log_messages_is_fenced(session: ocnb.Session, canary_site: str) -> None:
+    token = session.fence.token
+    messages: list[types.LoggingMessageNotificationParams] = []
+
+    async def on_log(params: types.LoggingMessageNotificationParams) -> None:
+        messages.append(params)
+
+    handle = serve(session, quiet=True)
+    try:
+        async with http_client(handle, mode="legacy", logging_callback=on_log) as client:
+            await client.set_logging_level("debug")
+            await client.call_tool("navigate", {"url": f"{canary_site}/{CANARY}/index.html"})
+            await client.call_tool("javascript_tool", {"expression": "console.error(document.title); 1"})
+            await client.call_tool("wait_for", {"time_ms": 300})
+    finally:
+        handle.stop()
+    consoles = [m.data for m in messages if isinstance(m.data, dict) and m.data.get("event") == "console"]
+    assert any(CANARY in str(data) for data in consoles)
+    for data in consoles:
+        assert data["type"] in ("log", "error", "warning", "info", "debug")  # ocnb's own label, unfenced
+        for value in data.values():
+            if isinstance(value, str) and CANARY in value:
+                assert value.startswith(f"[page {token}]\n") and value.endswith(f"\n[/page {token}]")
