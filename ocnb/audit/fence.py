@@ -124,7 +124,7 @@ class Fence:
                 if isinstance(error, dict) and error.get(key):
                     fenced[path] = error[key]
                     error[key] = FENCED
-            elif isinstance(data, dict) and key_present(data, path):
+            elif isinstance(data, dict) and _present(data, path):
                 if path == _TEXT_KEY and isinstance(data[path], str):
                     text = data[path]
                     data[path] = FENCED_TEXT
@@ -159,7 +159,7 @@ class Fence:
         return "\n".join(self.blocks(result, page_text))
 
 
-def key_present(data: dict[str, Any], key: str) -> bool:
+def _present(data: dict[str, Any], key: str) -> bool:
     """Whether ``data`` holds a value worth fencing at ``key`` (None and empty containers are not)."""
     value = data.get(key)
     return value is not None and value != [] and value != {} and value != ""
