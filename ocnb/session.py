@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ._tool_methods import ToolMethods
+from .audit.fence import Fence
 from .audit.handoff import Handoffs
 from .audit.hooks import AuditLayer
 from .audit.journal import Journal
@@ -135,6 +136,8 @@ class Session(ToolMethods):
         self.guard = TaskGuard(self)
         #: Open human hand-offs (``NEEDS_HUMAN``).
         self.handoffs = Handoffs(self)
+        #: This session's page-text fence (its random token), for results handed to a model.
+        self.fence = Fence()
         #: Browser crashes seen, and the one code a call that ran into one gets.
         self.crash_watch = CrashWatch(self)
         #: Recent results, for token accounting.
@@ -269,6 +272,12 @@ class Session(ToolMethods):
         """
         tool, args = self.handoffs.take(handoff_id, ref)
         return dispatch(self, tool, args, source=source)
+
+    def fenced(self, result: ToolResult) -> str:
+        """``result`` as a model should read it: the tool's own words as JSON, and the text the page
+        controls between ``[page TOKEN]`` and ``[/page TOKEN]`` (this session's token) — what an MCP
+        client gets. For a loop of your own that feeds results to a model; ``result`` is unchanged."""
+        return self.fence.text(result)
 
     def tools(self) -> list[ToolDef]:
         """The tools this session offers (the default set, plus the opt-in groups of ``caps``)."""

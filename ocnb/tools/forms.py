@@ -65,6 +65,7 @@ VALUE_SCHEMA = {
 
 @tool(
     name="form_input",
+    page_text=("element", "fields", "changes", "url", "title", "error.details"),
     examples=(
         "set the quantity field to 3",
         "type my email into the email box",
@@ -92,6 +93,7 @@ async def form_input(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
 
 @tool(
     name="fill_form",
+    page_text=("fields", "changes", "error.details"),
     examples=(
         "fill in the signup form with my details",
         "enter name, email and address at once",
@@ -162,6 +164,7 @@ def allowed_files(paths: list[str], root: Path) -> list[str]:
 
 @tool(
     name="file_upload",
+    page_text=("element", "changes", "url", "title", "error.details"),
     examples=(
         "attach my CV to the application form",
         "upload this photo",

@@ -183,6 +183,7 @@ async def _act(page: Any, r: Resolved, action: str, args: dict[str, Any], timeou
 
 @tool(
     name="interact",
+    page_text=("element", "changes", "url", "title", "downloads", "candidates", "error.details"),
     examples=(
         "click the submit button",
         "press Enter in the search box",
@@ -254,6 +255,7 @@ async def _press_focused(ctx: ToolContext, args: dict[str, Any]) -> dict[str, An
 
 @tool(
     name="drag_drop",
+    page_text=("source", "target", "changes", "error.details"),
     examples=(
         "drag the card into the done column",
         "move this item onto the trash",

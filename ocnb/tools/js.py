@@ -17,6 +17,7 @@ __all__ = ["javascript_tool"]
 
 @tool(
     name="javascript_tool",
+    page_text=("result", "file", "error.message"),
     examples=(
         "run some JavaScript on the page",
         "evaluate document.title in the browser",

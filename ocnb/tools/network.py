@@ -101,6 +101,7 @@ def _summary(ctx: ToolContext, r: RequestRecord) -> dict[str, Any]:
 
 @tool(
     name="network_requests",
+    page_text=("requests",),
     examples=(
         "which requests did the page make",
         "list the API calls this page sent",
@@ -245,6 +246,7 @@ def _timing(rec: RequestRecord) -> dict[str, Any]:
 
 @tool(
     name="network_request",
+    page_text=("*",),
     examples=(
         "show the response body of that API call",
         "why did this request fail",

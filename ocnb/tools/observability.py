@@ -13,6 +13,7 @@ __all__ = ["oc_connection_health", "oc_journal", "oc_secrets_load"]
 
 @tool(
     name="oc_journal",
+    page_text=("entries", "summary"),
     examples=(
         "what did I do so far",
         "show the audit log of recent calls",
@@ -98,6 +99,7 @@ async def oc_secrets_load(ctx: ToolContext, args: dict[str, Any]) -> dict[str, A
 
 @tool(
     name="oc_connection_health",
+    page_text=("pages",),
     examples=(
         "is the browser still connected",
         "check the browser is alive",

@@ -29,6 +29,7 @@ def _cookie_url(raw: str, *, of_page: bool = False) -> str:
 
 @tool(
     name="cookies",
+    page_text=("cookies",),
     examples=(
         "show the cookies of this site",
         "delete all cookies",
@@ -79,6 +80,7 @@ _JS = """([kind, action, key, value]) => {
 
 @tool(
     name="storage",
+    page_text=("items", "origin"),
     examples=(
         "what is in localStorage",
         "clear the session storage",
