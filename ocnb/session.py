@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from .audit.approval import Approvals, Approver
 from .audit.handoff import Handoffs
 from .audit.hooks import AuditLayer
 from .audit.journal import Journal
@@ -70,6 +71,8 @@ class Session:
             (its cookies, storage, tabs, journal and trace stay this session's) instead of a browser of
             its own; the session then runs on the shared browser's thread, and ``close()`` closes
             only its context. ``ocnb.Pool(browsers=K)`` uses it.
+        approve: ``approve(request) -> bool``, asked before an action the ``confirm`` setting says
+            needs approval (:mod:`ocnb.audit.approval`); without it such a call is ``APPROVAL_REQUIRED``.
         settings: a :class:`~ocnb.settings.Settings` (default: :meth:`Settings.from_env`); keyword
             overrides of its fields are accepted too (``Session(handoff=True)``). ``config=`` is the old
             name of the same argument. The caller's object is never changed: settings are frozen.
@@ -93,6 +96,7 @@ class Session:
         config: Settings | None = None,
         session_id: str | None = None,
         shared_browser: SharedBrowser | None = None,
+        approve: Approver | None = None,
         **overrides: Any,
     ) -> None:
         if settings is not None and config is not None:
@@ -136,6 +140,9 @@ class Session:
         self.guard = TaskGuard(self)
         #: Open human hand-offs (``NEEDS_HUMAN``).
         self.handoffs = Handoffs(self)
+        #: Approval before irreversible actions (``confirm``; the ``approve`` callable; open requests).
+        self.approvals = Approvals(self, self.audit.secrets, approve)
+        self.extensions.put(self.approvals)  # the acting tools ask it once their element is resolved
         #: Browser crashes seen, and the one code a call that ran into one gets.
         self.crash_watch = CrashWatch(self)
         #: Recent results, for token accounting.
@@ -144,7 +151,7 @@ class Session:
         self.learner = DiscoveryLearner(self.home, self.audit.secrets.mask_text)
         #: Every call's hooks, in the order they run.
         self.pipeline = Pipeline(
-            before=[self.audit.trace_call, self.audit.secrets_in, self.guard.before],
+            before=[self.audit.trace_call, self.audit.secrets_in, self.guard.before, self.approvals.before],
             after=[
                 self.crash_watch.after,  # first: every later hook sees the one crash code
                 envelope_hook,  # a replay failure's {ok, failure} data, before masking and journaling

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..audit.approval import ask_before
 from ..errors import FileNotAllowed, InvalidArgument, OcnbError, from_playwright
 from ..perception.actions import checked
 from ..perception.targets import Resolved, resolve_target
@@ -80,6 +81,7 @@ async def form_input(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     ref, query = _target_args(args)
     page = await ctx.page(args.get("tab_id"))
     r = await resolve_target(page, ref=ref, query=query)
+    await ask_before(ctx, page, r, "fill")
     chain = await _chain_if(args, page, r)
     async with _Watch(ctx, page, r.frame) as watch:
         how = await _set_value(r, args["value"], _timeout(ctx))
@@ -115,6 +117,7 @@ async def fill_form(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
             exc.details = {**exc.details, "field": key}
             exc.message = f"field {key!r}: {exc.message}"
             raise
+    await ask_before(ctx, page, None, "fill")
     report = []
     frame = resolved[0][2].frame
     async with _Watch(ctx, page, frame) as watch:
@@ -180,6 +183,7 @@ async def file_upload(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     ref, query = _target_args(args)
     page = await ctx.page(args.get("tab_id"))
     r = await resolve_target(page, ref=ref, query=query)
+    await ask_before(ctx, page, r, "upload")
     timeout = _timeout(ctx)
     async with _Watch(ctx, page, r.frame) as watch:
         try:
