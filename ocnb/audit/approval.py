@@ -53,6 +53,8 @@ __all__ = [
     "Approvals",
     "Approver",
     "ask_before",
+    "replay_approved",
+    "risky_steps",
     "risky_word",
 ]
 
@@ -340,6 +342,23 @@ async def ask_before(ctx: ToolContext, page: Any, target: Any, action: str = "cl
     layer = ctx.session.extensions.get(Approvals)
     if layer is not None:
         await layer.check(ctx.call, page, target, action=action, key=key)
+
+
+def risky_steps(ctx: ToolContext, steps: list[dict[str, Any]], start: int = 0) -> list[tuple[int, dict[str, Any]]]:
+    """The risky steps of a replay, as (index from ``start``, step) pairs: recorded as risky, or risky
+    by the vocabulary as it is now (the session's ``risky_words`` included)."""
+    layer = ctx.session.extensions.get(Approvals)
+    return [
+        (start + i, s) for i, s in enumerate(steps) if (layer.is_risky_step(s) if layer is not None else s.get("risky"))
+    ]
+
+
+async def replay_approved(ctx: ToolContext, risky: list[tuple[int, dict[str, Any]]], allow_risky: bool) -> bool:
+    """Whether a replay may run its ``risky`` steps: see :meth:`Approvals.check_replay`."""
+    layer = ctx.session.extensions.get(Approvals)
+    if layer is None:
+        return allow_risky or not risky
+    return await layer.check_replay(ctx.call, _page_url(layer.host, ctx.call), risky, allow_risky=allow_risky)
 
 
 def _what(req: ApprovalRequest) -> str:

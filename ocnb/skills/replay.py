@@ -9,7 +9,9 @@ check inside Playwright's actionability loop); otherwise the engine declines bef
 step is resolved on its own first. The replay hands control back with a precise code when the page has changed:
 ``ARTIFACT_MISSING``, ``RISKY_STEP_BLOCKED``, ``PAGE_MISMATCH`` (checked before anything runs),
 ``ARTIFACT_RESOLUTION_FAILED`` (with the differing fields, the refused candidate and candidates),
-``STEP_TIMEOUT``, ``TARGET_NAVIGATED_AWAY``, ``CONTRACT_FAILED``. A failed replay's result data is
+``STEP_TIMEOUT``, ``TARGET_NAVIGATED_AWAY``, ``CONTRACT_FAILED``. A risky step asks the session's approver
+first (:mod:`ocnb.audit.approval`: ``APPROVAL_DENIED``, or ``RISKY_STEP_BLOCKED`` with nobody to ask and
+``allow_risky`` false; ``allow_risky`` skips asking only with ``confirm="never"``). A failed replay's result data is
 :func:`envelope`: ``{ok: false, failure: {code, step_index, detail, evidence_bundle_path?}, …}``.
 """
 
@@ -20,6 +22,7 @@ import time
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..audit.approval import replay_approved, risky_steps
 from ..errors import InvalidArgument, OcnbError, Timeout, from_playwright
 from ..perception.actions import check_key, checked, perform
 from ..perception.selectors import (
@@ -216,16 +219,17 @@ async def _replay(
     unknown = secrets.missing([s.get("args") for s in steps])
     if unknown:
         raise OcnbError(f"unknown secret(s): {', '.join(unknown)}", code="MISSING_SECRET")
-    if not allow_risky:
-        for i, s in enumerate(steps):
-            if s.get("risky"):
-                name = (s.get("target") or {}).get("name")
-                report["failure"] = {
-                    "code": "RISKY_STEP_BLOCKED",
-                    "step_index": lo + i,
-                    "detail": f"step {lo + i} ({s['kind']} {name!r}) is risky; pass allow_risky: true to run it",
-                }
-                return report
+    # A risky step asks the session's approver (ocnb.audit.approval), before any step runs.
+    risky = risky_steps(ctx, steps, lo)
+    if not await replay_approved(ctx, risky, allow_risky):
+        index, s = risky[0]
+        name = (s.get("target") or {}).get("name")
+        report["failure"] = {
+            "code": "RISKY_STEP_BLOCKED",
+            "step_index": index,
+            "detail": f"step {index} ({s['kind']} {name!r}) is risky; pass allow_risky: true to run it",
+        }
+        return report
     page = await ctx.page()
     tab = ctx.browser.tab_of(page)
     home = ctx.home

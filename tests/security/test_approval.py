@@ -243,3 +243,65 @@ def test_bad_settings_are_refused() -> None:
         "nuke",
         "wipe out",
     )
+
+
+@pytest.fixture
+def delete_skill(on_page: ocnb.Session, approval_site: ApprovalSite) -> str:
+    """A recorded skill that opens the page and clicks "Delete account" (recorded with confirm=never)."""
+    s = on_page
+    s.configure(confirm="never")
+    assert s.call("navigate", url=approval_site.url, capture_artifact=True).ok
+    assert s.call("interact", query="Delete account", capture_artifact=True).ok
+    rec = s.call("oc_skill_record", name=f"delete-{time.monotonic_ns()}", description="Delete the account")
+    assert rec.ok, rec
+    approval_site.log.clear()
+    return str(rec.data["skill_id"])
+
+
+def test_replay_asks_the_same_approver_before_a_risky_step(
+    on_page: ocnb.Session, approval_site: ApprovalSite, person: Person, delete_skill: str
+) -> None:
+    s = on_page
+    person.answer = False
+    r = s.call("oc_skill_replay", skill_id=delete_skill)
+    assert r.error is not None and r.error.code == "APPROVAL_DENIED", r
+    assert (person.asked[0].tool, person.asked[0].name) == ("oc_skill_replay", "Delete account")
+    assert "risky step(s) 1 (click 'Delete account')" in person.asked[0].reason
+    time.sleep(0.3)
+    assert approval_site.log == []  # not even the replay's first step (its navigation) ran
+
+    person.answer = True
+    r = s.call("oc_skill_replay", skill_id=delete_skill)
+    assert r.ok, r
+    assert len(settle(lambda: approval_site.received("POST", "/delete"))) == 1
+
+
+def test_allow_risky_is_no_approval_where_a_person_must_approve(
+    on_page: ocnb.Session, approval_site: ApprovalSite, person: Person, delete_skill: str
+) -> None:
+    s = on_page
+    s.configure(confirm="risky")
+    person.answer = False
+    r = s.call("oc_skill_replay", skill_id=delete_skill, allow_risky=True)
+    assert r.error is not None and r.error.code == "APPROVAL_DENIED", r
+    time.sleep(0.3)
+    assert approval_site.log == []
+    s.configure(confirm="never")  # the Python API's default: the caller's allow_risky is enough
+    assert s.call("oc_skill_replay", skill_id=delete_skill, allow_risky=True).ok
+    assert len(settle(lambda: approval_site.received("POST", "/delete"))) == 1
+    assert len(person.asked) == 1
+
+
+def test_replay_with_nobody_to_ask_is_blocked_as_before(
+    module_home: Path, approval_site: ApprovalSite, on_page: ocnb.Session, delete_skill: str
+) -> None:
+    with ocnb.Session(headless=True, home=on_page.home) as s:
+        assert s.call("navigate", url=approval_site.url).ok
+        approval_site.log.clear()
+        r = s.call("oc_skill_replay", skill_id=delete_skill)
+        assert r.data["failure"]["code"] == "RISKY_STEP_BLOCKED", r
+        s.configure(confirm="risky")
+        r = s.call("oc_skill_replay", skill_id=delete_skill, allow_risky=True)
+        assert r.error is not None and r.error.code == "APPROVAL_REQUIRED", r
+    time.sleep(0.3)
+    assert approval_site.log == []
