@@ -140,7 +140,6 @@ class Session:
         self.handoffs = Handoffs(self)
         #: Approval before irreversible actions (``confirm``; the ``approve`` callable; open requests).
         self.approvals = Approvals(self, self.audit.secrets, approve)
-        self.extensions.put(self.approvals)  # the acting tools ask it once their element is resolved
         #: Browser crashes seen, and the one code a call that ran into one gets.
         self.crash_watch = CrashWatch(self)
         #: Recent results, for token accounting.

@@ -11,8 +11,8 @@
 - ``acting`` — every call of a tool with side effects asks (for a plan or a replay: each step).
 
 The decision is taken *after* the target is resolved (the request names the element's role, name and
-ref) and *before* anything happens in the page: the acting tools call :func:`ask_before` at that
-point; tools without an element are asked about in :meth:`Approvals.before` (``acting`` only).
+ref) and *before* anything happens in the page: the acting tools call :meth:`Approvals.check` at that
+point (``ctx.session.approvals``); tools without an element are asked about in :meth:`Approvals.before` (``acting`` only).
 
 Who approves, in order: an answer a face already gave for this very call (the notebook widget's
 Approve / Deny, MCP elicitation: :meth:`Approvals.settle`, then the face runs the call again);
@@ -23,7 +23,7 @@ nothing happens in the page, and the call's journal line ends with ``approval: <
 (``callable``, ``widget``, ``mcp``, ``nobody``) — its trace has an ``approval`` event with the request.
 
 Skill capture marks its risky steps with the same vocabulary (:func:`risky_word`), and skill replay
-asks the same approver before a risky step (:meth:`Approvals.check_replay`).
+asks the same approver before a risky step (:meth:`Approvals.replay_approved`).
 """
 
 from __future__ import annotations
@@ -34,15 +34,12 @@ import itertools
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..calls import CallContext, Host
 from ..errors import ApprovalDenied, ApprovalRequired, InvalidArgument
 from .sanitize import sanitize_args
 from .secrets import SecretStore
-
-if TYPE_CHECKING:
-    from ..dispatch import ToolContext
 
 __all__ = [
     "COMMIT_ACTIONS",
@@ -52,9 +49,6 @@ __all__ = [
     "ApprovalRequest",
     "Approvals",
     "Approver",
-    "ask_before",
-    "replay_approved",
-    "risky_steps",
     "risky_word",
 ]
 
@@ -78,7 +72,7 @@ RISKY_WORDS = (
 )
 #: Actions that can commit something by the element's name: a click or a key press on it.
 COMMIT_ACTIONS = ("click", "double_click", "press", "submit")
-#: Tools that resolve an element and ask (:func:`ask_before`) once they have it.
+#: Tools that resolve an element and ask (:meth:`Approvals.check`) once they have it.
 ELEMENT_TOOLS = frozenset({"interact", "form_input", "fill_form", "file_upload", "drag_drop"})
 #: Tools that run other calls: their steps are asked about one by one, not the whole.
 CONTAINER_TOOLS = frozenset({"execute_plan", "oc_skill_replay"})
@@ -178,7 +172,7 @@ class Approvals:
 
     async def before(self, call: CallContext) -> None:
         """Before-hook: with ``confirm="acting"``, ask before a tool with side effects that has no
-        element to resolve (those ask themselves once they have it, :func:`ask_before`)."""
+        element to resolve (those ask themselves once they have it, :meth:`check`)."""
         tooldef = call.tooldef
         if self.mode != "acting" or tooldef is None or not tooldef.side_effects or call.source == "replay":
             return
@@ -292,6 +286,16 @@ class Approvals:
             )
 
     # -- skill replay -------------------------------------------------------------------------
+    def risky_steps(self, steps: list[dict[str, Any]], start: int = 0) -> list[tuple[int, dict[str, Any]]]:
+        """The risky steps of a replay as (index from ``start``, step) pairs (:meth:`is_risky_step`)."""
+        return [(start + i, s) for i, s in enumerate(steps) if self.is_risky_step(s)]
+
+    async def replay_approved(
+        self, call: CallContext, risky: list[tuple[int, dict[str, Any]]], *, allow_risky: bool
+    ) -> bool:
+        """Whether a replay may run its ``risky`` steps (:meth:`check_replay`, on the call's page)."""
+        return await self.check_replay(call, _page_url(self.host, call), risky, allow_risky=allow_risky)
+
     async def check_replay(
         self, call: CallContext, url: str, risky: list[tuple[int, dict[str, Any]]], *, allow_risky: bool
     ) -> bool:
@@ -335,30 +339,6 @@ class Approvals:
             step.get("kind") in ("click", "submit", "press")
             and risky_word(name, self.host.config.risky_words) is not None
         )
-
-
-async def ask_before(ctx: ToolContext, page: Any, target: Any, action: str = "click", key: str | None = None) -> None:
-    """The hook the acting tools call between resolving their element and acting on it."""
-    layer = ctx.session.extensions.get(Approvals)
-    if layer is not None:
-        await layer.check(ctx.call, page, target, action=action, key=key)
-
-
-def risky_steps(ctx: ToolContext, steps: list[dict[str, Any]], start: int = 0) -> list[tuple[int, dict[str, Any]]]:
-    """The risky steps of a replay, as (index from ``start``, step) pairs: recorded as risky, or risky
-    by the vocabulary as it is now (the session's ``risky_words`` included)."""
-    layer = ctx.session.extensions.get(Approvals)
-    return [
-        (start + i, s) for i, s in enumerate(steps) if (layer.is_risky_step(s) if layer is not None else s.get("risky"))
-    ]
-
-
-async def replay_approved(ctx: ToolContext, risky: list[tuple[int, dict[str, Any]]], allow_risky: bool) -> bool:
-    """Whether a replay may run its ``risky`` steps: see :meth:`Approvals.check_replay`."""
-    layer = ctx.session.extensions.get(Approvals)
-    if layer is None:
-        return allow_risky or not risky
-    return await layer.check_replay(ctx.call, _page_url(layer.host, ctx.call), risky, allow_risky=allow_risky)
 
 
 def _what(req: ApprovalRequest) -> str:

@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..audit.approval import replay_approved, risky_steps
 from ..dispatch import ToolContext
 from ..errors import ArtifactResolutionFailed, InvalidArgument, MissingSecret, OcnbError, Timeout, from_playwright
 from ..perception.actions import check_key, checked, perform
@@ -233,8 +232,9 @@ async def _replay(
     if unknown:
         raise MissingSecret(f"unknown secret(s): {', '.join(unknown)}")
     # A risky step asks the session's approver (ocnb.audit.approval), before any step runs.
-    risky = risky_steps(ctx, steps, lo)
-    if not await replay_approved(ctx, risky, allow_risky):
+    approvals = ctx.session.approvals
+    risky = approvals.risky_steps(steps, lo)
+    if not await approvals.replay_approved(ctx.call, risky, allow_risky=allow_risky):
         index, s = risky[0]
         name = (s.get("target") or {}).get("name")
         report["failure"] = {

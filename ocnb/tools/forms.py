@@ -9,7 +9,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..audit.approval import ask_before
 from ..dispatch import ToolContext
 from ..errors import FileNotAllowed, InvalidArgument, OcnbError, from_playwright
 from ..perception.actions import checked
@@ -82,7 +81,7 @@ async def form_input(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     ref, query = _target_args(args)
     page = await ctx.page(args.get("tab_id"))
     r = await resolve_target(page, ref=ref, query=query)
-    await ask_before(ctx, page, r, "fill")
+    await ctx.session.approvals.check(ctx.call, page, r, action="fill")
     chain = await _chain_if(args, page, r)
     async with _Watch(ctx, page, r.frame) as watch:
         how = await _set_value(r, args["value"], _timeout(ctx))
@@ -118,7 +117,7 @@ async def fill_form(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
             exc.details = {**exc.details, "field": key}
             exc.message = f"field {key!r}: {exc.message}"
             raise
-    await ask_before(ctx, page, None, "fill")
+    await ctx.session.approvals.check(ctx.call, page, None, action="fill")
     report = []
     frame = resolved[0][2].frame
     async with _Watch(ctx, page, frame) as watch:
@@ -184,7 +183,7 @@ async def file_upload(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     ref, query = _target_args(args)
     page = await ctx.page(args.get("tab_id"))
     r = await resolve_target(page, ref=ref, query=query)
-    await ask_before(ctx, page, r, "upload")
+    await ctx.session.approvals.check(ctx.call, page, r, action="upload")
     timeout = _timeout(ctx)
     async with _Watch(ctx, page, r.frame) as watch:
         try:

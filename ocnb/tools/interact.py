@@ -17,7 +17,6 @@ import asyncio
 import time
 from typing import Any
 
-from ..audit.approval import ask_before
 from ..dispatch import ToolContext
 from ..errors import InvalidArgument, OcnbError, from_playwright
 from ..perception.actions import ACTIONS, check_key, perform
@@ -220,7 +219,7 @@ async def interact(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     ref, query = _target_args(args)
     page = await ctx.page(args.get("tab_id"))
     r = await resolve_target(page, ref=ref, query=query)
-    await ask_before(ctx, page, r, action, args.get("key"))  # confirm: a risky action needs a yes first
+    await ctx.session.approvals.check(ctx.call, page, r, action=action, key=args.get("key"))  # confirm: ask first
     ctx.call.extra.setdefault("partial", {"element": r.describe(), "action": action})  # if a dialog interrupts
     chain = await _chain_if(args, page, r)
     async with _Watch(ctx, page, r.frame, r.element if action in ("click", "press") else None) as watch:
@@ -236,7 +235,7 @@ async def _press_focused(ctx: ToolContext, args: dict[str, Any]) -> dict[str, An
     if args.get("capture_artifact"):
         raise InvalidArgument("capture_artifact needs an element: give ref or query to record a press")
     r = await focused(page)
-    await ask_before(ctx, page, r, "press", str(args["key"]))
+    await ctx.session.approvals.check(ctx.call, page, r, action="press", key=str(args["key"]))
     ctx.call.extra.setdefault("partial", {"element": r.describe() if r else None, "action": "press"})
     async with _Watch(ctx, page, r.frame if r else page.main_frame, r.element if r else None) as watch:
         try:
@@ -270,7 +269,7 @@ async def drag_drop(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     page = await ctx.page(args.get("tab_id"))
     src = await resolve_target(page, **_spec(args["source"]))
     dst = await resolve_target(page, **_spec(args["target"]))
-    await ask_before(ctx, page, src, "drag")
+    await ctx.session.approvals.check(ctx.call, page, src, action="drag")
     timeout = _timeout(ctx)
     async with _Watch(ctx, page, src.frame) as watch:
         try:
