@@ -343,7 +343,8 @@ class Approvals:
 
 def _what(req: ApprovalRequest) -> str:
     if req.name or req.role:
-        return f"{req.tool} on {req.role or 'element'} {req.name!r}"
+        name = req.name if req.name is None or len(req.name) <= 60 else req.name[:60] + "…"
+        return f"{req.tool} on {req.role or 'element'} {name!r}"
     return req.tool
 
 

@@ -75,6 +75,9 @@ ACTIONS = [
     pytest.param("interact", {"query": "Delete account"}, "POST", "/delete", id="delete-account"),
     pytest.param("interact", {"query": "Buy now"}, "POST", "/buy", id="buy-now"),
     pytest.param("interact", {"query": "Subscribe"}, "POST", "/collect", id="form-to-another-origin"),
+    pytest.param(
+        "interact", {"query": "Email", "action": "press", "key": "Enter"}, "POST", "/collect", id="enter-submits-there"
+    ),
     pytest.param("file_upload", {"query": "Attachment"}, "GET", "/uploaded", id="file-upload"),
 ]
 
