@@ -308,3 +308,17 @@ def test_replay_with_nobody_to_ask_is_blocked_as_before(
         assert r.error is not None and r.error.code == "APPROVAL_REQUIRED", r
     time.sleep(0.3)
     assert approval_site.log == []
+
+
+def test_a_plan_step_is_asked_about_like_a_call(
+    on_page: ocnb.Session, approval_site: ApprovalSite, person: Person
+) -> None:
+    s = on_page
+    person.answer = False
+    steps = [{"tool": "find", "args": {"query": "Buy now"}}, {"tool": "interact", "args": {"query": "Buy now"}}]
+    r = s.call("execute_plan", steps=steps)
+    assert r.ok and r.data["status"] == "failed", r
+    assert [st.get("error_code") for st in r.data["steps"]] == [None, "APPROVAL_DENIED"]
+    assert [q.name for q in person.asked] == ["Buy now"]
+    time.sleep(0.3)
+    assert approval_site.received("POST", "/buy") == []
