@@ -4,7 +4,7 @@
 tool is also a method, generated from the registry. The browser starts on first use.
 
 The session is the composition root: ``__init__`` creates its layers (``audit``: secrets, journal and
-trace; ``guard``: the bound task signature; ``handoffs``; ``crash_watch``; ``recent``), each holding
+trace; ``guard``: the bound task signature; ``handoffs``; ``approvals``; ``crash_watch``; ``recent``), each holding
 its own state, and declares all their hooks in one :class:`~ocnb.calls.Pipeline`. To dispatch and to
 the layers it is a :class:`~ocnb.calls.Host`; nothing outside sets attributes on it.
 """
