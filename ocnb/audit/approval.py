@@ -260,8 +260,8 @@ class Approvals:
     def settle(self, approval_id: str, approved: bool, *, by: str) -> tuple[str, dict[str, Any]]:
         """A face's answer to an open request: returns the tool and arguments to run again, which
         then go ahead (approved) or end ``APPROVAL_DENIED`` — on the same element only."""
-        if by not in DECIDERS:
-            raise InvalidArgument(f"by must be one of {', '.join(DECIDERS)}, not {by!r}")
+        if by not in DECIDERS[:-1]:
+            raise InvalidArgument(f"by must be one of {', '.join(DECIDERS[:-1])}, not {by!r}")
         entry = self.pending.pop(approval_id, None)
         if entry is None:
             raise InvalidArgument(f"no open approval request {approval_id!r}")
