@@ -42,6 +42,11 @@ no tool-specific code here: a tool added to the registry is served as it is.
   ``elicitation/create`` asking the person to pick among the candidates; the chosen ref resumes the call
   through dispatch (journaled, like the widget's path). Declined or cancelled: nothing acts, and the
   client gets the ``NEEDS_HUMAN`` result as it is.
+- Approval (:mod:`ocnb.audit.approval`): an ``APPROVAL_REQUIRED`` result, for a client that declared
+  ``elicitation``, becomes an ``elicitation/create`` asking the person to approve the action (tool,
+  element, page, intent, reason); the answer settles the request and the call runs again through
+  dispatch: approved, it acts; declined or cancelled, it ends ``APPROVAL_DENIED`` (each journaled with
+  ``approval: … by mcp``). A client without elicitation gets ``APPROVAL_REQUIRED``: nothing acts.
 
 The server's own event loop never waits on the browser: a call is submitted to the browser thread and
 awaited through :func:`asyncio.wrap_future`, so a busy notebook cell delays an agent's call (the
@@ -200,6 +205,18 @@ def _candidate_title(candidate: dict[str, Any]) -> str:
     role = candidate.get("role") or candidate.get("tag") or "element"
     name = candidate.get("name") or candidate.get("label") or candidate.get("text") or ""
     return f"{role} {str(name)[:80]!r} ({candidate['ref']})" if name else f"{role} ({candidate['ref']})"
+
+
+def approval_message(request: dict[str, Any]) -> str:
+    """What the person is asked: the action, its element, the page, the intent and why it asks."""
+    element = " ".join(str(request[k]) for k in ("role", "name") if request.get(k))
+    lines = [f"Approve {request.get('tool')}" + (f" on {element[:120]}" if element else "") + "?"]
+    if request.get("url"):
+        lines.append(f"page: {str(request['url'])[:200]}")
+    if request.get("intent"):
+        lines.append(f"intent: {request['intent']}")
+    lines.append(f"why asked: {request.get('reason')}")
+    return "\n".join(lines)
 
 
 def _progress_token(ctx: Any) -> Any:
@@ -393,6 +410,8 @@ class McpBridge:
         """A call's result as the client gets it (after a hand-off, a log message, discovery's turn)."""
         if result.error is not None and result.error.code == "NEEDS_HUMAN":
             result = await self._hand_off(ctx, result)
+        if result.error is not None and result.error.code == "APPROVAL_REQUIRED":
+            result = await self._ask_approval(ctx, result)
         if result.error is not None and result.error.code == "NAVIGATION_FAILED":
             failed = {"message": result.error.message}
             self._log_event("error", self.session.fence.event("navigation_failed", failed))
@@ -430,6 +449,32 @@ class McpBridge:
             return result
         try:
             tool, args = self.session.handoffs.take(str(payload["handoff_id"]), ref)
+        except OcnbError as exc:
+            return ToolResult(ok=False, tool=result.tool, error=ToolError.from_exception(exc))
+        return await self.call(tool, args)
+
+    # -- approval as elicitation ----------------------------------------------------------------
+    async def _ask_approval(self, ctx: Any, result: ToolResult) -> ToolResult:
+        """Ask the client's person (``elicitation/create``) to approve an ``APPROVAL_REQUIRED`` call,
+        settle the request with the answer and run the call again. Without elicitation: ``result``."""
+        peer = ctx.session
+        request = result.error.details if result.error is not None else {}
+        wants = types.ClientCapabilities(elicitation=types.ElicitationCapability())
+        if not isinstance(request.get("approval_id"), str) or not peer.check_client_capability(wants):
+            return result
+        schema = {
+            "type": "object",
+            "properties": {"approve": {"type": "boolean", "title": "Approve", "default": False}},
+            "required": ["approve"],
+        }
+        try:
+            answer = await peer.elicit_form(approval_message(request), schema, related_request_id=ctx.request_id)
+        except Exception:  # noqa: BLE001 - the client could not ask: nobody approved
+            log.debug("elicitation failed", exc_info=True)
+            return result
+        approved = answer.action == "accept" and (answer.content or {}).get("approve") is True
+        try:
+            tool, args = self.session.approvals.settle(str(request["approval_id"]), approved, by="mcp")
         except OcnbError as exc:
             return ToolResult(ok=False, tool=result.tool, error=ToolError.from_exception(exc))
         return await self.call(tool, args)

@@ -9,7 +9,9 @@ check inside Playwright's actionability loop); otherwise the engine declines bef
 step is resolved on its own first. The replay hands control back with a precise code when the page has changed:
 ``ARTIFACT_MISSING``, ``RISKY_STEP_BLOCKED``, ``PAGE_MISMATCH`` (checked before anything runs),
 ``ARTIFACT_RESOLUTION_FAILED`` (with the differing fields, the refused candidate and candidates),
-``STEP_TIMEOUT``, ``TARGET_NAVIGATED_AWAY``, ``CONTRACT_FAILED``. A failed replay's result data is
+``STEP_TIMEOUT``, ``TARGET_NAVIGATED_AWAY``, ``CONTRACT_FAILED``. A risky step asks the session's approver
+first (:mod:`ocnb.audit.approval`: ``APPROVAL_DENIED``, or ``RISKY_STEP_BLOCKED`` with nobody to ask and
+``allow_risky`` false; ``allow_risky`` skips asking only with ``confirm="never"``). A failed replay's result data is
 :func:`envelope`: ``{ok: false, failure: {code, step_index, detail, evidence_bundle_path?}, …}``.
 """
 
@@ -231,16 +233,18 @@ async def _replay(
     unknown = secrets.missing([s.get("args") for s in steps])
     if unknown:
         raise MissingSecret(f"unknown secret(s): {', '.join(unknown)}")
-    if not allow_risky:
-        for i, s in enumerate(steps):
-            if s.get("risky"):
-                name = (s.get("target") or {}).get("name")
-                report["failure"] = {
-                    "code": "RISKY_STEP_BLOCKED",
-                    "step_index": lo + i,
-                    "detail": f"step {lo + i} ({s['kind']} {name!r}) is risky; pass allow_risky: true to run it",
-                }
-                return report
+    # A risky step asks the session's approver (ocnb.audit.approval), before any step runs.
+    approvals = ctx.session.approvals
+    risky = approvals.risky_steps(steps, lo)
+    if not await approvals.replay_approved(ctx.call, risky, allow_risky=allow_risky):
+        index, s = risky[0]
+        name = (s.get("target") or {}).get("name")
+        report["failure"] = {
+            "code": "RISKY_STEP_BLOCKED",
+            "step_index": index,
+            "detail": f"step {index} ({s['kind']} {name!r}) is risky; pass allow_risky: true to run it",
+        }
+        return report
     page = await ctx.page()
     tab = ctx.browser.tab_of(page)
     home = ctx.home

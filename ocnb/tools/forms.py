@@ -84,6 +84,7 @@ async def form_input(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     page = await ctx.page(args.get("tab_id"))
     r = await resolve_target(page, ref=ref, query=query)
     await check_target(ctx.session.secrets, page, r, args)
+    await ctx.session.approvals.check(ctx.call, page, r, action="fill")
     chain = await _chain_if(args, page, r)
     async with _Watch(ctx, page, r.frame) as watch:
         how = await _set_value(r, args["value"], _timeout(ctx))
@@ -121,6 +122,7 @@ async def fill_form(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
             exc.details = {**exc.details, "field": key}
             exc.message = f"field {key!r}: {exc.message}"
             raise
+    await ctx.session.approvals.check(ctx.call, page, None, action="fill")
     report = []
     frame = resolved[0][2].frame
     async with _Watch(ctx, page, frame) as watch:
@@ -187,6 +189,7 @@ async def file_upload(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     ref, query = _target_args(args)
     page = await ctx.page(args.get("tab_id"))
     r = await resolve_target(page, ref=ref, query=query)
+    await ctx.session.approvals.check(ctx.call, page, r, action="upload")
     timeout = _timeout(ctx)
     async with _Watch(ctx, page, r.frame) as watch:
         try:
