@@ -4,7 +4,6 @@ it; a client without elicitation gets ``APPROVAL_REQUIRED``. The site's own log 
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
@@ -18,6 +17,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 import ocnb
+from ocnb.audit.fence import unfence
 from ocnb.audit.journal import read_journal
 from ocnb.mcp import McpHandle, serve
 from ocnb.mcp.cli import _session, build_parser
@@ -57,10 +57,9 @@ async def client(handle: McpHandle, **kwargs: Any) -> AsyncIterator[Client]:
 
 
 def payload(result: types.CallToolResult) -> dict[str, Any]:
-    first = result.content[0]
-    assert isinstance(first, types.TextContent)
-    out: dict[str, Any] = json.loads(first.text)
-    return out
+    """The ToolResult JSON of a tools/call result, the page's fenced text put back in its place."""
+    texts = [c.text for c in result.content if isinstance(c, types.TextContent)]
+    return unfence(texts)
 
 
 def received(site: ApprovalSite, path: str, wait: float) -> list[dict[str, Any]]:
