@@ -105,13 +105,14 @@ def _venv(python: str, base: Path, target: Path) -> Path:
     house.mkdir(parents=True, exist_ok=True)
     lock = ROOT / "scripts" / "constraints.txt"
     pins = ["-c", str(lock)] if f"# python {tag[2]}.{tag[3:]}" in lock.read_text().splitlines() else []
-    want = f"{target}[all]"
-    offline = [py, "-m", "pip", "install", "-q", "--no-compile", "--no-index", "--find-links", str(house), *pins, want]
+    # ocnb with every extra, what the tests run with, and hatchling (an sdist builds with it, offline)
+    want = [f"{target}[all]", "pytest", "pytest-timeout", "hypothesis", "hatchling"]
+    offline = [py, "-m", "pip", "install", "-q", "--no-compile", "--no-index", "--find-links", str(house), *pins, *want]
     if subprocess.run(offline, capture_output=True, text=True, timeout=900).returncode != 0:
         for stale in house.glob("ocnb-*"):
             stale.unlink()
         fetched = subprocess.run(
-            [py, "-m", "pip", "download", "-q", "-d", str(house), *pins, want],
+            [py, "-m", "pip", "download", "-q", "-d", str(house), *pins, *want],
             capture_output=True,
             text=True,
             timeout=1200,

@@ -20,6 +20,7 @@ from urllib.parse import parse_qs, quote, urlsplit
 import pytest
 
 import ocnb
+from ocnb.audit.fence import unfence
 
 pytestmark = pytest.mark.browser
 
@@ -366,7 +367,7 @@ def test_over_mcp_the_agent_gets_the_refusal_and_the_other_origin_gets_nothing(w
                 ("interact", {"query": "Log in", "action": "click"}),
             ):
                 result = await client.call_tool(name, args)
-                answers.append(json.loads(result.content[0].text))
+                answers.append(unfence([c.text for c in result.content if c.type == "text"]))
 
     web.seen.clear()
     anyio.run(agent)
