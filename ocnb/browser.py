@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from .downloads import DOWNLOADS_DIR, Downloads
+from .driver import detach_driver
 from .errors import (
     BrowserCrashed,
     BrowserUnavailable,
@@ -342,6 +343,7 @@ class BrowserState:
             raise InvalidArgument("user_data_dir is for a browser ocnb launches, not with connect, cdp or shared")
         width, height = self.config.viewport
         if shared is None:
+            detach_driver()  # an interrupt of the kernel stops the call, not the browser
             self._pw = await async_playwright().start()
         try:
             if shared is not None:  # somebody else's browser: this state owns only its context
@@ -922,6 +924,7 @@ class SharedBrowser:
             if self.browser is not None and self.browser.is_connected():
                 return self.browser
             if self.playwright is None:
+                detach_driver()  # an interrupt of the kernel stops the call, not the browser
                 self.playwright = await async_playwright().start()
             chromium = self.playwright.chromium
             timeout = self.config.default_timeout_ms

@@ -29,6 +29,9 @@
     ├── Cancelled                CANCELLED           the caller cancelled the call (or went away) before it finished
     └── SessionClosed            SESSION_CLOSED
 
+    KeyboardInterrupt
+    └── Interrupted              (journal: CANCELLED) a person's Ctrl-C or Jupyter ■ stopped the call; the browser lives on
+
 Skill replay adds its own codes (``ARTIFACT_MISSING``, ``ARTIFACT_RESOLUTION_FAILED``,
 ``CONTRACT_FAILED``, ``STEP_TIMEOUT``, ``TARGET_NAVIGATED_AWAY``, ``PAGE_MISMATCH``,
 ``RISKY_STEP_BLOCKED``); raise ``OcnbError(msg, code=...)`` for those. A batch row (never a tool call)
@@ -59,6 +62,7 @@ __all__ = [
     "ElementNotFound",
     "FileNotAllowed",
     "InvalidArgument",
+    "Interrupted",
     "InvalidIntent",
     "MissingSecret",
     "NavigationFailed",
@@ -255,6 +259,22 @@ class Cancelled(OcnbError):
     """
 
     code = "CANCELLED"
+
+
+class Interrupted(KeyboardInterrupt):  # noqa: N818 - it is an interrupt, not an error of the call
+    """A person's interrupt (Ctrl-C, Jupyter's ■) stopped the call in progress; the browser lives on.
+
+    A ``KeyboardInterrupt``, so a loop or a cell stops as it would. The call was cancelled on the
+    browser thread and journaled ``CANCELLED``; the next call finds the same page, tabs and values.
+    IPython shows it as its one line (``_render_traceback_``), not as a traceback.
+    """
+
+    def __init__(self, what: str = "the call", seconds: float = 0.0) -> None:
+        self.what, self.seconds = what, seconds
+        super().__init__(f"interrupted: {what} cancelled after {seconds:.1f} s")
+
+    def _render_traceback_(self) -> list[str]:
+        return [str(self)]
 
 
 class NotFound(OcnbError):

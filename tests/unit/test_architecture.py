@@ -45,6 +45,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         (
             "ocnb.runtime",
             "ocnb.browser",
+            "ocnb.driver",
             "ocnb.browser_setup",
             "ocnb.remote",
             "ocnb.downloads",
