@@ -24,6 +24,10 @@ HANDOFF_CODES = ("ELEMENT_NOT_FOUND", "AMBIGUOUS_TARGET")
 _ids = itertools.count(1)
 
 
+#: Open hand-offs a session keeps (the newest); an older one reads as "no open hand-off".
+PENDING_KEPT = 100
+
+
 class Handoffs:
     """A session's open hand-offs (``pending``, by id) and the after-hook that opens them."""
 
@@ -59,6 +63,8 @@ class Handoffs:
         except Exception:  # noqa: BLE001 - the payload is useful without a picture
             pass
         self.pending[handoff_id] = {"tool": call.name, "args": dict(call.args), "tab_id": call.tab_id}
+        while len(self.pending) > PENDING_KEPT:  # nobody answered the oldest: let it go
+            del self.pending[next(iter(self.pending))]
         return ToolResult(
             ok=False,
             tool=call.name,
