@@ -64,6 +64,9 @@ VERBS: dict[str, tuple[str, dict[str, Any], tuple[str, ...]]] = {
 #: Words of ``%oc`` that are not tools.
 COMMANDS = ("help", "tools", "mcp", "close")
 MCP_SUBCOMMANDS = ("start", "status", "stop")
+#: Where ``%oc mcp start`` keeps the server's token (under the session's home, mode 0600), unless
+#: ``--token-file`` says otherwise; the same token after a restart.
+MCP_TOKEN_FILE = "mcp/token"
 
 # A verb's target that looks like a ref (``ax_12``) is passed as ``ref``, anything else as ``query``.
 _NUMBER = re.compile(r"^-?\d+(\.\d+)?([eE][+-]?\d+)?$")
@@ -491,11 +494,14 @@ class OcMagics(Magics):
             if self._mcp_server is not None:
                 raise UsageError("an MCP server is already running here; %oc mcp stop first")
             port = int(opts.get("port") or 0)
+            s = self.session()
+            # the token lives in a 0600 file, and the cell shows its path: a saved notebook holds no token
+            token_file = opts.get("token_file") or s.home / MCP_TOKEN_FILE
             try:
-                self._mcp_server = ocnb_mcp.serve(self.session(), port=port, token_file=opts.get("token_file"))
+                self._mcp_server = ocnb_mcp.serve(s, port=port, token_file=token_file, quiet=True)
             except ocnb_mcp.McpTokenError as exc:
                 raise UsageError(str(exc)) from None
-            return self._mcp_server
+            return self._mcp_server  # shown through McpHandle._repr_pretty_: the safe banner
         if sub == "status":
             if self._mcp_server is None:
                 print("no MCP server running (%oc mcp start [--port N])")
