@@ -109,6 +109,16 @@ wait_for --text "Welcome, ada\""""
         code("ocnb.widgets.JournalView(s)"),
         md("In a magic, an error is one line with its code, not a traceback:"),
         code("%oc navigate file:///etc/passwd", "raises-exception"),
+        md("""
+## When a person has to pick
+Two rows each have a "Delete" button: the words alone cannot say which. With hand-off on, the cell
+shows the candidates told apart by their row, each numbered on the screenshot; pick one and press
+*Resume* (or call `r.resume(ref)`), and the click runs on it, journaled like any other call.
+"""),
+        code('%config OcMagics.handoff = True\nrows = site.page("ambiguous.html")\n%oc navigate $rows'),
+        code('r = %oc click "Delete"\nr'),
+        code("r.resume(r.candidates[1][\"ref\"])   # what Resume does for the second row (Globex)"),
+        code("%config OcMagics.handoff = False"),
         code(TEARDOWN),
     ]
 

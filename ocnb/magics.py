@@ -262,6 +262,9 @@ class OcMagics(Magics):
     ).tag(config=True)
     secrets = Unicode(None, allow_none=True, help="A dotenv file of secrets usable as ${SECRET:NAME}.").tag(config=True)
     progress = Bool(True, help="Show a progress bar while %%oc runs its lines.").tag(config=True)
+    handoff = Bool(False, help="A target nobody can resolve shows the hand-off widget in the cell (NEEDS_HUMAN).").tag(
+        config=True
+    )
     discovery_learn = Bool(
         help="Learn successful calls' intents as discovery examples (OCNB_HOME/capabilities/learned.jsonl)."
     ).tag(config=True)
@@ -303,7 +306,14 @@ class OcMagics(Magics):
             secrets=self.secrets,
             default_timeout_ms=self.default_timeout_ms,
             discovery_learn=self.discovery_learn,
+            handoff=self.handoff,
         )
+
+    @observe("handoff")
+    def _handoff_changed(self, change: dict[str, Any]) -> None:
+        s = self._existing()
+        if s is not None:
+            s.configure(handoff=change["new"])
 
     def _existing(self) -> Session | None:
         # ocnb.session is shadowed by the function of that name in the package namespace.
@@ -383,8 +393,19 @@ class OcMagics(Magics):
             return None
         result = self.run_call(parse_call(line, self.session().registry))
         if not result.ok:
+            if _needs_human(result):  # a person picks the element in the cell, instead of an error
+                return self.handoff_widget(result)
             raise UsageError(result.summary_line())
         return result
+
+    def handoff_widget(self, result: ToolResult) -> Any:
+        """The :class:`~ocnb.widgets.handoff.HumanHandoff` for a ``NEEDS_HUMAN`` result, on this session.
+
+        ``r = %oc click "Delete"`` sets ``r`` to it; ``r.result`` is the resumed call's result.
+        """
+        from .widgets.handoff import HumanHandoff
+
+        return HumanHandoff(result, self.session())
 
     def run_call(self, call: Call) -> ToolResult:
         """The one library call behind every line: dispatch on the shared session as ``magic``."""
@@ -441,7 +462,11 @@ class OcMagics(Magics):
                 else:
                     assert result.error is not None
                     row.update(status="failed", error_code=result.error.code, message=result.error.message)
-                    if not failed:
+                    if _needs_human(result):
+                        from IPython.display import display
+
+                        display(self.handoff_widget(result))
+                    elif not failed:
                         print(f"step {i} failed: {result.summary_line()}", file=sys.stderr)
                     failed = True
                 rows.append(row)
@@ -544,6 +569,10 @@ class OcMagics(Magics):
         props = tooldef.input_schema.get("properties", {})
         fixed = VERBS[head][1] if head in VERBS else {}
         return sorted(f"--{p}" for p in props if f"--{p}".startswith(current) and p not in given | set(fixed)), current
+
+
+def _needs_human(result: ToolResult) -> bool:
+    return result.error is not None and result.error.code == "NEEDS_HUMAN"
 
 
 def _make_matcher(magics: OcMagics) -> Any:

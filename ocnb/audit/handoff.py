@@ -15,6 +15,7 @@ from typing import Any
 from ..calls import CallContext, Host
 from ..errors import InvalidArgument
 from ..files import atomic_write_bytes
+from ..perception.context import place_candidates
 from ..results import ToolError, ToolResult
 
 __all__ = ["HANDOFF_CODES", "Handoffs"]
@@ -57,6 +58,8 @@ class Handoffs:
             payload["intent"] = call.intent
         try:
             page = await host.browser_state().page(call.tab_id)
+            # each candidate with the row or form around it and its box on the screenshot
+            payload["candidates"] = await place_candidates(page, list(payload["candidates"]))
             path = host.home / "screenshots" / host.id / f"handoff-{handoff_id}.png"
             atomic_write_bytes(path, await page.screenshot(type="png"))  # 0600, in folders 0700
             payload["screenshot"] = str(path)
