@@ -195,7 +195,9 @@ def acted_summary(data: dict[str, Any]) -> str:
         told.append(f"{len(changes['downloads'])} download(s)")
     if "value" in data and not isinstance(data["value"], dict | list):
         told.append(f"value {data['value']!r}")
-    return f"{what} {target}".strip() + (" → " + ", ".join(told) if told else " → no visible change")
+    if not told and what in ("click", "dblclick", "hover", "press"):  # a value set is its own change
+        told.append("no visible change")
+    return f"{what} {target}".strip() + (" → " + ", ".join(told) if told else "")
 
 
 def _acted(result: Renderable, data: dict[str, Any]) -> str:
