@@ -39,9 +39,9 @@ def call_timeline(journal: Any, *, title: str = "calls over time") -> Any:
     if df.empty:
         ax.set_title(f"{title} (no calls)")
         return fig
-    start = df["ts"].min()
-    ends = (df["ts"] - start).dt.total_seconds()  # the journal stamps a call when it ends
     lengths = pd.to_numeric(df["duration_ms"], errors="coerce").fillna(0).to_numpy(dtype=float) / 1000.0
+    stamps = (df["ts"] - df["ts"].min()).dt.total_seconds()  # the journal stamps a call when it ends
+    ends = stamps - float((stamps.to_numpy() - lengths).min())  # 0: when the first call began
     rows = [tools.index(str(t)) for t in df["tool"]]
     failed = ~df["ok"].fillna(False).astype(bool).to_numpy()
     colours = [_FAILED if f else _OK for f in failed]
@@ -53,7 +53,7 @@ def call_timeline(journal: Any, *, title: str = "calls over time") -> Any:
             )
     ax.set_yticks(range(len(tools)), tools)
     ax.invert_yaxis()
-    ax.set_xlabel("seconds since the first call")
+    ax.set_xlabel("seconds since the first call began")
     ok, bad = int((~failed).sum()), int(failed.sum())
     ax.set_title(f"{title}: {ok} ok, {bad} failed")
     ax.grid(axis="x", alpha=0.3)

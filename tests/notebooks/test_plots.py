@@ -46,3 +46,17 @@ def test_tokens_by_tool_draws_the_largest_first() -> None:
     labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
     assert labels == ["b", "c", "a"]
     assert [round(b.get_width()) for b in fig.axes[0].patches] == [50, 20, 5]
+
+
+def test_the_timeline_starts_when_the_first_call_began() -> None:
+    import matplotlib
+    import pandas as pd
+
+    matplotlib.use("Agg")
+    ts = pd.to_datetime(["2026-01-01T00:00:12Z", "2026-01-01T00:00:13Z"], utc=True)
+    journal = pd.DataFrame(
+        {"ts": ts, "tool": ["navigate", "read_page"], "ok": [True, False], "error_code": [None, "TIMEOUT"],
+         "duration_ms": [12000.0, 500.0]}  # fmt: skip
+    )
+    bars = plots.call_timeline(journal).axes[0].patches
+    assert [(round(b.get_x(), 1), round(b.get_width(), 1)) for b in bars] == [(0.0, 12.0), (12.5, 0.5)]
