@@ -25,7 +25,7 @@ from typing import Any
 import psutil
 
 import ocnb
-from ocnb.demosite import serve
+from ocnb.commands.demosite import serve
 
 from .common import save
 
