@@ -105,10 +105,22 @@ wait_for --text "Welcome, ada\""""
             'journal = ocnb.journal_df(session_id=s.id)\njournal[["ts", "source", "tool", "ok", "error_code", "intent", "summary"]]'
         ),
         code('journal.groupby("tool")["ok"].agg(["count", "sum"])'),
+        md("The calls as a timeline: one bar per call, failures in red with their code."),
+        code("from ocnb.widgets.plots import call_timeline\n\ncall_timeline(journal);"),
         md("…and as a live table that follows every new call (filter by tool, ok or failed):"),
         code("ocnb.widgets.JournalView(s)"),
         md("In a magic, an error is one line with its code, not a traceback:"),
         code("%oc navigate file:///etc/passwd", "raises-exception"),
+        md("""
+## When a person has to pick
+Two rows each have a "Delete" button: the words alone cannot say which. With hand-off on, the cell
+shows the candidates told apart by their row, each numbered on the screenshot; pick one and press
+*Resume* (or call `r.resume(ref)`), and the click runs on it, journaled like any other call.
+"""),
+        code('%config OcMagics.handoff = True\nrows = site.page("ambiguous.html")\n%oc navigate $rows'),
+        code('r = %oc click "Delete"\nr'),
+        code("r.resume(r.candidates[1][\"ref\"])   # what Resume does for the second row (Globex)"),
+        code("%config OcMagics.handoff = False"),
         code(TEARDOWN),
     ]
 
@@ -288,6 +300,13 @@ reads.style.bar(color="#a1d99b")"""
         code("report = token_report(s, capability_map=capmap.generate())\nreport"),
         code("report.summary"),
         code('report.per_tool.head(12).style.bar(subset=["tokens"], color="#9ecae1")'),
+        md("The same as plots: each tool's schema, and what this session's results cost, by tool."),
+        code(
+            """from ocnb.widgets.plots import tokens_by_tool
+
+tokens_by_tool(report.per_tool, top=12, title="tool schema tokens");"""
+        ),
+        code('tokens_by_tool(report.results, title="tokens of this session\'s results") if len(report.results) else None;'),
         code(
             """figures = dict(zip(report.summary["item"], report.summary["tokens"]))
 figures["median read_page (ax)"] = int(reads["ax tokens"].median())

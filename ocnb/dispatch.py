@@ -23,7 +23,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .calls import SOURCES, CallContext, Host, ProgressFn
-from .errors import Cancelled, InvalidArgument, InvalidIntent, OcnbError, Timeout, UnknownTool, from_playwright
+from .errors import (
+    Cancelled,
+    Interrupted,
+    InvalidArgument,
+    InvalidIntent,
+    OcnbError,
+    Timeout,
+    UnknownTool,
+    from_playwright,
+)
 from .jsonsafe import check_args, fix_text, is_strict_json, strict_copy
 from .registry import ToolDef
 from .results import ToolError, ToolResult
@@ -323,7 +332,7 @@ def dispatch(
 
     ``record=False`` runs it through the same pipeline (policy, secrets, validation) but leaves no
     journal entry, trace event or captured skill step: for calls that only display the page.
-    Never raises for what a caller passes.
+    Never raises for what a caller passes; a person's interrupt raises :class:`~ocnb.errors.Interrupted`.
     """
     name = _tool_name(tool)
     if session.closed:
@@ -332,6 +341,8 @@ def dispatch(
         tooldef = session.registry.get(tool) if isinstance(tool, str) else None
         budget = _call_timeout(session, tooldef, args) + 15.0 if tooldef else 30.0
         return session.run(dispatch_async(session, tool, args, source=source, record=record), timeout=budget)
+    except Interrupted as exc:  # a person's Ctrl-C: the call is cancelled (journaled CANCELLED), the loop stops
+        raise Interrupted(name, exc.seconds) from None
     except OcnbError as exc:  # SESSION_CLOSED, TIMEOUT of the browser thread …
         return ToolResult(ok=False, tool=name, error=ToolError.from_exception(exc))
     except Exception as exc:  # noqa: BLE001 - never raise out of a call

@@ -6,6 +6,8 @@
 - a screenshot (data with a ``.png`` ``path``): the image inline (or its path when
   ``options.inline_images`` is off, e.g. ``%config OcMagics.show_screenshots = False``);
 - a discovery result (``results`` with ``relevance``): a ranked table with per-tier token counts;
+- an action on an element (data with an ``element``: ``interact``, ``form_input`` …): one line — the
+  element acted on and what changed — with the JSON one click away;
 - anything else: the data as a folded JSON block.
 """
 
@@ -19,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-__all__ = ["DisplayOptions", "options", "render_html"]
+__all__ = ["DisplayOptions", "acted_summary", "options", "render_html"]
 
 _MAX_INLINE_IMAGE = 4 * 1024 * 1024
 _REF = re.compile(r"\b(ax_\d+)\b")
@@ -173,6 +175,42 @@ def _json_block(result: Renderable) -> str:
     return f'<div class="ocnb-result">{head}{body}</div>'
 
 
+def acted_summary(data: dict[str, Any]) -> str:
+    """``click button “Sign up” (ax_5) → navigated to http://…/thanks``: an action in one line of text."""
+    el: dict[str, Any] = data["element"] if isinstance(data.get("element"), dict) else {}
+    what = str(data.get("action") or "")
+    target = f"{el.get('role') or 'element'} “{el.get('name') or ''}” ({el.get('ref')})"
+    changes: dict[str, Any] = data["changes"] if isinstance(data.get("changes"), dict) else {}
+    told = []
+    if changes.get("navigated"):
+        told.append(f"navigated to {changes.get('url') or 'a new page'}")
+    elif changes.get("dom_changed"):
+        told.append("the page changed")
+    if changes.get("new_tab"):
+        tab = changes["new_tab"]
+        told.append(f"opened tab {tab.get('tab_id') if isinstance(tab, dict) else tab}")
+    for d in changes.get("dialogs") or []:
+        told.append(f"{d.get('type')} dialog {d.get('action') or ''}".strip())
+    if changes.get("downloads"):
+        told.append(f"{len(changes['downloads'])} download(s)")
+    if "value" in data and not isinstance(data["value"], dict | list):
+        told.append(f"value {data['value']!r}")
+    if not told and what in ("click", "dblclick", "hover", "press"):  # a value set is its own change
+        told.append("no visible change")
+    return f"{what} {target}".strip() + (" → " + ", ".join(told) if told else "")
+
+
+def _acted(result: Renderable, data: dict[str, Any]) -> str:
+    text = json.dumps(data, ensure_ascii=False, indent=2, default=str)
+    head = f'<span style="color:#1a7f37">✓</span> <b>{_esc(result.tool)}</b> {_esc(acted_summary(data))}'
+    body = f"<pre style='max-height:32em;overflow:auto;{_BOX}'>{_esc(text)}</pre>"
+    return (
+        f'<div class="ocnb-result ocnb-acted" style="{_BOX}">{head} '
+        f'<details style="display:inline"><summary style="display:inline;cursor:pointer;color:#666">JSON</summary>'
+        f"{body}</details></div>"
+    )
+
+
 def render_html(result: Renderable) -> str:
     """Render a :class:`~ocnb.results.ToolResult` as compact HTML: error box, outline, image, ranking, or JSON."""
     if not result.ok:
@@ -186,4 +224,6 @@ def render_html(result: Renderable) -> str:
         results = data.get("results")
         if isinstance(results, list) and all(isinstance(r, dict) and "relevance" in r for r in results):
             return _discovery(data)
+        if isinstance(data.get("element"), dict) and "ref" in data["element"]:
+            return _acted(result, data)
     return _json_block(result)

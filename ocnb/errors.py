@@ -42,6 +42,9 @@
     │   └── RiskyStepBlocked             RISKY_STEP_BLOCKED
     └── UnknownOutcome           UNKNOWN_OUTCOME     a batch row (never a tool call): see :mod:`ocnb.batch.row`
 
+    KeyboardInterrupt
+    └── Interrupted              (journal: CANCELLED) a person's Ctrl-C or Jupyter ■ stopped the call; the browser lives on
+
 ``OcnbError`` itself is ``INTERNAL``. Every code of :data:`ERROR_CODES` has exactly one class here (a
 test checks it); :func:`error_class` finds it by code. ``InvalidArgument`` is also a
 :class:`ValueError`, so ``except ValueError`` around a public call given a bad value keeps working.
@@ -76,6 +79,7 @@ __all__ = [
     "ElementNotFound",
     "FileNotAllowed",
     "InvalidArgument",
+    "Interrupted",
     "InvalidIntent",
     "MissingSecret",
     "SecretNotAllowed",
@@ -303,6 +307,22 @@ class Cancelled(OcnbError):
     """
 
     code = "CANCELLED"
+
+
+class Interrupted(KeyboardInterrupt):  # noqa: N818 - it is an interrupt, not an error of the call
+    """A person's interrupt (Ctrl-C, Jupyter's ■) stopped the call in progress; the browser lives on.
+
+    A ``KeyboardInterrupt``, so a loop or a cell stops as it would. The call was cancelled on the
+    browser thread and journaled ``CANCELLED``; the next call finds the same page, tabs and values.
+    IPython shows it as its one line (``_render_traceback_``), not as a traceback.
+    """
+
+    def __init__(self, what: str = "the call", seconds: float = 0.0) -> None:
+        self.what, self.seconds = what, seconds
+        super().__init__(f"interrupted: {what} cancelled after {seconds:.1f} s")
+
+    def _render_traceback_(self) -> list[str]:
+        return [str(self)]
 
 
 class NotFound(OcnbError):

@@ -64,6 +64,9 @@ VERBS: dict[str, tuple[str, dict[str, Any], tuple[str, ...]]] = {
 #: Words of ``%oc`` that are not tools.
 COMMANDS = ("help", "tools", "mcp", "close")
 MCP_SUBCOMMANDS = ("start", "status", "stop")
+#: Where ``%oc mcp start`` keeps the server's token (under the session's home, mode 0600), unless
+#: ``--token-file`` says otherwise; the same token after a restart.
+MCP_TOKEN_FILE = "mcp/token"
 
 # A verb's target that looks like a ref (``ax_12``) is passed as ``ref``, anything else as ``query``.
 _NUMBER = re.compile(r"^-?\d+(\.\d+)?([eE][+-]?\d+)?$")
@@ -259,6 +262,9 @@ class OcMagics(Magics):
     ).tag(config=True)
     secrets = Unicode(None, allow_none=True, help="A dotenv file of secrets usable as ${SECRET:NAME}.").tag(config=True)
     progress = Bool(True, help="Show a progress bar while %%oc runs its lines.").tag(config=True)
+    handoff = Bool(False, help="A target nobody can resolve shows the hand-off widget in the cell (NEEDS_HUMAN).").tag(
+        config=True
+    )
     discovery_learn = Bool(
         help="Learn successful calls' intents as discovery examples (OCNB_HOME/capabilities/learned.jsonl)."
     ).tag(config=True)
@@ -332,7 +338,14 @@ class OcMagics(Magics):
             discovery_learn=self.discovery_learn,
             confirm=self.confirm,
             risky_words=tuple(self.risky_words),
+            handoff=self.handoff,
         )
+
+    @observe("handoff")
+    def _handoff_changed(self, change: dict[str, Any]) -> None:
+        s = self._existing()
+        if s is not None:
+            s.configure(handoff=change["new"])
 
     def _existing(self) -> Session | None:
         # ocnb.session is shadowed by the function of that name in the package namespace.
@@ -411,9 +424,22 @@ class OcMagics(Magics):
                 s.close()
             return None
         result = self.run_call(parse_call(line, self.session().registry))
-        if not result.ok and not self._ask_approval(result):
+        if not result.ok:
+            if _needs_human(result):  # a person picks the element in the cell, instead of an error
+                return self.handoff_widget(result)
+            if self._ask_approval(result):  # APPROVAL_REQUIRED: Approve / Deny in the cell
+                return result
             raise UsageError(result.summary_line())
         return result
+
+    def handoff_widget(self, result: ToolResult) -> Any:
+        """The :class:`~ocnb.widgets.handoff.HumanHandoff` for a ``NEEDS_HUMAN`` result, on this session.
+
+        ``r = %oc click "Delete"`` sets ``r`` to it; ``r.result`` is the resumed call's result.
+        """
+        from .widgets.handoff import HumanHandoff
+
+        return HumanHandoff(result, self.session())
 
     def _ask_approval(self, result: ToolResult) -> bool:
         """An ``APPROVAL_REQUIRED`` call is shown as the hand-off widget with Approve / Deny (when the
@@ -484,7 +510,11 @@ class OcMagics(Magics):
                 else:
                     assert result.error is not None
                     row.update(status="failed", error_code=result.error.code, message=result.error.message)
-                    if not failed:
+                    if _needs_human(result):
+                        from IPython.display import display
+
+                        display(self.handoff_widget(result))
+                    elif not failed:
                         print(f"step {i} failed: {result.summary_line()}", file=sys.stderr)
                     failed = True
                 rows.append(row)
@@ -537,11 +567,14 @@ class OcMagics(Magics):
             if self._mcp_server is not None:
                 raise UsageError("an MCP server is already running here; %oc mcp stop first")
             port = int(opts.get("port") or 0)
+            s = self.session()
+            # the token lives in a 0600 file, and the cell shows its path: a saved notebook holds no token
+            token_file = opts.get("token_file") or s.home / MCP_TOKEN_FILE
             try:
-                self._mcp_server = ocnb_mcp.serve(self.session(), port=port, token_file=opts.get("token_file"))
+                self._mcp_server = ocnb_mcp.serve(s, port=port, token_file=token_file, quiet=True)
             except ocnb_mcp.McpTokenError as exc:
                 raise UsageError(str(exc)) from None
-            return self._mcp_server
+            return self._mcp_server  # shown through McpHandle._repr_pretty_: the safe banner
         if sub == "status":
             if self._mcp_server is None:
                 print("no MCP server running (%oc mcp start [--port N])")
@@ -584,6 +617,10 @@ class OcMagics(Magics):
         props = tooldef.input_schema.get("properties", {})
         fixed = VERBS[head][1] if head in VERBS else {}
         return sorted(f"--{p}" for p in props if f"--{p}".startswith(current) and p not in given | set(fixed)), current
+
+
+def _needs_human(result: ToolResult) -> bool:
+    return result.error is not None and result.error.code == "NEEDS_HUMAN"
 
 
 def _make_matcher(magics: OcMagics) -> Any:

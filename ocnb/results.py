@@ -89,6 +89,10 @@ class ToolResult:
         if not self.ok:
             return self.summary_line()
         data = self.data
+        if isinstance(data, dict) and isinstance(data.get("element"), dict) and "ref" in data["element"]:
+            from .display import acted_summary  # an action in one line; the JSON is .to_json()
+
+            return f"{self.tool}: ok {acted_summary(data)}"
         if isinstance(data, dict) and isinstance(data.get("content"), str):
             head = {k: v for k, v in data.items() if k != "content"}
             return f"{self.tool}: ok {json.dumps(head, ensure_ascii=False, default=str)}\n{data['content']}"

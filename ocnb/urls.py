@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from urllib.parse import urlsplit
 
 from .errors import BlockedUrl, InvalidArgument
@@ -9,6 +10,9 @@ from .errors import BlockedUrl, InvalidArgument
 __all__ = ["check_url"]
 
 ALWAYS_ALLOWED = ("http", "https", "data")
+#: ``host:port…`` typed without a scheme (``localhost:8771/form.html``): urlsplit reads ``host`` as one.
+_HOST_PORT = re.compile(r"^[A-Za-z0-9.-]+:\d{1,5}(?:[/?#]|$)")
+_LOCAL = re.compile(r"^(localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0)(?::|$)", re.I)
 
 
 def check_url(url: str, allowed_extra: tuple[str, ...] = ()) -> str:
@@ -19,14 +23,19 @@ def check_url(url: str, allowed_extra: tuple[str, ...] = ()) -> str:
     if text == "about:blank":
         return text
     scheme = urlsplit(text).scheme.lower()
-    if not scheme:
-        raise InvalidArgument(f"url {text!r} has no scheme; write it in full, e.g. https://{text}")
+    if not scheme or _HOST_PORT.match(text):
+        full = ("http://" if _LOCAL.match(text) else "https://") + text
+        raise InvalidArgument(f"url {text!r} has no scheme; write it in full, e.g. {full}", details={"url": text})
     if scheme in ALWAYS_ALLOWED or scheme in allowed_extra:
         if scheme in ("http", "https") and not urlsplit(text).netloc:
             raise InvalidArgument(f"url {text!r} has no host")
         return text
     raise BlockedUrl(
         f"{scheme}: URLs are blocked; allowed are http(s), about:blank and data:"
-        + (" (allow file: with Config(allowed_schemes=('file',)))" if scheme == "file" else ""),
+        + (
+            " (allow file: with Session(allowed_schemes=('file',)) or OCNB_ALLOW_FILE_URLS=1)"
+            if scheme == "file"
+            else ""
+        ),
         details={"url": text, "scheme": scheme},
     )

@@ -15,6 +15,7 @@ from typing import Any
 from ..calls import CallContext, Host
 from ..errors import InvalidArgument
 from ..files import atomic_write_bytes
+from ..perception.context import place_candidates
 from ..results import ToolError, ToolResult
 
 __all__ = ["HANDOFF_CODES", "Handoffs"]
@@ -22,6 +23,10 @@ __all__ = ["HANDOFF_CODES", "Handoffs"]
 #: Failures a person can settle by pointing at the element.
 HANDOFF_CODES = ("ELEMENT_NOT_FOUND", "AMBIGUOUS_TARGET")
 _ids = itertools.count(1)
+
+
+#: Open hand-offs a session keeps (the newest); an older one reads as "no open hand-off".
+PENDING_KEPT = 100
 
 
 class Handoffs:
@@ -53,12 +58,16 @@ class Handoffs:
             payload["intent"] = call.intent
         try:
             page = await host.browser_state().page(call.tab_id)
+            # each candidate with the row or form around it and its box on the screenshot
+            payload["candidates"] = await place_candidates(page, list(payload["candidates"]))
             path = host.home / "screenshots" / host.id / f"handoff-{handoff_id}.png"
             atomic_write_bytes(path, await page.screenshot(type="png"))  # 0600, in folders 0700
             payload["screenshot"] = str(path)
         except Exception:  # noqa: BLE001 - the payload is useful without a picture
             pass
         self.pending[handoff_id] = {"tool": call.name, "args": dict(call.args), "tab_id": call.tab_id}
+        while len(self.pending) > PENDING_KEPT:  # nobody answered the oldest: let it go
+            del self.pending[next(iter(self.pending))]
         return ToolResult(
             ok=False,
             tool=call.name,

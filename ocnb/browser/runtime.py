@@ -12,14 +12,27 @@ import asyncio
 import concurrent.futures
 import sys
 import threading
+import time
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
-from ..errors import SessionClosed, Timeout
+from ..errors import Interrupted, SessionClosed, Timeout
 
 __all__ = ["Runtime"]
 
 T = TypeVar("T")
+
+
+#: How long an interrupted :meth:`Runtime.run` waits for the cancelled coroutine to wind down.
+SETTLE_S = 5.0
+
+
+async def _settling(coro: Coroutine[Any, Any, T], settled: threading.Event) -> T:
+    """``coro``, setting ``settled`` once it has ended in any way (a cancellation included)."""
+    try:
+        return await coro
+    finally:
+        settled.set()
 
 
 class Runtime:
@@ -85,16 +98,28 @@ class Runtime:
         return asyncio.run_coroutine_threadsafe(coro, self._loop)
 
     def run(self, coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
-        """Run ``coro`` on the browser thread and wait for its result (from any other thread)."""
+        """Run ``coro`` on the browser thread and wait for its result (from any other thread).
+
+        An interrupt of the waiting thread (Ctrl-C, Jupyter's ■) cancels ``coro`` on the browser
+        thread, waits a moment for it to wind down (a call journals itself ``CANCELLED``), and raises
+        :class:`~ocnb.errors.Interrupted`; the browser, its pages and tabs stay as they are.
+        """
         if self.in_runtime_thread():
             coro.close()
             raise RuntimeError("Runtime.run() called from the browser thread; await the coroutine instead")
-        future = self.submit(coro)
+        settled = threading.Event()
+        future = self.submit(_settling(coro, settled))
+        started = time.monotonic()
         try:
             return future.result(timeout)
         except concurrent.futures.TimeoutError:
             future.cancel()
             raise Timeout(f"no answer from the browser thread within {timeout:.1f} s") from None
+        except KeyboardInterrupt:
+            seconds = time.monotonic() - started
+            future.cancel()
+            settled.wait(SETTLE_S)  # a second interrupt here goes through as it is
+            raise Interrupted(seconds=seconds) from None
 
     def stop(self, timeout: float = 10.0) -> None:
         """Stop the loop and join the thread; idempotent."""

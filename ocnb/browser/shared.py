@@ -7,6 +7,7 @@ import contextlib
 from typing import Any
 
 from ..settings import Settings
+from .driver import start_playwright
 from .launch import open_browser
 
 __all__ = ["SharedBrowser"]
@@ -42,15 +43,13 @@ class SharedBrowser:
 
     async def ensure(self) -> Any:
         """The live browser: launched or connected now if it is not (first use, or it died)."""
-        from playwright.async_api import async_playwright
-
         if self._lock is None:
             self._lock = asyncio.Lock()
         async with self._lock:
             if self.browser is not None and self.browser.is_connected():
                 return self.browser
             if self.playwright is None:
-                self.playwright = await async_playwright().start()
+                self.playwright = await start_playwright()  # its driver outside the kernel's process group
             opened = await open_browser(
                 self.playwright, self.config, executable_path=self.executable_path, connect=self.connect, cdp=self.cdp
             )

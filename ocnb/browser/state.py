@@ -25,6 +25,7 @@ from ..settings import Settings
 from .crashes import CrashLog
 from .dialogs import Dialogs
 from .download_store import DOWNLOADS_DIR, Downloads
+from .driver import start_playwright
 from .launch import open_browser
 from .network import NetworkLog
 from .saved_logins import load_state, state_path
@@ -96,8 +97,6 @@ class BrowserState:
         shared: SharedBrowser | None = None,
     ) -> None:
         """Launch or connect a browser and open this state's context; with ``shared``, only the context."""
-        from playwright.async_api import async_playwright
-
         # A saved login is checked and read before anything starts: a refused one changes nothing.
         initial = load_state(state_path(self.config.storage_state, self.config)) if self.config.storage_state else None
         profile = self.config.user_data_dir
@@ -105,7 +104,7 @@ class BrowserState:
             raise InvalidArgument("user_data_dir is for a browser ocnb launches, not with connect, cdp or shared")
         width, height = self.config.viewport
         if shared is None:
-            self._pw = await async_playwright().start()
+            self._pw = await start_playwright()  # its driver outside the kernel's process group
         try:
             if shared is not None:  # somebody else's browser: this state owns only its context
                 self.browser = await shared.ensure()  # first: it starts the shared Playwright

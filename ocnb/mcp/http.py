@@ -366,7 +366,7 @@ class McpHandle:
     """A running MCP HTTP server: ``url``, ``token``, :meth:`status`, :meth:`stop` (idempotent)."""
 
     url: str
-    token: str | None
+    token: str | None = field(repr=False)  # never in a repr: a notebook saves what it shows
     host: str
     port: int
     bridge: McpBridge
@@ -434,6 +434,43 @@ class McpHandle:
         lines += ["Claude Desktop (claude_desktop_config.json, via mcp-remote):"]
         lines.append(json.dumps(self.desktop_config(), indent=2))
         return "\n".join(lines)
+
+    def masked_token(self) -> str:
+        """The token's first characters only (``abcd…``): enough to tell two tokens apart."""
+        return f"{self.token[:4]}… ({len(self.token)} characters)" if self.token else "none (auth off)"
+
+    def safe_banner(self) -> str:
+        """The banner without the token itself, for output that is saved (a notebook's cell).
+
+        The token is named by its 0600 file (``$(cat FILE)`` in a shell) or, without one, by
+        ``handle.token``; the client configurations say where to put it.
+        """
+        lines = [
+            f"ocnb MCP server: {self.url}  (session {self.session.id}, {tools_line(self.session, self.bridge.discovery)})"
+        ]
+        if not self.token:
+            lines.append("Auth: OFF (anyone who can reach the port)")
+            lines += ["", "Claude Code:", f"  {self.claude_code_command()}"]
+            return "\n".join(lines)
+        where = f"the file {self.token_file} (mode 0600)" if self.token_file is not None else "handle.token"
+        lines.append(f"Bearer token: {self.masked_token()}, in {where}; not shown here, so a saved notebook holds none")
+        source = f"$(cat {self.token_file})" if self.token_file is not None else "<handle.token>"
+        stand_in = f"<the token in {self.token_file}>" if self.token_file is not None else "<handle.token>"
+        header = f' --header "Authorization: Bearer {source}"'
+        lines += ["", "Claude Code:", f"  claude mcp add --transport http ocnb {self.url}{header}", ""]
+        client = {
+            "mcpServers": {
+                "ocnb": {"type": "http", "url": self.url, "headers": {"Authorization": f"Bearer {stand_in}"}}
+            }
+        }
+        lines += ["Cursor / VS Code / .mcp.json:", json.dumps(client, indent=2), ""]
+        desktop = self.desktop_config()
+        desktop["mcpServers"]["ocnb"]["env"] = {"OCNB_MCP_AUTH": f"Bearer {stand_in}"}
+        lines += ["Claude Desktop (claude_desktop_config.json, via mcp-remote):", json.dumps(desktop, indent=2)]
+        return "\n".join(lines)
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        p.text(self.safe_banner() if not cycle else f"McpHandle({self.url!r})")
 
     def status(self) -> dict[str, Any]:
         """A JSON-able snapshot: running, url, port, auth, session, tools, traffic, uptime."""
@@ -612,6 +649,13 @@ def serve(
             raise RuntimeError(f"the MCP server on {url} did not start")
         time.sleep(0.01)
     handle._cancel_on_close = session.on_close(handle.stop)  # the server stops when its session closes
-    if not quiet:
-        print(handle.banner(), file=sys.stdout, flush=True)
+    if not quiet:  # a notebook saves its output: there the banner names the token, never shows it
+        print(handle.safe_banner() if _output_is_saved() else handle.banner(), file=sys.stdout, flush=True)
     return handle
+
+
+def _output_is_saved() -> bool:
+    """True in a Jupyter kernel, whose cell output is saved in the ``.ipynb``."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None  # type: ignore[attr-defined]
+    return shell is not None and type(shell).__name__ == "ZMQInteractiveShell"

@@ -9,8 +9,10 @@ given to another element. The registry also remembers which frame holds each ref
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import weakref
+from collections import deque
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -51,6 +53,14 @@ class PageRefs:
     frames: dict[int, Any] = field(default_factory=dict)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     primed: weakref.WeakSet[Any] = field(default_factory=weakref.WeakSet)
+    #: The element handles handed out (newest last); the oldest beyond :data:`HANDLES_KEPT` are disposed.
+    handles: deque[Any] = field(default_factory=deque)
+
+
+#: Refs whose frame a page remembers: the newest this many (an older ref reads as ``STALE_REF``).
+REFS_KEPT = 10_000
+#: Element handles a page keeps alive: enough for every target of one call (``fill_form``).
+HANDLES_KEPT = 256
 
 
 _REGISTRY: weakref.WeakKeyDictionary[Any, PageRefs] = weakref.WeakKeyDictionary()
@@ -81,6 +91,17 @@ def parse_ref(ref: str) -> int:
 def _record(state: PageRefs, frame: Any, before: int, after: int) -> None:
     for n in range(before, after):
         state.frames[n] = frame
+    while len(state.frames) > REFS_KEPT:  # refs are added in increasing order: drop the oldest
+        del state.frames[next(iter(state.frames))]
+
+
+async def _keep(state: PageRefs, handle: Any) -> None:
+    """Remember ``handle``; dispose the oldest beyond :data:`HANDLES_KEPT` (Playwright keeps every
+    handle, and the browser its object, until the page closes)."""
+    state.handles.append(handle)
+    while len(state.handles) > HANDLES_KEPT:
+        with contextlib.suppress(Exception):  # its document may be gone: nothing left to free
+            await state.handles.popleft().dispose()
 
 
 #: Calls the script a document already holds (snapshot.js keeps itself there), or answers null.
@@ -138,7 +159,9 @@ async def call_handle(frame: Any, page: Any, req: dict[str, Any]) -> Any:
     req["next"] = state.next
     try:
         handle = await frame.evaluate_handle(script(), req)
-        nxt = await (await handle.get_property("next")).json_value()
+        next_handle = await handle.get_property("next")
+        nxt = await next_handle.json_value()
+        await next_handle.dispose()
         res = await handle.get_property("result")
         await handle.dispose()
     except Exception as exc:  # noqa: BLE001
@@ -149,6 +172,8 @@ async def call_handle(frame: Any, page: Any, req: dict[str, Any]) -> Any:
     el = res.as_element()
     if el is None:
         await res.dispose()
+    else:
+        await _keep(state, el)
     return el
 
 

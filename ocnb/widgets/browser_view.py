@@ -218,7 +218,11 @@ class BrowserView(w.VBox):
                 self.tabs.options = options
             if active is not None:
                 self.tabs.value = active.get("tab_id")
-                self.url = str(active.get("url") or "")
+                url = str(active.get("url") or "")
+                if self.url and url != self.url:  # another page: the highlighted element is not on it
+                    self.screen.highlight = {}
+                    self.last_hit = None
+                self.url = url
                 self.title = str(active.get("title") or "")
                 self.url_bar.value = self.url
         finally:

@@ -19,6 +19,7 @@ step's action runs on that element through dispatch, the step is re-recorded fro
 
 from __future__ import annotations
 
+import base64
 import html
 from collections.abc import Callable
 from pathlib import Path
@@ -34,7 +35,7 @@ from .replay_refusal import Confirmed, candidates_of, confirm_candidate, is_repl
 if TYPE_CHECKING:
     from ..session import Session
 
-__all__ = ["HumanHandoff", "handoff_payload", "resume_with_ref"]
+__all__ = ["HumanHandoff", "handoff_payload", "marked_screenshot", "resume_with_ref"]
 
 Resume = Callable[[dict[str, Any], str], ToolResult]
 _TARGET_KEYS = ("ref", "query")
@@ -62,10 +63,46 @@ def _screenshot(payload: dict[str, Any]) -> Path | None:
 
 
 def _label(c: dict[str, Any]) -> str:
+    """``#1 button “Delete” in “Invoice 1001 — Acme Corp” (ax_13)``: the number is its mark on the screenshot."""
     role = c.get("role") or c.get("tag") or "element"
     name = c.get("name") or c.get("text") or ""
     extra = f" — {c['why']}" if c.get("why") else ""
-    return f"{role} “{name}” ({c.get('ref')}){extra}"
+    where = f" in “{c['context']}”" if c.get("context") else ""
+    number = f"#{c['position']} " if c.get("position") else ""
+    return f"{number}{role} “{name}”{where} ({c.get('ref')}){extra}"
+
+
+def _png_size(data: bytes) -> tuple[int, int] | None:
+    if data[:8] != b"\x89PNG\r\n\x1a\n" or len(data) < 24:
+        return None
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
+def marked_screenshot(data: bytes, candidates: list[dict[str, Any]]) -> str:
+    """The screenshot as an SVG with each candidate's box outlined and numbered (its ``position``)."""
+    size = _png_size(data)
+    if size is None:
+        return ""
+    width, height = size
+    shapes = []
+    for c in candidates:
+        box, number = c.get("box"), c.get("position")
+        if not isinstance(box, dict) or not number:
+            continue
+        x, y, bw, bh = (float(box.get(k, 0)) for k in ("x", "y", "width", "height"))
+        shapes.append(
+            f'<rect x="{x - 3:.1f}" y="{y - 3:.1f}" width="{bw + 6:.1f}" height="{bh + 6:.1f}" fill="none" '
+            f'stroke="#e8590c" stroke-width="3" rx="4"/>'
+            f'<circle cx="{x - 3:.1f}" cy="{y - 3:.1f}" r="11" fill="#e8590c"/>'
+            f'<text x="{x - 3:.1f}" y="{y + 1.5:.1f}" font-size="13" font-family="sans-serif" font-weight="bold" '
+            f'fill="white" text-anchor="middle">{int(number)}</text>'
+        )
+    picture = base64.b64encode(data).decode("ascii")
+    return (
+        f'<svg class="ocnb-handoff-marks" viewBox="0 0 {width} {height}" style="max-width:100%" '
+        f'xmlns="http://www.w3.org/2000/svg"><image href="data:image/png;base64,{picture}" '
+        f'width="{width}" height="{height}"/>{"".join(shapes)}</svg>'
+    )
 
 
 def resume_with_ref(call: Caller, payload: dict[str, Any], ref: str) -> ToolResult:
@@ -155,7 +192,14 @@ class HumanHandoff(w.VBox):
         self.header = w.HTML("<br>".join(lines))
         shot = _screenshot(p)
         self.image = w.Image(value=shot.read_bytes() if shot else b"", format="png", layout=w.Layout(max_width="100%"))
-        if shot is None:
+        #: The candidates drawn on the screenshot: ``{"position", "ref", "box"}`` each.
+        self.marks = [
+            {"position": c["position"], "ref": c["ref"], "box": c["box"]}
+            for c in self.candidates
+            if isinstance(c.get("box"), dict) and c.get("position")
+        ]
+        self.marked = w.HTML(marked_screenshot(shot.read_bytes(), self.candidates) if shot and self.marks else "")
+        if shot is None or self.marks:  # with marks, the marked picture replaces the plain one
             self.image.layout.display = "none"
         self.picker = w.RadioButtons(
             options=[(_label(c), c["ref"]) for c in self.candidates],
@@ -174,6 +218,7 @@ class HumanHandoff(w.VBox):
             children=[
                 self.header,
                 self.image,
+                self.marked,
                 self.picker,
                 w.HBox([self.resume_button, self.cancel_button]),
                 self.outcome,
@@ -290,7 +335,14 @@ class HumanHandoff(w.VBox):
         bundle = f.get("evidence_bundle_path")
         shot = _screenshot({"screenshot": str(Path(bundle) / "screenshot.png")}) if bundle else None
         self.image = w.Image(value=shot.read_bytes() if shot else b"", format="png", layout=w.Layout(max_width="100%"))
-        if shot is None:
+        #: The candidates drawn on the screenshot: ``{"position", "ref", "box"}`` each.
+        self.marks = [
+            {"position": c["position"], "ref": c["ref"], "box": c["box"]}
+            for c in self.candidates
+            if isinstance(c.get("box"), dict) and c.get("position")
+        ]
+        self.marked = w.HTML(marked_screenshot(shot.read_bytes(), self.candidates) if shot and self.marks else "")
+        if shot is None or self.marks:  # with marks, the marked picture replaces the plain one
             self.image.layout.display = "none"
         self.candidate_buttons: dict[str, w.Button] = {}
         for c in self.candidates:

@@ -328,7 +328,8 @@ def test_mcp_start_status_stop(ip: Any, capsys: Any) -> None:
     handle = oc(ip, "mcp start")
     try:
         assert handle.running and handle.url.startswith("http://127.0.0.1:")
-        assert "Bearer token:" in capsys.readouterr().out
+        assert handle.token not in capsys.readouterr().out + repr(handle) + handle.safe_banner()
+        assert "Bearer token:" in handle.safe_banner() and str(handle.token_file) in handle.safe_banner()
         with pytest.raises(UsageError, match="already running"):
             oc(ip, "mcp start")
         oc(ip, "mcp status")
@@ -348,7 +349,7 @@ def test_mcp_start_with_a_token_file_reuses_its_token(ip: Any, tmp_path: Path, c
         handle = oc(ip, f"mcp start --token-file {token_file}")
         try:
             tokens.append(handle.token)
-            assert f"kept in {token_file}" in capsys.readouterr().out
+            assert f"in the file {token_file.resolve()}" in handle.safe_banner()
         finally:
             oc(ip, "mcp stop")
     assert tokens[0] == tokens[1] == token_file.read_text().strip()

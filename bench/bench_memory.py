@@ -1,0 +1,116 @@
+"""Steady memory: one session, many calls, Python and browser memory at intervals.
+
+A notebook kernel lives for days. One session repeats navigate / read_page / form_input / interact
+on the demo site's form (a quarter of the calls each) for ``--calls`` calls (20,000 by default) and
+records, every ``--every`` calls: the Python process's resident memory, the browser's (the sum over
+the processes under Playwright's driver), the objects Python tracks, and the mean time per call over
+the interval. Target: Python grows ≤ 10 MB between call 5,000 and the last call, and the time per
+call stays flat (last interval ÷ the interval ending at 5,000 ≤ 1.3).
+
+    python -m bench.bench_memory [--calls 20000] [--every 1000]
+
+Writes ``bench/results/memory.json``; ``--types`` also prints which object types grew the most.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import tempfile
+import time
+from collections import Counter
+from typing import Any
+
+import psutil
+
+import ocnb
+from ocnb.commands.demosite import serve
+
+from .common import save
+
+MB = 1024 * 1024
+
+
+def _browser_rss(me: psutil.Process) -> float:
+    """Resident memory of every process under this one (the driver and Chromium), in MB."""
+    total = 0
+    for child in me.children(recursive=True):
+        try:
+            total += child.memory_info().rss
+        except psutil.Error:
+            continue
+    return total / MB
+
+
+def _types() -> Counter[str]:
+    return Counter(type(o).__name__ for o in gc.get_objects())
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--calls", type=int, default=20000)
+    parser.add_argument("--every", type=int, default=1000)
+    parser.add_argument("--baseline", type=int, default=5000, help="the call the growth is measured from")
+    parser.add_argument("--types", action="store_true", help="print the object types that grew most")
+    opts = parser.parse_args(argv)
+    os.environ.setdefault("OCNB_HOME", tempfile.mkdtemp(prefix="ocnb-bench-"))
+    me = psutil.Process()
+    rows: list[dict[str, Any]] = []
+    types_at: dict[int, Counter[str]] = {}
+    with serve() as site, ocnb.Session(headless=True) as s:
+        url = site.page("form.html")
+        s.start()
+        steps = [
+            lambda: s.navigate(url=url),
+            lambda: s.read_page(),
+            lambda i: s.form_input(query="Full name", value=f"Ada {i}"),
+            lambda i: s.interact(action="fill", query="Email", value=f"ada{i}@example.com"),
+        ]
+        t_interval = time.perf_counter()
+        failures = 0
+        for i in range(1, opts.calls + 1):
+            step = steps[(i - 1) % 4]  # navigate first: the form is there for the calls after it
+            result = step(i) if step.__code__.co_argcount else step()
+            failures += not result.ok
+            if i % opts.every == 0:
+                now = time.perf_counter()
+                gc.collect()
+                row = {
+                    "calls": i,
+                    "python_mb": round(me.memory_info().rss / MB, 1),
+                    "browser_mb": round(_browser_rss(me), 1),
+                    "objects": len(gc.get_objects()),
+                    "ms_per_call": round((now - t_interval) * 1000 / opts.every, 2),
+                    "failures": failures,
+                }
+                rows.append(row)
+                print(row, flush=True)
+                if opts.types and i in (opts.baseline, opts.calls):
+                    types_at[i] = _types()
+                t_interval = time.perf_counter()
+    at = {r["calls"]: r for r in rows}
+    base, last = at.get(opts.baseline, rows[0]), rows[-1]
+    figures: dict[str, Any] = {
+        "calls": opts.calls,
+        "intervals": rows,
+        "python_growth_mb": round(last["python_mb"] - base["python_mb"], 1),
+        "browser_growth_mb": round(last["browser_mb"] - base["browser_mb"], 1),
+        "objects_growth": last["objects"] - base["objects"],
+        "time_ratio": round(last["ms_per_call"] / base["ms_per_call"], 2),
+        "from_call": base["calls"],
+    }
+    print(
+        f"from call {base['calls']} to {last['calls']}: Python {figures['python_growth_mb']:+.1f} MB "
+        f"(target ≤ 10), browser {figures['browser_growth_mb']:+.1f} MB, "
+        f"{figures['objects_growth']:+d} objects, time per call ×{figures['time_ratio']} (target ≤ 1.3)"
+    )
+    if len(types_at) == 2:
+        grew = types_at[opts.calls] - types_at[opts.baseline]
+        print("grew most:", grew.most_common(15))
+    save("memory", figures)
+    return figures
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,132 @@
+"""The browser lives outside the process group of the Python that drives it (ocnb/driver.py):
+a Ctrl-C stops the call, not the browser, and Python's end (even by SIGKILL) still ends the browser
+and removes its temporary profile folder."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from ocnb.demosite import DemoSite
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[2]
+
+CHILD = textwrap.dedent(
+    """
+    import os, sys, time
+    import ocnb
+    from ocnb.errors import Interrupted
+
+    s = ocnb.Session(headless=True)
+    s.navigate(url=sys.argv[1] + "form.html")
+    s.interact(action="fill", query="Full name", value="Ada Lovelace")
+    drivers = [p for p in os.listdir("/proc") if p.isdigit() and "run-driver" in
+               open(f"/proc/{p}/cmdline", "rb").read().decode(errors="replace")
+               and open(f"/proc/{p}/stat").read().rsplit(")", 1)[1].split()[1] in (str(os.getpid()),)]
+    print("driver", *drivers, flush=True)
+    if sys.argv[2] == "interrupt":
+        print("waiting", flush=True)
+        try:
+            s.wait_for(text="never there", timeout_ms=30000)
+        except Interrupted as exc:
+            print(exc, flush=True)
+        r = s.javascript_tool(expression="document.querySelector('#full-name').value")
+        print("value", r.data["result"], flush=True)
+        print("url", s.tabs_context().data["tabs"][0]["url"], flush=True)
+        codes = [e["error_code"] for e in s.journal_df().fillna("").to_dict("records") if e["tool"] == "wait_for"]
+        print("journal", *codes, flush=True)
+    else:
+        print("ready", flush=True)
+        time.sleep(600)
+    """
+)
+
+
+def _start(site: DemoSite, tmp_path: Path, mode: str) -> subprocess.Popen[str]:
+    env = {**os.environ, "TMPDIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    return subprocess.Popen(
+        [sys.executable, "-c", CHILD, site.url, mode],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+        start_new_session=True,  # its own process group, like a kernel started by Jupyter
+    )
+
+
+def _line(proc: subprocess.Popen[str], prefix: str) -> str:
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if line.startswith(prefix):
+            return line.strip()
+    raise AssertionError(f"no line {prefix!r}; exit {proc.wait()}")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return "Z" not in Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+
+
+def _browsers_under(folder: Path) -> list[int]:
+    """Live processes whose command line names ``folder`` (Chromium's profile lives there)."""
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                cmd = Path(f"/proc/{entry}/cmdline").read_bytes().decode(errors="replace")
+            except OSError:
+                continue
+            if str(folder) in cmd and _alive(int(entry)):
+                out.append(int(entry))
+    return out
+
+
+def test_ctrl_c_in_a_terminal_stops_the_call_and_keeps_the_browser(site: DemoSite, tmp_path: Path) -> None:
+    proc = _start(site, tmp_path, "interrupt")
+    try:
+        _line(proc, "waiting")
+        time.sleep(2)
+        os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the whole foreground group
+        assert _line(proc, "interrupted:").startswith("interrupted: wait_for cancelled after ")
+        assert _line(proc, "value") == "value Ada Lovelace"
+        assert _line(proc, "url").endswith("/form.html")
+        assert _line(proc, "journal") == "journal CANCELLED"
+        assert proc.wait(60) == 0
+    finally:
+        proc.kill()
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline and (_browsers_under(tmp_path) or list(tmp_path.glob("playwright*"))):
+        time.sleep(0.2)
+    assert _browsers_under(tmp_path) == []
+    assert list(tmp_path.glob("playwright_chromiumdev_profile-*")) == []
+
+
+def test_python_killed_without_close_leaves_no_browser_and_no_profile_folder(site: DemoSite, tmp_path: Path) -> None:
+    proc = _start(site, tmp_path, "hang")
+    try:
+        drivers = [int(p) for p in _line(proc, "driver").split()[1:]]
+        _line(proc, "ready")
+        assert len(drivers) == 1 and _alive(drivers[0])
+        assert _browsers_under(tmp_path)  # the browser is up, its profile in our TMPDIR
+        assert list(tmp_path.glob("playwright_chromiumdev_profile-*"))
+        os.killpg(proc.pid, signal.SIGKILL)  # a kernel killed by its manager: no close(), no atexit
+        proc.wait(10)
+    finally:
+        proc.kill()
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and (
+        _alive(drivers[0]) or _browsers_under(tmp_path) or list(tmp_path.glob("playwright_chromiumdev_profile-*"))
+    ):
+        time.sleep(0.2)
+    assert not _alive(drivers[0]), "the driver outlived its Python"
+    assert _browsers_under(tmp_path) == []
+    assert list(tmp_path.glob("playwright_chromiumdev_profile-*")) == []

@@ -1,0 +1,62 @@
+"""Plots from the journal, the token report and replay_df: what a person sees (a PNG with a bar per
+call, failures in red and named), from a real session's journal."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+import ocnb
+from ocnb.commands.demosite import DemoSite
+
+plots = pytest.importorskip("ocnb.widgets.plots")
+pytest.importorskip("matplotlib")
+pytestmark = pytest.mark.browser
+
+
+def test_the_call_timeline_has_a_bar_per_call_and_names_failures(session: ocnb.Session, site: DemoSite) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    session.navigate(url=site.page("form.html"))
+    session.interact(action="fill", query="Full name", value="Ada")
+    session.call("navigate", url="file:///etc/passwd")  # refused: BLOCKED_URL
+    journal = session.journal_df()
+    fig = plots.call_timeline(journal)
+    ax = fig.axes[0]
+    bars = ax.patches
+    assert len(bars) == len(journal)
+    red = [b for b in bars if b.get_facecolor()[:3] == matplotlib.colors.to_rgb("#d33")]
+    assert len(red) == int((~journal["ok"].astype(bool)).sum()) >= 1
+    assert any(t.get_text() == "BLOCKED_URL" for t in ax.texts)
+    assert [t.get_text() for t in ax.get_yticklabels()] == list(dict.fromkeys(journal["tool"]))
+    png = io.BytesIO()
+    fig.savefig(png, format="png")
+    assert png.getvalue()[:4] == b"\x89PNG"
+
+
+def test_tokens_by_tool_draws_the_largest_first() -> None:
+    import matplotlib
+    import pandas as pd
+
+    matplotlib.use("Agg")
+    table = pd.DataFrame({"tool": ["a", "b", "c"], "tokens": [5, 50, 20]})
+    fig = plots.tokens_by_tool(table)
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert labels == ["b", "c", "a"]
+    assert [round(b.get_width()) for b in fig.axes[0].patches] == [50, 20, 5]
+
+
+def test_the_timeline_starts_when_the_first_call_began() -> None:
+    import matplotlib
+    import pandas as pd
+
+    matplotlib.use("Agg")
+    ts = pd.to_datetime(["2026-01-01T00:00:12Z", "2026-01-01T00:00:13Z"], utc=True)
+    journal = pd.DataFrame(
+        {"ts": ts, "tool": ["navigate", "read_page"], "ok": [True, False], "error_code": [None, "TIMEOUT"],
+         "duration_ms": [12000.0, 500.0]}  # fmt: skip
+    )
+    bars = plots.call_timeline(journal).axes[0].patches
+    assert [(round(b.get_x(), 1), round(b.get_width(), 1)) for b in bars] == [(0.0, 12.0), (12.5, 0.5)]
