@@ -381,7 +381,8 @@ class OcMagics(Magics):
         result = self.run_call(parse_call(line, self.session().registry))
         if not result.ok:
             raise UsageError(result.summary_line())
-        return result
+        rows = result.df  # rows (extract) show as their DataFrame, and `_` holds it
+        return result if rows is None else rows
 
     def run_call(self, call: Call) -> ToolResult:
         """The one library call behind every line: dispatch on the shared session as ``magic``."""

@@ -192,6 +192,7 @@
     const body = expand(parts.bodyRows).filter((r) => r.some((c) => c.text));
     const width = Math.max(0, ...head.map((r) => r.length), ...body.map((r) => r.length));
     if (!body.length || !width) return null;
+    const names = [];
     for (let i = 0; i < width; i++) {
       const seen = [];
       for (const r of head) { const t = r[i] ? r[i].text : ""; if (t && seen[seen.length - 1] !== t) seen.push(t); }
