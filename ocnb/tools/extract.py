@@ -15,7 +15,7 @@ import time
 from typing import Any
 
 from ..dispatch import ToolContext
-from ..errors import OcnbError
+from ..errors import InvalidArgument, OcnbError
 from ..perception.extract import Grid, extract_page, next_control, to_csv
 from ..registry import tool
 from .evidence import TO_FILE, output_to_file
@@ -28,6 +28,7 @@ READ_SHARE = 0.9
 NEXT_WAIT_S = 5.0
 NEXT_POLL_S = 0.2
 NEXT_INTENT = "extract: the next page of data"
+MAX_PAGES = 100
 
 
 def _join(grids: list[Grid], page_no: int | None) -> tuple[list[str], list[list[Any]]]:
@@ -67,21 +68,24 @@ def _same(a: list[Grid], b: list[Grid]) -> bool:
         "collect every product name and price across all pages",
     ),
     category="extract",
-    description="Page data as CSV rows, no model. kind: table (HTML, ARIA grid, role=row divs; or the one at ref) "
-    "| items (repeated results, cards, posts, each with its ref). fields {name: 'css' or 'css@attr'} takes "
-    "values per item (a CSS selector). next (ref or query of a next-page control) follows up to max_pages, "
-    "adding a page column.",
+    description="Page data as CSV: kind table|items (repeated cards, with refs), or fields "
+    "{name: 'css[@attr]'} per item selector; next (ref/query) pages on up to max_pages.",
     properties={
         "kind": {"type": "string", "enum": ["table", "items"]},
         "ref": {"type": "string"},
-        "fields": {"type": "object", "additionalProperties": {"type": "string"}, "minProperties": 1},
-        "item": {"type": "string", "minLength": 1},
-        "next": {"type": "string", "minLength": 1},
-        "max_pages": {"type": "integer", "minimum": 1, "maximum": 100},
+        "fields": {"type": "object"},
+        "item": {"type": "string"},
+        "next": {"type": "string"},
+        "max_pages": {"type": "integer"},
         "to_file": TO_FILE,
     },
 )
 async def extract(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    if "max_pages" in args and not 1 <= args["max_pages"] <= MAX_PAGES:
+        raise InvalidArgument(f"max_pages must be 1 to {MAX_PAGES}", details={"max_pages": args["max_pages"]})
+    fields = args.get("fields")
+    if fields is not None and (not fields or not all(isinstance(v, str) and v.strip() for v in fields.values())):
+        raise InvalidArgument("fields maps each name to a CSS selector (css or css@attr)", details={"fields": fields})
     page = await ctx.page(args.get("tab_id"))
     kind = "fields" if args.get("fields") else args.get("kind", "table")
     spec: dict[str, Any] = {

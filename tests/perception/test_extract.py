@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 import ocnb
-from ocnb.demosite import DemoSite, serve
+from ocnb.commands.demosite import DemoSite, serve
 
 pytestmark = pytest.mark.browser
 
