@@ -77,10 +77,6 @@ class Session:
             name of the same argument. The caller's object is never changed: settings are frozen.
     """
 
-    #: ``(step index, callable)`` a batch sets around one row's replay (:mod:`ocnb.batch`): the replay
-    #: calls it just before that step acts (the row's ledger record, :mod:`ocnb.batch.ledger`). Not a tool argument.
-    commit_hook: tuple[int, Callable[[], None]] | None = None
-
     def __init__(
         self,
         *,

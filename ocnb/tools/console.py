@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 from typing import Any, TypeVar
 
+from ..dispatch import ToolContext
 from ..errors import InvalidArgument
 from ..registry import tool
 
@@ -87,7 +88,7 @@ def _level(kind: str) -> int:
         "limit": LIMIT_SCHEMA,
     },
 )
-async def console_messages(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def console_messages(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     tab = ctx.tab(args.get("tab_id"))
     floor = LEVELS.index(args.get("level", "debug"))
     kept = [e for e in tab.console if _level(e["type"]) >= floor]
