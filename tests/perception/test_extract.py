@@ -206,3 +206,13 @@ def test_to_file_and_secrets_masked(pages: DemoSite, tmp_path: Path) -> None:
         assert r.df.equals(inline.df) and r.data["rows"] == 6
     finally:
         s.close()
+
+
+def test_a_plan_ending_with_extract_carries_its_rows(session: Any, pages: DemoSite) -> None:
+    steps = [
+        {"tool": "navigate", "args": {"url": pages.page("products.html")}},
+        {"tool": "extract", "args": {"item": ".card", "fields": {"name": "h2", "price": ".price"}}},
+    ]
+    r = session.call("execute_plan", steps=steps)
+    assert r.ok and r.data["status"] == "completed" and r.data["rows"] == 6, r.data
+    assert r.df[["name", "price"]].values.tolist()[0] == ["Aurora desk lamp", "$49.00"]
