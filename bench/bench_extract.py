@@ -232,6 +232,45 @@ async def run(pages: list[CorpusPage], *, tokens: bool = False) -> list[dict[str
     return rows
 
 
+ITEM_PAGES = ("search-1.html", "products.html", "feed.html", "inbox.html")
+
+
+async def items_tokens() -> list[dict[str, Any]]:
+    """On the fixture pages of repeated items: tokens of extract(kind="items") against read_page, and time."""
+    from playwright.async_api import async_playwright
+
+    from ocnb.browser import find_chromium, launch_args
+    from ocnb.commands.demosite import serve
+    from ocnb.perception.extract import extract_page, to_csv
+    from ocnb.perception.snapshot import read_page
+    from ocnb.tokens import count_text
+
+    out: list[dict[str, Any]] = []
+    with serve(root=FIXTURES) as site:
+        async with async_playwright() as pw:
+            path, _ = find_chromium(None, None)
+            browser = await pw.chromium.launch(executable_path=path, args=[*launch_args(), "--disable-gpu"])
+            page = await browser.new_page()
+            for name in ITEM_PAGES:
+                await page.goto(site.page(name), wait_until="load")
+                t0 = time.perf_counter()
+                grids = await extract_page(page, kind="items", timeout_s=60)
+                took = time.perf_counter() - t0
+                csv = to_csv(grids[0].columns, grids[0].rows)
+                outline = (await read_page(page, timeout_s=60))["content"]
+                out.append(
+                    {
+                        "page": name,
+                        "rows": len(grids[0].rows),
+                        "extract_tokens": count_text(csv),
+                        "read_page_tokens": count_text(outline),
+                        "extract_s": took,
+                    }
+                )
+            await browser.close()
+    return out
+
+
 def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
     tables = [dict(t, page=r["page"]) for r in rows for t in r.get("tables", [])]
     good = sum(t["good"] for t in tables)
@@ -261,6 +300,9 @@ def main(argv: list[str] | None = None) -> None:
     rp = sum(r["read_page_tokens"] for r in with_tok)
     s["tokens"] = {"extract": ext, "read_page": rp, "ratio": ext / rp if rp else None}
     s["extract_s_per_page"] = sum(r["extract_s"] for r in with_tok) / len(with_tok) if with_tok else None
+    items = asyncio.run(items_tokens())
+    ie, ir = sum(r["extract_tokens"] for r in items), sum(r["read_page_tokens"] for r in items)
+    s["items"] = {"pages": items, "extract": ie, "read_page": ir, "ratio": ie / ir if ir else None}
     out = HERE / "results"
     out.mkdir(exist_ok=True)
     (out / "extract.json").write_text(json.dumps({"summary": s, "pages": rows}, indent=1, default=str) + "\n")
@@ -271,7 +313,10 @@ def main(argv: list[str] | None = None) -> None:
         f"(tables holding a table, left out: {s['nested_left_out']})",
         f"- cells agreeing: {s['agreement']:.2%} of {s['cells']} (floor {TOTAL_FLOOR:.0%}); "
         f"tables below {TABLE_FLOOR:.0%}: {len(s['below_table_floor'])}",
-        f"- tokens, same pages: extract {ext:,} vs read_page {rp:,} = {s['tokens']['ratio']:.3f}x",
+        f"- tokens, same pages (tables): extract {ext:,} vs read_page {rp:,} = {s['tokens']['ratio']:.3f}x",
+        f"- tokens, fixture pages (items: search, products, feed, inbox): extract {ie:,} vs read_page {ir:,} "
+        f"= {s['items']['ratio']:.3f}x; extract time per page "
+        f"{sum(r['extract_s'] for r in items) / len(items):.3f} s",
         f"- extract time per page: {s['extract_s_per_page']:.3f} s" if s["extract_s_per_page"] else "",
         "",
         "| page | table | shape | agreement |",
