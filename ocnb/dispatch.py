@@ -308,7 +308,7 @@ async def _run_handler(session: ToolHost, tooldef: ToolDef, call: CallContext) -
         return await asyncio.wait_for(
             state.dialogs.guard_call(call, handler) if state is not None else handler, timeout
         )
-    except asyncio.TimeoutError:
+    except TimeoutError:
         raise Timeout(f"{tooldef.name} did not finish within {timeout:.0f} s") from None
 
 

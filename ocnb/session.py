@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from ._tool_methods import ToolMethods
 from .audit.handoff import Handoffs
 from .audit.hooks import AuditLayer
 from .audit.journal import Journal
@@ -57,7 +58,7 @@ def new_session_id() -> str:
     return time.strftime("s%Y%m%d-%H%M%S-", time.gmtime()) + _secrets.token_hex(3)
 
 
-class Session:
+class Session(ToolMethods):
     """A browser session that every face (API, magics, widgets, MCP, plans, replay) shares.
 
     Args:

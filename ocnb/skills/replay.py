@@ -297,7 +297,7 @@ async def _replay(
         False when a fused call was declined before acting (then the slow path resolves the step)."""
         try:
             await asyncio.wait_for(_act(page, element, step, step_timeout_ms), step_timeout_ms / 1000)
-        except (asyncio.TimeoutError, TimeoutError):
+        except TimeoutError:
             return fail(
                 "STEP_TIMEOUT", index, f"step {index} ({step['kind']}) did not finish within {step_timeout_ms} ms"
             )

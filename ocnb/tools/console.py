@@ -8,7 +8,7 @@ holds the paging both lists use (:func:`window`, :func:`parse_since`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from ..dispatch import ToolContext
@@ -43,7 +43,7 @@ def parse_since(value: Any) -> tuple[int | None, float | None]:
     except ValueError:
         raise InvalidArgument(f"since must be an id or an ISO-8601 timestamp, not {text[:60]!r}") from None
     if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
+        when = when.replace(tzinfo=UTC)
     return None, when.timestamp()
 
 

@@ -223,7 +223,7 @@ async def _response_body(rec: RequestRecord) -> tuple[bytes | None, str | None]:
         return None, "failed" if rec.failure else "no response yet"
     try:
         return await asyncio.wait_for(rec.response.body(), BODY_WAIT_S if rec.end_ts is None else 2 * BODY_WAIT_S), None
-    except asyncio.TimeoutError:
+    except TimeoutError:
         return None, f"unavailable: not loaded within {BODY_WAIT_S:g} s (the page may not have read it)"
     except Exception as exc:  # noqa: BLE001 - a redirect, a navigated-away page, an evicted resource
         return None, "unavailable: " + (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]

@@ -23,7 +23,7 @@ async def _title(tab: Any) -> bool:
         return False
     try:
         tab.title = await asyncio.wait_for(tab.page.title(), TITLE_WAIT_S)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         return False
     except Exception:  # noqa: BLE001 - mid-navigation: keep the last title
         return True

@@ -116,7 +116,7 @@ async def execute_plan(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]
                     if "timeout_ms" in st
                     else await ctx.dispatch(st["tool"], step_args, source="plan")
                 )
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 from ..results import ToolResult
 
                 result = ToolResult.failure(
