@@ -131,7 +131,7 @@ async def extract_page(
             frames = [frame]
         try:
             return await asyncio.wait_for(_extract(page, frames, kind, n, ref, item, fields), timeout_s)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise Timeout(
                 f"reading the page's data did not finish within {timeout_s:.1f} s; name one part with ref",
                 details={"url": page.url},
