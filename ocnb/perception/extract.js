@@ -328,8 +328,9 @@
     return out;
   }
 
-  function bestItems(root) {
-    let best = null;
+  // Candidate item groups, the best first: many items, each with several fields, in the main content.
+  function itemGroups(root) {
+    const found = [];
     for (const parent of [root, ...deep(root)]) {
       const ch = parent.nodeType === 1 && parent.shadowRoot ? parent.shadowRoot.children : parent.children;
       if (!ch || ch.length < 2) continue;
@@ -355,10 +356,10 @@
         if (rich < 2) continue;
         let score = items.length * Math.min(rich, 8) * Math.log(2 + textLen / sample.length);
         if (closestAcross(items[0], OUTSIDE_MAIN) || OUTSIDE_MAIN(parent)) score *= 0.2;
-        if (!best || score > best.score) best = { score, items, parent };
+        found.push({ score, items, parent });
       }
     }
-    return best;
+    return found.sort((a, b) => b.score - a.score);
   }
 
   const PRICE = /^[^\d]{0,4}\s?[$€£¥₹]\s?\d|^\d[\d.,\s]*\s?(?:[$€£¥₹]|USD|EUR|GBP|Kč|zł)$|^[$€£¥₹]/;
@@ -511,8 +512,12 @@
     }
     result = only ? findTables(root, only) : findTables(root, null);
   } else if (req.op === "items") {
-    const best = bestItems(root);
-    result = best ? itemsTable(best) : null;
+    // the best group whose items keep at least two fields that differ from item to item
+    result = null;
+    for (const group of itemGroups(root).slice(0, 12)) {
+      const t = itemsTable(group);
+      if (t.columns.length >= 3) { result = t; break; }
+    }
   } else if (req.op === "fields") {
     result = named(root, req);
   } else {
