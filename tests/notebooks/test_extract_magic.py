@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -31,9 +32,14 @@ def ip(module_home: Path) -> Iterator[Any]:
     ocnb.session().close()
 
 
-def test_extract_shows_the_dataframe_and_leaves_it_in_underscore(ip: Any, site: DemoSite) -> None:
+def test_extract_shows_the_dataframe_and_leaves_it_in_underscore(
+    ip: Any, site: DemoSite, monkeypatch: pytest.MonkeyPatch
+) -> None:
     ip.run_line_magic("oc", f"navigate {site.page('checkout.html')}")
-    ip.user_ns.pop("_", None)  # a user's own `_` would keep IPython from setting it
+    # IPython leaves `_` alone while builtins has one (gettext.install, run by another test in this process)
+    monkeypatch.delattr(builtins, "_", raising=False)
+    for name in ("_", "__", "___"):  # a user's own `_` (or `__`) keeps IPython from setting them
+        ip.user_ns.pop(name, None)
     ran = ip.run_cell("%oc extract", store_history=True)
     assert ran.error_in_exec is None
     df = ran.result
