@@ -26,7 +26,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from ..errors import ElementNotFound, InvalidArgument, NotFound, StaleRef, Timeout
+from ..errors import AmbiguousTarget, ElementNotFound, InvalidArgument, NotFound, StaleRef, Timeout
 from .refs import call_script, page_refs, parse_ref
 from .targets import Resolved, resolve_target
 
@@ -213,6 +213,24 @@ async def _extract(
     return tables
 
 
+_HREF_JS = "el => el.closest('a[href]') ? el.closest('a[href]').href : null"
+
+
+async def _same_target(page: Any, many: AmbiguousTarget) -> Resolved:
+    """The first of several matching controls when every one is a link to the same URL; else the
+    ambiguity stands (clicking one of two different controls could read the wrong page)."""
+    cands = (many.details or {}).get("candidates") or []
+    hrefs: set[str | None] = set()
+    first: Resolved | None = None
+    for c in cands:
+        one = await resolve_target(page, ref=c["ref"])
+        hrefs.add(await one.element.evaluate(_HREF_JS))
+        first = first or one
+    if first is None or len(hrefs) != 1 or None in hrefs:
+        raise many
+    return first
+
+
 #: True when a next-page control cannot be used: disabled, aria-disabled, or a link with no target.
 _DISABLED_JS = """el => !!(el.disabled || el.getAttribute('aria-disabled') === 'true'
   || (el.tagName === 'A' && !el.hasAttribute('href')) || el.classList.contains('disabled')
@@ -226,6 +244,8 @@ async def next_control(page: Any, target: str) -> Resolved | None:
         found = await resolve_target(page, query=target)
     except (ElementNotFound, StaleRef):
         return None
+    except AmbiguousTarget as many:  # "Next" above and below the list: one control when they go to one place
+        found = await _same_target(page, many)
     try:
         disabled = bool(await found.element.evaluate(_DISABLED_JS))
     except Exception:  # noqa: BLE001 - the element went away meanwhile
