@@ -33,6 +33,8 @@ EVERY_CALL = ("INVALID_ARGUMENT", "TIMEOUT", "CANCELLED", "SESSION_CLOSED", "BRO
 PAGE_CALL = ("TARGET_CLOSED", "PAGE_CRASHED", "BROWSER_CRASHED", "DIALOG_OPEN")
 #: And any call that resolves an element (a ``ref`` or a ``query``).
 TARGET_CALL = ("UNKNOWN_REF", "STALE_REF", "ELEMENT_NOT_FOUND", "AMBIGUOUS_TARGET", "NEEDS_HUMAN")
+#: And any call with side effects: the ``confirm`` setting may hold it for a person's approval.
+ACTING_CALL = ("APPROVAL_REQUIRED", "APPROVAL_DENIED")
 
 
 def _readme_sections() -> dict[str, str]:
@@ -158,6 +160,8 @@ def tool_page(t: Any) -> str:
         codes |= _codes_raised(t.check)
     if t.uses_page:
         codes |= set(PAGE_CALL)
+    if t.side_effects:
+        codes |= set(ACTING_CALL)
     if "ref" in props or "query" in props:
         codes |= set(TARGET_CALL)
     if t.accepts_intent:

@@ -29,6 +29,7 @@ from .registry import ToolDef
 from .results import ToolError, ToolResult
 
 if TYPE_CHECKING:
+    from .audit.approval import Approvals
     from .audit.journal import Journal
     from .audit.secrets import SecretStore
     from .browser.crashes import CrashWatch
@@ -51,7 +52,7 @@ _validators: dict[int, Any] = {}
 
 class ToolHost(Host, Protocol):
     """What a tool handler may ask of its session: :class:`~ocnb.calls.Host`, and the layers' state
-    that tools read (the secrets, the journal, the task guard, the crash watch). A
+    that tools read (the secrets, the journal, the task guard, the crash watch, the approvals). A
     :class:`~ocnb.session.Session` is one; nothing else of the session is a tool's business."""
 
     @property
@@ -66,6 +67,9 @@ class ToolHost(Host, Protocol):
     def crashes(self) -> list[dict[str, Any]]: ...
     @property
     def crash_watch(self) -> CrashWatch: ...
+    @property
+    def approvals(self) -> Approvals:
+        """Approval before irreversible actions: the acting tools ask it once their element is resolved."""
 
     async def relaunch_browser(self) -> dict[str, Any]:
         """Start a new browser now; returns what was lost."""

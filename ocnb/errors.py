@@ -18,9 +18,12 @@
     ├── BlockedUrl               BLOCKED_URL
     ├── FileNotAllowed           FILE_NOT_ALLOWED
     ├── MissingSecret            MISSING_SECRET
+    ├── SecretNotAllowed         SECRET_NOT_ALLOWED  a secret bound to origins would reach another origin (nothing sent)
     ├── DisallowedTool           DISALLOWED_TOOL
     ├── BudgetExhausted          BUDGET_EXHAUSTED
     ├── NeedsHuman               NEEDS_HUMAN
+    ├── ApprovalRequired         APPROVAL_REQUIRED   a risky action needs a person's yes and nobody was asked (details: the request)
+    ├── ApprovalDenied           APPROVAL_DENIED     the person (or the approve callable) said no; nothing happened
     ├── Disabled                 DISABLED
     ├── BrowserUnavailable       BROWSER_UNAVAILABLE
     ├── CorruptFile              CORRUPT_FILE        a stored file cannot be read (details["file"]); left untouched
@@ -56,6 +59,8 @@ from typing import Any
 __all__ = [
     "ERROR_CODES",
     "AmbiguousTarget",
+    "ApprovalDenied",
+    "ApprovalRequired",
     "ArtifactMissing",
     "ArtifactResolutionFailed",
     "BlockedUrl",
@@ -73,6 +78,7 @@ __all__ = [
     "InvalidArgument",
     "InvalidIntent",
     "MissingSecret",
+    "SecretNotAllowed",
     "NavigationFailed",
     "NeedsHuman",
     "NotFound",
@@ -111,9 +117,12 @@ ERROR_CODES: dict[str, str] = {
     "BLOCKED_URL": "This URL scheme is not allowed.",
     "FILE_NOT_ALLOWED": "The file is outside the upload root.",
     "MISSING_SECRET": "A ${SECRET:NAME} placeholder names an unknown secret.",
+    "SECRET_NOT_ALLOWED": "A secret bound to origins would reach an origin it is not bound to; nothing was sent.",
     "DISALLOWED_TOOL": "The bound task signature does not allow this tool.",
     "BUDGET_EXHAUSTED": "The bound task signature's budget is spent.",
     "NEEDS_HUMAN": "A person has to pick the element.",
+    "APPROVAL_REQUIRED": "This action needs a person's approval and nobody could be asked; nothing happened.",
+    "APPROVAL_DENIED": "The action was not approved; nothing happened.",
     "ARTIFACT_MISSING": "The skill was recorded without replay artifacts.",
     "ARTIFACT_RESOLUTION_FAILED": "No selector in the step's chain resolves.",
     "CONTRACT_FAILED": "An outcome contract failed.",
@@ -222,6 +231,12 @@ class MissingSecret(OcnbError):
     code = "MISSING_SECRET"
 
 
+class SecretNotAllowed(OcnbError):
+    """A secret bound to origins would reach another origin: nothing was typed or sent."""
+
+    code = "SECRET_NOT_ALLOWED"
+
+
 class DisallowedTool(OcnbError):
     code = "DISALLOWED_TOOL"
 
@@ -232,6 +247,19 @@ class BudgetExhausted(OcnbError):
 
 class NeedsHuman(OcnbError):
     code = "NEEDS_HUMAN"
+
+
+class ApprovalRequired(OcnbError):
+    """A risky (or, with ``confirm="acting"``, any acting) call met nobody to approve it; ``details``
+    hold the request (with its ``approval_id``, which the widget or MCP elicitation settles)."""
+
+    code = "APPROVAL_REQUIRED"
+
+
+class ApprovalDenied(OcnbError):
+    """The approver said no; ``details["decided_by"]`` names who (callable, widget, mcp)."""
+
+    code = "APPROVAL_DENIED"
 
 
 class Disabled(OcnbError):

@@ -42,7 +42,7 @@ from .dispatch import dispatch
 from .perception.refs import REF_PATTERN
 from .registry import Registry, ToolDef, check_caps
 from .session import session as default_session
-from .settings import DIALOG_POLICIES, Settings
+from .settings import CONFIRM_MODES, DIALOG_POLICIES, Settings
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -263,6 +263,36 @@ class OcMagics(Magics):
         help="Learn successful calls' intents as discovery examples (OCNB_HOME/capabilities/learned.jsonl)."
     ).tag(config=True)
 
+    confirm = Unicode(
+        help="Which calls need approval before they act: never (the default: the person types the call), "
+        "risky (Delete/Buy/Send…, a form posting to another origin, file_upload) or acting. A held call "
+        "returns APPROVAL_REQUIRED; HumanHandoff(result, session) asks with Approve / Deny."
+    ).tag(config=True)
+    risky_words = List(Unicode(), help="Words added to the risky vocabulary (e.g. ['nuke', 'wipe out']).").tag(
+        config=True
+    )
+
+    @default("confirm")
+    def _confirm_default(self) -> str:
+        return Settings.from_env().confirm
+
+    @validate("confirm")
+    def _confirm_valid(self, proposal: dict[str, Any]) -> str:
+        value = str(proposal["value"]).strip().lower()
+        if value not in CONFIRM_MODES:
+            raise TraitError(f"OcMagics.confirm must be one of {', '.join(CONFIRM_MODES)}, not {value!r}")
+        return value
+
+    @default("risky_words")
+    def _risky_words_default(self) -> list[str]:
+        return list(Settings.from_env().risky_words)
+
+    @observe("confirm", "risky_words")
+    def _approval_changed(self, change: dict[str, Any]) -> None:
+        s = self._existing()
+        if s is not None:
+            s.configure(**{change["name"]: change["new"]})
+
     @default("discovery_learn")
     def _discovery_learn_default(self) -> bool:
         return Settings.from_env().discovery_learn
@@ -300,6 +330,8 @@ class OcMagics(Magics):
             secrets=self.secrets,
             default_timeout_ms=self.default_timeout_ms,
             discovery_learn=self.discovery_learn,
+            confirm=self.confirm,
+            risky_words=tuple(self.risky_words),
         )
 
     def _existing(self) -> Session | None:
@@ -379,10 +411,24 @@ class OcMagics(Magics):
                 s.close()
             return None
         result = self.run_call(parse_call(line, self.session().registry))
-        if not result.ok:
+        if not result.ok and not self._ask_approval(result):
             raise UsageError(result.summary_line())
         rows = result.df  # rows (extract) show as their DataFrame, and `_` holds it
         return result if rows is None else rows
+
+    def _ask_approval(self, result: ToolResult) -> bool:
+        """An ``APPROVAL_REQUIRED`` call is shown as the hand-off widget with Approve / Deny (when the
+        notebook extra is installed); True when it was shown."""
+        if result.error is None or result.error.code != "APPROVAL_REQUIRED":
+            return False
+        try:
+            from IPython.display import display
+
+            from .widgets.handoff import HumanHandoff
+        except ImportError:  # no ipywidgets: the one-line error says what is needed
+            return False
+        display(HumanHandoff(result, self.session()))
+        return True
 
     def run_call(self, call: Call) -> ToolResult:
         """The one library call behind every line: dispatch on the shared session as ``magic``."""

@@ -4,7 +4,7 @@
 tool is also a method, generated from the registry. The browser starts on first use.
 
 The session is the composition root: ``__init__`` creates its layers (``audit``: secrets, journal and
-trace; ``guard``: the bound task signature; ``handoffs``; ``crash_watch``; ``recent``), each holding
+trace; ``guard``: the bound task signature; ``handoffs``; ``approvals``; ``crash_watch``; ``recent``), each holding
 its own state, and declares all their hooks in one :class:`~ocnb.calls.Pipeline`. To dispatch and to
 the layers it is a :class:`~ocnb.calls.Host`; nothing outside sets attributes on it.
 """
@@ -27,6 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from ._tool_methods import ToolMethods
+from .audit.approval import Approvals, Approver
+from .audit.fence import Fence
 from .audit.handoff import Handoffs
 from .audit.hooks import AuditLayer
 from .audit.journal import Journal
@@ -73,6 +75,8 @@ class Session(ToolMethods):
             (its cookies, storage, tabs, journal and trace stay this session's) instead of a browser of
             its own; the session then runs on the shared browser's thread, and ``close()`` closes
             only its context. ``ocnb.Pool(browsers=K)`` uses it.
+        approve: ``approve(request) -> bool``, asked before an action the ``confirm`` setting says
+            needs approval (:mod:`ocnb.audit.approval`); without it such a call is ``APPROVAL_REQUIRED``.
         settings: a :class:`~ocnb.settings.Settings` (default: :meth:`Settings.from_env`); keyword
             overrides of its fields are accepted too (``Session(handoff=True)``). ``config=`` is the old
             name of the same argument. The caller's object is never changed: settings are frozen.
@@ -92,6 +96,7 @@ class Session(ToolMethods):
         config: Settings | None = None,
         session_id: str | None = None,
         shared_browser: SharedBrowser | None = None,
+        approve: Approver | None = None,
         **overrides: Any,
     ) -> None:
         if settings is not None and config is not None:
@@ -135,6 +140,10 @@ class Session(ToolMethods):
         self.guard = TaskGuard(self)
         #: Open human hand-offs (``NEEDS_HUMAN``).
         self.handoffs = Handoffs(self)
+        #: This session's page-text fence (its random token), for results handed to a model.
+        self.fence = Fence()
+        #: Approval before irreversible actions (``confirm``; the ``approve`` callable; open requests).
+        self.approvals = Approvals(self, self.audit.secrets, approve)
         #: Browser crashes seen, and the one code a call that ran into one gets.
         self.crash_watch = CrashWatch(self)
         #: Recent results, for token accounting.
@@ -143,7 +152,7 @@ class Session(ToolMethods):
         self.learner = DiscoveryLearner(self.home, self.audit.secrets.mask_text)
         #: Every call's hooks, in the order they run.
         self.pipeline = Pipeline(
-            before=[self.audit.trace_call, self.audit.secrets_in, self.guard.before],
+            before=[self.audit.trace_call, self.audit.secrets_in, self.guard.before, self.approvals.before],
             after=[
                 self.crash_watch.after,  # first: every later hook sees the one crash code
                 envelope_hook,  # a replay failure's {ok, failure} data, before masking and journaling
@@ -269,6 +278,12 @@ class Session(ToolMethods):
         """
         tool, args = self.handoffs.take(handoff_id, ref)
         return dispatch(self, tool, args, source=source)
+
+    def fenced(self, result: ToolResult) -> str:
+        """``result`` as a model should read it: the tool's own words as JSON, and the text the page
+        controls between ``[page TOKEN]`` and ``[/page TOKEN]`` (this session's token) — what an MCP
+        client gets. For a loop of your own that feeds results to a model; ``result`` is unchanged."""
+        return self.fence.text(result)
 
     def tools(self) -> list[ToolDef]:
         """The tools this session offers (the default set, plus the opt-in groups of ``caps``)."""

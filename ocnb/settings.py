@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DIALOG_POLICIES", "ENV", "Settings", "env_flag"]
+__all__ = ["CONFIRM_MODES", "DIALOG_POLICIES", "ENV", "Settings", "confirm_for_face", "env_flag"]
 
 #: Every environment variable ocnb reads, and what it sets.
 ENV: dict[str, str] = {
@@ -37,11 +37,15 @@ ENV: dict[str, str] = {
     "OCNB_CAPS": "caps: opt-in capability groups of tools, comma-separated",
     "OCNB_DIALOG_POLICY": "dialog_policy: accept, dismiss or manual",
     "OCNB_DISCOVERY_LEARN": "discovery_learn: 1 learns successful calls' intents as discovery examples",
+    "OCNB_CONFIRM": "confirm: never, risky or acting (which calls need a person's approval)",
+    "OCNB_RISKY_WORDS": "risky_words: words added to the risky vocabulary, comma-separated",
 }
 
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"0", "false", "no", "off", ""})
 DIALOG_POLICIES = ("accept", "dismiss", "manual")
+#: Which calls need a person's approval (:mod:`ocnb.audit.approval`): none, the risky ones, every acting one.
+CONFIRM_MODES = ("never", "risky", "acting")
 
 
 def env_flag(name: str, value: str) -> bool:
@@ -68,6 +72,9 @@ class Settings:
       ``manual`` (the dialog waits; results show ``pending_dialog``; ``dialog_answer`` answers it, and
       its group ``dialogs`` is offered with it) — ``OCNB_DIALOG_POLICY``.
     - ``handoff``: when true, a target that cannot be resolved returns ``NEEDS_HUMAN`` with a payload.
+    - ``confirm``: which calls need a person's approval before they act — ``never`` (the Python API's
+      default), ``risky`` or ``acting`` (``OCNB_CONFIRM``; :mod:`ocnb.audit.approval`).
+    - ``risky_words``: words added to the risky vocabulary (``OCNB_RISKY_WORDS``, comma-separated).
     - ``viewport``: the page size in CSS pixels.
     - ``skill_replay``: whether recorded skills carry selector chains and can be replayed.
     - ``home``: the storage root (``OCNB_HOME``; ``None`` means ``~/.ocnb``).
@@ -99,6 +106,8 @@ class Settings:
     upload_root: Path = field(default_factory=Path.cwd)
     dialog_policy: str = "accept"
     handoff: bool = False
+    confirm: str = "never"
+    risky_words: tuple[str, ...] = ()
     viewport: tuple[int, int] = (1280, 800)
     skill_replay: bool = True
     home: Path | None = None
@@ -128,6 +137,12 @@ class Settings:
                 raise ValueError(f"{name} must be a positive int, not {value!r}")
         if self.dialog_policy not in DIALOG_POLICIES:
             raise ValueError(f"dialog_policy must be one of {', '.join(DIALOG_POLICIES)}, not {self.dialog_policy!r}")
+        if self.confirm not in CONFIRM_MODES:
+            raise ValueError(f"confirm must be one of {', '.join(CONFIRM_MODES)}, not {self.confirm!r}")
+        words = self.risky_words.split(",") if isinstance(self.risky_words, str) else self.risky_words
+        object.__setattr__(
+            self, "risky_words", tuple(w for w in (" ".join(str(x).split()).lower() for x in words) if w)
+        )
         # Normalise the forms a person types (a list of schemes, a str path) so equal settings compare equal.
         object.__setattr__(self, "allowed_schemes", tuple(s.lower() for s in self.allowed_schemes))
         object.__setattr__(self, "upload_root", Path(self.upload_root))
@@ -176,6 +191,10 @@ class Settings:
             values["dialog_policy"] = env["OCNB_DIALOG_POLICY"].strip().lower()
         if env.get("OCNB_DISCOVERY_LEARN") is not None:
             values["discovery_learn"] = env_flag("OCNB_DISCOVERY_LEARN", env["OCNB_DISCOVERY_LEARN"])
+        if env.get("OCNB_CONFIRM", "").strip():
+            values["confirm"] = env["OCNB_CONFIRM"].strip().lower()
+        if env.get("OCNB_RISKY_WORDS", "").strip():
+            values["risky_words"] = env["OCNB_RISKY_WORDS"]
         if env.get("OCNB_CAPS", "").strip():
             values["caps"] = env["OCNB_CAPS"]
         if env.get("OCNB_MCP_TOKEN", "").strip():
@@ -190,6 +209,13 @@ class Settings:
     def home_path(self) -> Path:
         """The storage root: ``home``, or ``~/.ocnb``."""
         return self.home if self.home is not None else Path.home() / ".ocnb"
+
+
+def confirm_for_face(face_default: str, environ: Mapping[str, str] | None = None) -> str:
+    """The ``confirm`` mode of a face whose own default differs from the API's (``ocnb mcp``: risky):
+    ``OCNB_CONFIRM`` when set, else ``face_default``."""
+    env = os.environ if environ is None else environ
+    return env.get("OCNB_CONFIRM", "").strip().lower() or face_default
 
 
 def _checked(changes: Mapping[str, Any]) -> dict[str, Any]:

@@ -137,7 +137,5 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-if __name__ == "__main__":
-    import ocnb  # noqa: F401 - the package hands the registry its catalogue
-
+if __name__ == "__main__":  # the package, imported first, hands the registry its catalogue
     sys.exit(main())

@@ -75,7 +75,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="how page dialogs are answered (default accept, or OCNB_DIALOG_POLICY); "
         "manual: they wait for dialog_answer",
     )
-    p.add_argument("--secrets", metavar="FILE", help="dotenv file of secrets usable as ${SECRET:NAME}")
+    p.add_argument(
+        "--confirm",
+        choices=("never", "risky", "acting"),
+        help="which calls need the person's approval through MCP elicitation (default risky, or OCNB_CONFIRM): "
+        "risky = names like Delete/Buy/Send, forms posting to another origin, file_upload; acting = every acting call",
+    )
+    p.add_argument(
+        "--secrets",
+        metavar="FILE",
+        help="dotenv file of secrets usable as ${SECRET:NAME}; NAME.origins=https://a.example; https://*.b.example "
+        "binds NAME to those origins",
+    )
     p.add_argument("--home", metavar="DIR", help="storage root (default OCNB_HOME or ~/.ocnb)")
     p.add_argument("--chromium", metavar="PATH", help="Chromium/Chrome executable (default: OCNB_CHROMIUM, ...)")
     remote = p.add_mutually_exclusive_group()
@@ -116,6 +127,10 @@ def _session(opts: argparse.Namespace) -> Any:
         extra["user_data_dir"] = opts.user_data_dir
     if opts.dialogs:
         extra["dialog_policy"] = opts.dialogs
+    # An agent's face asks before risky actions unless told otherwise (the Python API's default is never).
+    from ..settings import confirm_for_face
+
+    extra["confirm"] = opts.confirm or confirm_for_face("risky")
     return Session(
         headless=not opts.headed,
         caps=opts.caps,

@@ -8,11 +8,11 @@ buffer (and clears it); closing the tab drops it.
 
 from __future__ import annotations
 
-import re
 import time
 from typing import Any
 
 from .._version import __version__
+from ..audit.approval import risky_word
 from ..calls import CallContext
 from ..perception.selectors import stored_chain
 from ..results import ToolResult
@@ -34,19 +34,19 @@ _ACTION_KIND = {
     "select": "select",
     "scroll_into_view": "scroll",
 }
-_RISKY = re.compile(
-    r"\b(pay|payment|purchase|buy|checkout|place order|order now|delete|remove|destroy|send|transfer|wire|submit payment)\b",
-    re.I,
-)
 
 
-def is_risky(name: str | None, kind: str) -> bool:
-    """A step that submits a payment, deletes or sends (judged from the element's name)."""
-    return kind in ("click", "submit", "press") and bool(name) and bool(_RISKY.search(str(name)))
+def is_risky(name: str | None, kind: str, words: tuple[str, ...] = ()) -> bool:
+    """A step that pays, deletes or sends (its element's name holds a word of the one risky vocabulary,
+    :func:`ocnb.audit.approval.risky_word`, plus ``words``, ``Settings.risky_words``)."""
+    return kind in ("click", "submit", "press") and risky_word(name, words) is not None
 
 
-def artifact_for(tool: str, args: dict[str, Any], data: dict[str, Any]) -> list[dict[str, Any]]:
-    """Low-level replay steps for one successful capturing call (several for fill_form)."""
+def artifact_for(
+    tool: str, args: dict[str, Any], data: dict[str, Any], words: tuple[str, ...] = ()
+) -> list[dict[str, Any]]:
+    """Low-level replay steps for one successful capturing call (several for fill_form); ``words``
+    are the person's additions to the risky vocabulary."""
     if tool in ("navigate", "tabs_create"):
         url = data.get("url") or args.get("url")
         return [
@@ -98,7 +98,7 @@ def artifact_for(tool: str, args: dict[str, Any], data: dict[str, Any]) -> list[
             "selectors": chain,
             "frame_ordinal": int(data.get("frame_ordinal", 0) or 0),
             "args": step_args,
-            "risky": is_risky(name, kind),
+            "risky": is_risky(name, kind, words),
             "target": {"role": target.get("role"), "name": name},
             **_fingerprint(data),
         }
@@ -131,7 +131,7 @@ def capture_hook(call: CallContext, result: ToolResult) -> None:
             "intent": call.intent,
             "url": tab.page.url,
             "recorded_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            "steps": artifact_for(call.name, args, data),
+            "steps": artifact_for(call.name, args, data, call.session.config.risky_words),
         }
     )
 

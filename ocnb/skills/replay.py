@@ -9,7 +9,9 @@ check inside Playwright's actionability loop); otherwise the engine declines bef
 step is resolved on its own first. The replay hands control back with a precise code when the page has changed:
 ``ARTIFACT_MISSING``, ``RISKY_STEP_BLOCKED``, ``PAGE_MISMATCH`` (checked before anything runs),
 ``ARTIFACT_RESOLUTION_FAILED`` (with the differing fields, the refused candidate and candidates),
-``STEP_TIMEOUT``, ``TARGET_NAVIGATED_AWAY``, ``CONTRACT_FAILED``. A failed replay's result data is
+``STEP_TIMEOUT``, ``TARGET_NAVIGATED_AWAY``, ``CONTRACT_FAILED``. A risky step asks the session's approver
+first (:mod:`ocnb.audit.approval`: ``APPROVAL_DENIED``, or ``RISKY_STEP_BLOCKED`` with nobody to ask and
+``allow_risky`` false; ``allow_risky`` skips asking only with ``confirm="never"``). A failed replay's result data is
 :func:`envelope`: ``{ok: false, failure: {code, step_index, detail, evidence_bundle_path?}, …}``.
 """
 
@@ -22,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..audit.secret_origins import check_step
 from ..dispatch import ToolContext
 from ..errors import ArtifactResolutionFailed, InvalidArgument, MissingSecret, OcnbError, Timeout, from_playwright
 from ..perception.actions import check_key, checked, perform
@@ -226,19 +229,22 @@ async def _replay(
     # ${param} in, with each param's JSON type kept (as execute_plan does); ${SECRET:…} only as a step runs.
     steps = [{**s, "args": fill_params(s.get("args", {}), params)} for s in steps]
     secrets = ctx.session.secrets
+    bound = bool(secrets.bound)  # secrets bound to origins: each step checked first (check_step)
     unknown = secrets.missing([s.get("args") for s in steps])
     if unknown:
         raise MissingSecret(f"unknown secret(s): {', '.join(unknown)}")
-    if not allow_risky:
-        for i, s in enumerate(steps):
-            if s.get("risky"):
-                name = (s.get("target") or {}).get("name")
-                report["failure"] = {
-                    "code": "RISKY_STEP_BLOCKED",
-                    "step_index": lo + i,
-                    "detail": f"step {lo + i} ({s['kind']} {name!r}) is risky; pass allow_risky: true to run it",
-                }
-                return report
+    # A risky step asks the session's approver (ocnb.audit.approval), before any step runs.
+    approvals = ctx.session.approvals
+    risky = approvals.risky_steps(steps, lo)
+    if not await approvals.replay_approved(ctx.call, risky, allow_risky=allow_risky):
+        index, s = risky[0]
+        name = (s.get("target") or {}).get("name")
+        report["failure"] = {
+            "code": "RISKY_STEP_BLOCKED",
+            "step_index": index,
+            "detail": f"step {index} ({s['kind']} {name!r}) is risky; pass allow_risky: true to run it",
+        }
+        return report
     page = await ctx.page()
     tab = ctx.browser.tab_of(page)
     home = ctx.home
@@ -295,6 +301,8 @@ async def _replay(
     async def act(element: Any, step: dict[str, Any], index: int, fused: bool = False) -> dict[str, Any] | bool:
         """Run the step's action: True when done; the failure report when it failed or timed out;
         False when a fused call was declined before acting (then the slow path resolves the step)."""
+        if bound:
+            await check_step(secrets, page, element, step)
         try:
             await asyncio.wait_for(_act(page, element, step, step_timeout_ms), step_timeout_ms / 1000)
         except TimeoutError:
@@ -326,7 +334,8 @@ async def _replay(
         try:
             element = None
             locator = None
-            if engine and step["kind"] != "navigate" and step.get("selectors"):
+            # A bound secret needs the element's frame before acting: no fused resolve-and-act then.
+            if engine and not bound and step["kind"] != "navigate" and step.get("selectors"):
                 locator = verified_locator(
                     page,
                     step["selectors"],

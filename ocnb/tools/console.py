@@ -69,6 +69,7 @@ def _level(kind: str) -> int:
 
 @tool(
     name="console_messages",
+    page_text=("messages",),
     examples=(
         "show me the errors in the browser console",
         "did the page log any JavaScript errors",

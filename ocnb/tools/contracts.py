@@ -61,6 +61,7 @@ async def oc_contract_define(ctx: ToolContext, args: dict[str, Any]) -> dict[str
 
 @tool(
     name="oc_assert",
+    page_text=("*", "error.details"),
     examples=(
         "check that the page now says order confirmed",
         "verify the checkout really succeeded",

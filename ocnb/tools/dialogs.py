@@ -20,6 +20,7 @@ __all__ = ["dialog_answer"]
 
 @tool(
     name="dialog_answer",
+    page_text=("*",),
     examples=(
         "click OK on the popup alert",
         "answer the confirm dialog with cancel",

@@ -17,6 +17,7 @@ __all__ = ["downloads"]
 
 @tool(
     name="downloads",
+    page_text=("downloads",),
     examples=(
         "which files did I download",
         "where did the report get saved",

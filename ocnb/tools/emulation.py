@@ -119,6 +119,7 @@ async def _reset(ctx: ToolContext, tab: Any) -> None:
 
 @tool(
     name="emulate",
+    page_text=("page_sees",),
     examples=(
         "pretend to be an iPhone",
         "set the timezone to Tokyo and the language to French",

@@ -40,6 +40,7 @@ def png_size(data: bytes) -> tuple[int, int]:
 
 @tool(
     name="page_screenshot",
+    page_text=("url",),
     examples=(
         "take a screenshot",
         "capture the whole page as an image",

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..audit.secret_origins import check_target
 from ..dispatch import ToolContext
 from ..errors import FileNotAllowed, InvalidArgument, OcnbError, from_playwright
 from ..perception.actions import checked
@@ -64,6 +65,7 @@ VALUE_SCHEMA = {
 
 @tool(
     name="form_input",
+    page_text=("element", "fields", "changes", "url", "title", "error.details"),
     examples=(
         "set the quantity field to 3",
         "type my email into the email box",
@@ -81,6 +83,8 @@ async def form_input(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     ref, query = _target_args(args)
     page = await ctx.page(args.get("tab_id"))
     r = await resolve_target(page, ref=ref, query=query)
+    await check_target(ctx.session.secrets, page, r, args)
+    await ctx.session.approvals.check(ctx.call, page, r, action="fill")
     chain = await _chain_if(args, page, r)
     async with _Watch(ctx, page, r.frame) as watch:
         how = await _set_value(r, args["value"], _timeout(ctx))
@@ -90,6 +94,7 @@ async def form_input(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
 
 @tool(
     name="fill_form",
+    page_text=("fields", "changes", "error.details"),
     examples=(
         "fill in the signup form with my details",
         "enter name, email and address at once",
@@ -112,10 +117,12 @@ async def fill_form(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     for key, value in args["fields"].items():
         try:
             resolved.append((key, value, await resolve_target(page, **_spec(key))))
+            await check_target(ctx.session.secrets, page, resolved[-1][2], (key, value))
         except OcnbError as exc:
             exc.details = {**exc.details, "field": key}
             exc.message = f"field {key!r}: {exc.message}"
             raise
+    await ctx.session.approvals.check(ctx.call, page, None, action="fill")
     report = []
     frame = resolved[0][2].frame
     async with _Watch(ctx, page, frame) as watch:
@@ -159,6 +166,7 @@ def allowed_files(paths: list[str], root: Path) -> list[str]:
 
 @tool(
     name="file_upload",
+    page_text=("element", "changes", "url", "title", "error.details"),
     examples=(
         "attach my CV to the application form",
         "upload this photo",
@@ -181,6 +189,7 @@ async def file_upload(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     ref, query = _target_args(args)
     page = await ctx.page(args.get("tab_id"))
     r = await resolve_target(page, ref=ref, query=query)
+    await ctx.session.approvals.check(ctx.call, page, r, action="upload")
     timeout = _timeout(ctx)
     async with _Watch(ctx, page, r.frame) as watch:
         try:

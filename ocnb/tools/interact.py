@@ -17,6 +17,7 @@ import asyncio
 import time
 from typing import Any
 
+from ..audit.secret_origins import check_target
 from ..dispatch import ToolContext
 from ..errors import InvalidArgument, OcnbError, from_playwright
 from ..perception.actions import ACTIONS, check_key, perform
@@ -182,6 +183,7 @@ async def _act(page: Any, r: Resolved, action: str, args: dict[str, Any], timeou
 
 @tool(
     name="interact",
+    page_text=("element", "changes", "url", "title", "downloads", "candidates", "error.details"),
     examples=(
         "click the submit button",
         "press Enter in the search box",
@@ -219,6 +221,8 @@ async def interact(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     ref, query = _target_args(args)
     page = await ctx.page(args.get("tab_id"))
     r = await resolve_target(page, ref=ref, query=query)
+    await check_target(ctx.session.secrets, page, r, args, action=action, key=args.get("key"))
+    await ctx.session.approvals.check(ctx.call, page, r, action=action, key=args.get("key"))  # confirm: ask first
     ctx.call.extra.setdefault("partial", {"element": r.describe(), "action": action})  # if a dialog interrupts
     chain = await _chain_if(args, page, r)
     async with _Watch(ctx, page, r.frame, r.element if action in ("click", "press") else None) as watch:
@@ -234,6 +238,8 @@ async def _press_focused(ctx: ToolContext, args: dict[str, Any]) -> dict[str, An
     if args.get("capture_artifact"):
         raise InvalidArgument("capture_artifact needs an element: give ref or query to record a press")
     r = await focused(page)
+    await check_target(ctx.session.secrets, page, r, args, action="press", key=str(args["key"]))
+    await ctx.session.approvals.check(ctx.call, page, r, action="press", key=str(args["key"]))
     ctx.call.extra.setdefault("partial", {"element": r.describe() if r else None, "action": "press"})
     async with _Watch(ctx, page, r.frame if r else page.main_frame, r.element if r else None) as watch:
         try:
@@ -251,6 +257,7 @@ async def _press_focused(ctx: ToolContext, args: dict[str, Any]) -> dict[str, An
 
 @tool(
     name="drag_drop",
+    page_text=("source", "target", "changes", "error.details"),
     examples=(
         "drag the card into the done column",
         "move this item onto the trash",
@@ -267,6 +274,7 @@ async def drag_drop(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     page = await ctx.page(args.get("tab_id"))
     src = await resolve_target(page, **_spec(args["source"]))
     dst = await resolve_target(page, **_spec(args["target"]))
+    await ctx.session.approvals.check(ctx.call, page, src, action="drag")
     timeout = _timeout(ctx)
     async with _Watch(ctx, page, src.frame) as watch:
         try:

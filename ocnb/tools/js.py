@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..audit.secret_origins import check_page
 from ..dispatch import ToolContext
 from ..errors import Disabled, ScriptError, from_playwright
 from ..jsonsafe import strict_dumps
@@ -16,6 +17,7 @@ __all__ = ["javascript_tool"]
 
 @tool(
     name="javascript_tool",
+    page_text=("result", "file", "error.message"),
     examples=(
         "run some JavaScript on the page",
         "evaluate document.title in the browser",
@@ -32,6 +34,7 @@ async def javascript_tool(ctx: ToolContext, args: dict[str, Any]) -> dict[str, A
     if not ctx.config.allow_javascript:
         raise Disabled("javascript_tool is disabled by configuration (allow_javascript=False / OCNB_JAVASCRIPT=0)")
     page = await ctx.page(args.get("tab_id"))
+    await check_page(ctx.session.secrets, page, args)
     try:
         value = await page.evaluate(args["expression"])
     except Exception as exc:  # noqa: BLE001

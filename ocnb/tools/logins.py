@@ -19,6 +19,7 @@ __all__ = ["storage_state"]
 
 @tool(
     name="storage_state",
+    page_text=("*",),
     examples=(
         "save my login so I do not have to sign in again",
         "load the saved session cookies",

@@ -74,6 +74,7 @@ def check_url_arg(config: Any, args: dict[str, Any]) -> None:
 
 @tool(
     name="navigate",
+    page_text=("url", "title", "downloads", "error.details"),
     examples=(
         "go to example.com",
         "open the pricing page",
@@ -123,6 +124,7 @@ async def navigate(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
 
 @tool(
     name="page_reload",
+    page_text=("url", "title", "downloads"),
     examples=(
         "refresh the page",
         "reload this tab",
@@ -162,6 +164,7 @@ async def _tick(ctx: ToolContext, message: str, total_ms: float) -> None:
 
 @tool(
     name="wait_for",
+    page_text=("url", "title"),
     examples=(
         "wait until the results appear",
         "wait for the page to finish loading",

@@ -17,6 +17,7 @@ import mimetypes
 import re
 from typing import Any
 
+from ..audit.secret_origins import check_origin
 from ..browser.tabs import RequestRecord, Tab
 from ..contracts.assertions import REGEX_PREFIX, match_pattern
 from ..dispatch import ToolContext
@@ -100,6 +101,7 @@ def _summary(ctx: ToolContext, r: RequestRecord) -> dict[str, Any]:
 
 @tool(
     name="network_requests",
+    page_text=("requests",),
     examples=(
         "which requests did the page make",
         "list the API calls this page sent",
@@ -244,6 +246,7 @@ def _timing(rec: RequestRecord) -> dict[str, Any]:
 
 @tool(
     name="network_request",
+    page_text=("*",),
     examples=(
         "show the response body of that API call",
         "why did this request fail",
@@ -439,6 +442,8 @@ async def _set_http_auth(ctx: ToolContext, value: dict[str, Any] | None) -> None
     controls = ctx.browser.network.controls
     context = ctx.browser.context
     origin = _auth_origin(ctx, value) if value else None  # checked before anything changes
+    if value:
+        check_origin(ctx.session.secrets, value, origin, "the origin the credentials are scoped to")
     send = (value or {}).get("send", "unauthorized")
     setter = _credentials_setter(context)
     if setter is None and value and send != "always":

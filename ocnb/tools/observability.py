@@ -13,6 +13,7 @@ __all__ = ["oc_connection_health", "oc_journal", "oc_secrets_load"]
 
 @tool(
     name="oc_journal",
+    page_text=("entries", "summary"),
     examples=(
         "what did I do so far",
         "show the audit log of recent calls",
@@ -87,12 +88,18 @@ async def oc_secrets_load(ctx: ToolContext, args: dict[str, Any]) -> dict[str, A
         raise FileNotAllowed(f"{path} is outside the working folder and OCNB_HOME")
     if not path.is_file():
         raise InvalidArgument(f"no file {path}")
-    names = ctx.session.secrets.load_dotenv(path)
-    return {"loaded": sorted(names), "count": len(ctx.session.secrets)}
+    store = ctx.session.secrets
+    names = store.load_dotenv(path)
+    out: dict[str, Any] = {"loaded": sorted(names), "count": len(store)}
+    bound = {name: store.origins(name) for name in store.bound}
+    if bound:  # NAME.origins lines: where each bound secret may go (patterns, never values)
+        out["bound"] = bound
+    return out
 
 
 @tool(
     name="oc_connection_health",
+    page_text=("pages",),
     examples=(
         "is the browser still connected",
         "check the browser is alive",

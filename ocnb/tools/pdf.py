@@ -27,6 +27,7 @@ def pdf_pages(data: bytes) -> int:
 
 @tool(
     name="page_pdf",
+    page_text=("url", "title"),
     examples=(
         "save this page as a PDF",
         "print the page to a PDF file",

@@ -18,6 +18,7 @@ __all__ = ["oc_skill_export", "oc_skill_recall", "oc_skill_record", "oc_skill_re
 
 @tool(
     name="oc_skill_record",
+    page_text=("*",),
     examples=(
         "save these steps as a reusable skill",
         "record what I just did so it can be replayed",
@@ -79,6 +80,7 @@ async def oc_skill_record(ctx: ToolContext, args: dict[str, Any]) -> dict[str, A
 
 @tool(
     name="oc_skill_recall",
+    page_text=("skills",),
     examples=(
         "which skills have I recorded",
         "list my saved workflows",
@@ -105,6 +107,7 @@ async def oc_skill_recall(ctx: ToolContext, args: dict[str, Any]) -> dict[str, A
 
 @tool(
     name="oc_skill_replay",
+    page_text=("*", "error.details"),
     examples=(
         "do the login workflow again",
         "replay the saved checkout steps",

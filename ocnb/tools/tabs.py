@@ -47,6 +47,7 @@ async def _describe(ctx: ToolContext) -> list[dict[str, Any]]:
 
 @tool(
     name="tabs_create",
+    page_text=("url", "title", "downloads"),
     examples=(
         "open a new tab",
         "open this link in a new tab",
@@ -85,6 +86,7 @@ async def tabs_create(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
 
 @tool(
     name="tabs_context",
+    page_text=("tabs",),
     examples=(
         "which tabs are open",
         "list the open tabs and their URLs",
@@ -102,6 +104,7 @@ async def tabs_context(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]
 
 @tool(
     name="tabs_activate",
+    page_text=("url", "title"),
     examples=(
         "switch to the other tab",
         "go to the second tab",

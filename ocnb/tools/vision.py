@@ -55,6 +55,7 @@ async def _border(page: Any, ref: str) -> tuple[float, float]:
 
 @tool(
     name="interact_at",
+    page_text=("name", "element", "target", "changes", "url", "title", "downloads", "error.details"),
     examples=(
         "click at these coordinates",
         "click the spot I see in the screenshot",
@@ -170,6 +171,7 @@ def _rest(done: dict[str, Any]) -> dict[str, Any]:
 
 @tool(
     name="element_screenshot",
+    page_text=("name", "error.details"),
     examples=(
         "screenshot just the chart",
         "capture an image of this one element",

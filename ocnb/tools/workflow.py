@@ -52,6 +52,7 @@ def _mask_secret_inputs(ctx: ToolContext, sig: Any, inputs: dict[str, Any]) -> N
 
 @tool(
     name="execute_plan",
+    page_text=("*", "error.details"),
     examples=(
         "run these steps one after another",
         "execute a list of tool calls with parameters",

@@ -7,6 +7,9 @@ person picks a candidate and presses *Resume*, which runs the action on that ele
 the audit layer's resume call when present, else by re-running the tool with the chosen ``ref``
 (journaled, ``source="widget"``).
 
+It also asks for approval: an ``APPROVAL_REQUIRED`` result (a risky action held by the ``confirm``
+setting) is shown with *Approve* and *Deny* (:mod:`ocnb.widgets.approval`).
+
 It also shows a replay refusal (a failed ``oc_skill_replay`` with ``ARTIFACT_RESOLUTION_FAILED``):
 the step, the fingerprint fields that differ, the refused candidate and the other candidates as
 buttons. Pressing one confirms it (:func:`ocnb.widgets.replay_refusal.confirm_candidate`): the
@@ -24,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 import ipywidgets as w
 
 from ..results import ToolError, ToolResult
+from .approval import Settle, approval_lines, approval_request, decide, is_approval_request, session_settle
 from .caller import Caller, SessionCaller
 from .replay_refusal import Confirmed, candidates_of, confirm_candidate, is_replay_refusal, refusal_payload
 
@@ -96,13 +100,16 @@ class HumanHandoff(w.VBox):
 
     Args:
         result: the ``NEEDS_HUMAN`` :class:`ToolResult` (or its payload as a dict), or a failed
-            ``oc_skill_replay`` result with ``ARTIFACT_RESOLUTION_FAILED`` (or its ``data``).
+            ``oc_skill_replay`` result with ``ARTIFACT_RESOLUTION_FAILED`` (or its ``data``), or an
+            ``APPROVAL_REQUIRED`` result (or its request): then *Approve* and *Deny*.
         session: the session to resume in.
         resume: the seam ``resume(payload, ref) -> ToolResult`` (default: the audit layer's resume,
             else re-running the tool with the chosen ref through dispatch).
         replay_args: for a replay refusal, the ``oc_skill_replay`` arguments that were refused
             (``params``, ``tolerate``, ``step_range``, …): the confirmed step's values come from its
             ``params`` and the continued replay uses the same arguments.
+        settle: for an approval, the seam ``settle(approval_id, approved) -> (tool, args)`` (default:
+            the session's approval layer, decided by ``widget``).
     """
 
     def __init__(
@@ -113,10 +120,14 @@ class HumanHandoff(w.VBox):
         resume: Resume | None = None,
         caller: Caller | None = None,
         replay_args: dict[str, Any] | None = None,
+        settle: Settle | None = None,
     ) -> None:
         self.session = session
         self.result: ToolResult | None = None
         call: Caller | None = caller or (SessionCaller(session) if session is not None else None)
+        if is_approval_request(result):
+            self._init_approval(result, call, settle)
+            return
         if is_replay_refusal(result):
             self._init_replay(result, call, replay_args)
             return
@@ -204,6 +215,47 @@ class HumanHandoff(w.VBox):
         self.resume_button.disabled = self.cancel_button.disabled = True
         self.picker.disabled = True
 
+    # ---- approval requests (ocnb.widgets.approval) --------------------------------------------
+
+    def _init_approval(self, result: ToolResult | dict[str, Any], call: Caller | None, settle: Settle | None) -> None:
+        settle = settle or (session_settle(self.session) if self.session is not None else None)
+        if call is None or settle is None:
+            raise TypeError("HumanHandoff needs a session (or a caller and a settle function) to settle an approval")
+        self._call: Caller = call
+        self._settle = settle
+        self.replay_failure = None
+        self.payload = approval_request(result)
+        self.header = w.HTML("<br>".join(approval_lines(self.payload)))
+        self.approve_button = w.Button(description="Approve", icon="check", button_style="danger")
+        self.deny_button = w.Button(description="Deny", icon="times")
+        self.outcome = w.HTML("")
+        self.approve_button.on_click(lambda _b: self.approve())
+        self.deny_button.on_click(lambda _b: self.deny())
+        self.add_class("ocnb-human-handoff")
+        self.add_class("ocnb-approval")
+        super().__init__(children=[self.header, w.HBox([self.approve_button, self.deny_button]), self.outcome])
+
+    def approve(self) -> ToolResult:
+        """Approve the action (what *Approve* does): it runs now, journaled as approved by the widget."""
+        return self._decide(True)
+
+    def deny(self) -> ToolResult:
+        """Refuse the action (what *Deny* does): nothing happens in the page; journaled as denied."""
+        return self._decide(False)
+
+    def _decide(self, approved: bool) -> ToolResult:
+        result = self.result = decide(self._call, self._settle, self.payload, approved)
+        self.approve_button.disabled = self.deny_button.disabled = True  # one answer per request
+        if result.ok:
+            self.outcome.value = "approved: done"
+        elif result.error is not None:
+            word = "denied" if result.error.code == "APPROVAL_DENIED" else "approved"
+            self.outcome.value = (
+                f'{word}: <span style="color:#b71c1c"><b>{html.escape(result.error.code)}</b> '
+                f"{html.escape(result.error.message)}</span>"
+            )
+        return result
+
     # ---- replay refusals -------------------------------------------------------------------
 
     def _init_replay(
@@ -211,7 +263,7 @@ class HumanHandoff(w.VBox):
     ) -> None:
         if self.session is None or call is None:
             raise TypeError("HumanHandoff needs a session to settle a replay refusal")
-        self._call: Caller = call
+        self._call = call
         self.payload = refusal_payload(result)
         f = self.replay_failure = dict(self.payload["failure"])
         self.replay_args = dict(replay_args or {})

@@ -28,7 +28,12 @@ def _names(hooks: list[Any]) -> list[str]:
 
 
 def test_the_hooks_run_in_the_declared_order(session: ocnb.Session) -> None:
-    assert _names(session.pipeline.before) == ["AuditLayer.trace_call", "AuditLayer.secrets_in", "TaskGuard.before"]
+    assert _names(session.pipeline.before) == [
+        "AuditLayer.trace_call",
+        "AuditLayer.secrets_in",
+        "TaskGuard.before",
+        "Approvals.before",  # confirm=acting: tools without an element (the others ask once it is resolved)
+    ]
     assert _names(session.pipeline.after) == [
         "CrashWatch.after",  # first: every later hook sees the one crash code
         "envelope_hook",  # replay failure data, before masking and journaling

@@ -27,6 +27,8 @@ def test_from_env_reads_every_documented_variable(tmp_path: Path) -> None:
         "OCNB_CAPS": "vision, network",
         "OCNB_DIALOG_POLICY": "Manual",
         "OCNB_DISCOVERY_LEARN": "1",
+        "OCNB_CONFIRM": "Risky",
+        "OCNB_RISKY_WORDS": "nuke,Wipe  Out",
     }
     assert set(env) == set(ENV), "the test covers every variable ENV documents"
     s = Settings.from_env(env)
@@ -39,6 +41,7 @@ def test_from_env_reads_every_documented_variable(tmp_path: Path) -> None:
     assert s.mcp_token == "tok-123" and "tok-123" not in repr(s)
     assert s.dialog_policy == "manual"
     assert s.discovery_learn is True
+    assert s.confirm == "risky" and s.risky_words == ("nuke", "wipe out")
     assert s.caps == ("dialogs", "network", "vision")  # manual dialogs bring the tool that answers them
 
 

@@ -1,0 +1,359 @@
+"""Approval before irreversible actions: which calls need a person's yes, and who gives it.
+
+``Settings.confirm`` says which calls ask (``OCNB_CONFIRM``, ``ocnb mcp --confirm``,
+``%config OcMagics.confirm``, ``Session(confirm=…)``):
+
+- ``never`` — nothing asks (the Python API's and the magics' default: the person wrote the call);
+- ``risky`` — an action is risky when the element's accessible name holds a word of the risky
+  vocabulary (:data:`RISKY_WORDS` plus ``Settings.risky_words``) and the action clicks or presses it,
+  when it submits a form to another origin than the frame's, and always for ``file_upload``
+  (the MCP server's default);
+- ``acting`` — every call of a tool with side effects asks (for a plan or a replay: each step).
+
+The decision is taken *after* the target is resolved (the request names the element's role, name and
+ref) and *before* anything happens in the page: the acting tools call :meth:`Approvals.check` at that
+point (``ctx.session.approvals``); tools without an element are asked about in :meth:`Approvals.before` (``acting`` only).
+
+Who approves, in order: an answer a face already gave for this very call (the notebook widget's
+Approve / Deny, MCP elicitation: :meth:`Approvals.settle`, then the face runs the call again);
+``Session(approve=callable)``, which gets an :class:`ApprovalRequest` and returns yes or no (run off
+the browser loop, so it may block to ask); else nobody: ``APPROVAL_REQUIRED``, whose details are the
+request with its ``approval_id`` for a face to settle. A no is ``APPROVAL_DENIED``. Either way
+nothing happens in the page, and the call's journal line ends with ``approval: <decision> by <who>``
+(``callable``, ``widget``, ``mcp``, ``nobody``) — its trace has an ``approval`` event with the request.
+
+Skill capture marks its risky steps with the same vocabulary (:func:`risky_word`), and skill replay
+asks the same approver before a risky step (:meth:`Approvals.replay_approved`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import itertools
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ..calls import CallContext, Host
+from ..errors import ApprovalDenied, ApprovalRequired, InvalidArgument
+from .sanitize import sanitize_args
+from .secrets import SecretStore
+
+__all__ = [
+    "COMMIT_ACTIONS",
+    "DECIDERS",
+    "ELEMENT_TOOLS",
+    "RISKY_WORDS",
+    "ApprovalRequest",
+    "Approvals",
+    "Approver",
+    "risky_word",
+]
+
+#: The risky vocabulary: an element whose accessible name holds one of these (as a whole word) pays,
+#: deletes or sends something. ``Settings.risky_words`` adds words; skill capture uses the same list.
+RISKY_WORDS = (
+    "pay",
+    "payment",
+    "purchase",
+    "buy",
+    "checkout",
+    "place order",
+    "order now",
+    "delete",
+    "remove",
+    "destroy",
+    "send",
+    "transfer",
+    "wire",
+    "submit payment",
+)
+#: Actions that can commit something by the element's name: a click or a key press on it.
+COMMIT_ACTIONS = ("click", "double_click", "press", "submit")
+#: Tools that resolve an element and ask (:meth:`Approvals.check`) once they have it.
+ELEMENT_TOOLS = frozenset({"interact", "form_input", "fill_form", "file_upload", "drag_drop"})
+#: Tools that run other calls: their steps are asked about one by one, not the whole.
+CONTAINER_TOOLS = frozenset({"execute_plan", "oc_skill_replay"})
+#: Who can decide, as the journal names them.
+DECIDERS = ("callable", "widget", "mcp", "nobody")
+#: Open requests kept for a face to settle (the oldest is forgotten beyond this).
+PENDING_MAX = 50
+
+_ids = itertools.count(1)
+
+#: Where a click or key press on the element would submit its form to, and the frame's own origin.
+_SUBMIT_JS = """(el, press) => {
+  const form = el.form || (el.closest && el.closest('form'));
+  if (!form) return null;
+  const tag = el.tagName, type = (el.getAttribute('type') || '').toLowerCase();
+  const button = (tag === 'BUTTON' && (type === '' || type === 'submit'))
+    || (tag === 'INPUT' && (type === 'submit' || type === 'image'));
+  const field = tag === 'INPUT' && !['button', 'checkbox', 'radio', 'reset', 'file'].includes(type);
+  if (!(button || (press && field))) return null;
+  const action = button && el.hasAttribute('formaction') ? el.formAction : form.action;
+  let target;
+  try { target = new URL(action, document.baseURI).origin; } catch (e) { return null; }
+  return {target, origin: location.origin};
+}"""
+
+
+@functools.lru_cache(maxsize=64)
+def _pattern(extra: tuple[str, ...]) -> re.Pattern[str]:
+    words = sorted({*RISKY_WORDS, *extra}, key=len, reverse=True)
+    return re.compile(r"\b(" + "|".join(r"\s+".join(map(re.escape, w.split())) for w in words) + r")\b", re.I)
+
+
+def risky_word(name: str | None, extra: Iterable[str] = ()) -> str | None:
+    """The word of the risky vocabulary (plus ``extra``) that ``name`` holds, or None."""
+    if not name:
+        return None
+    found = _pattern(tuple(extra)).search(str(name))
+    return found.group(1).lower() if found else None
+
+
+@dataclass(frozen=True)
+class ApprovalRequest:
+    """What the approver is asked: the call, the element it would act on, and why it asks."""
+
+    tool: str
+    #: The call's arguments as given, secrets masked and sensitive keys redacted.
+    args: dict[str, Any]
+    role: str | None
+    name: str | None
+    ref: str | None
+    #: The page the action would happen on.
+    url: str
+    intent: str | None
+    #: Why it asks: the risky word, the other origin a form posts to, ``file_upload``, or ``confirm=acting``.
+    reason: str
+    approval_id: str = field(default_factory=lambda: f"a{next(_ids)}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+#: ``approve(request) -> bool``: yes (True) runs the action, anything else refuses it.
+Approver = Callable[[ApprovalRequest], object]
+
+
+@dataclass
+class _Settled:
+    """A face's answer to an open request, waiting for the same call to run again."""
+
+    tool: str
+    args: dict[str, Any]
+    target: tuple[str | None, str | None]
+    approved: bool
+    by: str
+
+
+class Approvals:
+    """A session's approval layer: the approver, the open requests and the faces' answers to them.
+
+    ``approve`` is ``Session(approve=…)``; ``secrets`` masks what a request shows.
+    """
+
+    def __init__(self, host: Host, secrets: SecretStore, approve: Approver | None = None) -> None:
+        if approve is not None and not callable(approve):
+            raise TypeError(f"approve must be a callable taking an ApprovalRequest, not {type(approve).__name__}")
+        self.host = host
+        self.secrets = secrets
+        self.approve = approve
+        #: Open requests (``APPROVAL_REQUIRED``), by ``approval_id``: the call that asked.
+        self.pending: dict[str, tuple[ApprovalRequest, dict[str, Any]]] = {}
+        self._settled: list[_Settled] = []
+
+    # -- the policy ---------------------------------------------------------------------------
+    @property
+    def mode(self) -> str:
+        return str(self.host.config.confirm)
+
+    async def before(self, call: CallContext) -> None:
+        """Before-hook: with ``confirm="acting"``, ask before a tool with side effects that has no
+        element to resolve (those ask themselves once they have it, :meth:`check`)."""
+        tooldef = call.tooldef
+        if self.mode != "acting" or tooldef is None or not tooldef.side_effects or call.source == "replay":
+            return
+        if call.name in ELEMENT_TOOLS or call.name in CONTAINER_TOOLS:
+            return
+        await self.decide(
+            call, self.request(call, None, _page_url(self.host, call), "confirm=acting: every acting call")
+        )
+
+    async def check(self, call: CallContext, page: Any, target: Any, *, action: str, key: str | None = None) -> None:
+        """Ask, when the policy says so, before ``action`` on the resolved ``target`` (or None: the page)."""
+        mode = self.mode
+        if mode == "never":
+            return
+        reason = await self.risk(call.name, target, action=action, key=key)
+        if reason is None and mode == "acting":
+            reason = "confirm=acting: every acting call"
+        if reason is None:
+            return
+        await self.decide(call, self.request(call, target, str(getattr(page, "url", "") or ""), reason))
+
+    async def risk(self, tool: str, target: Any, *, action: str, key: str | None = None) -> str | None:
+        """Why the action is risky, or None: ``file_upload``, a risky word in the element's name
+        (for a click or key press), or a form it submits to another origin."""
+        if tool == "file_upload":
+            return "file_upload sends a local file to the page"
+        if target is None or action not in COMMIT_ACTIONS:
+            return None
+        word = risky_word(getattr(target, "name", None), self.host.config.risky_words)
+        if word is not None:
+            return f"its name holds the risky word {word!r}"
+        press = action == "press" and (key or "").split("+")[-1] in ("Enter", "NumpadEnter")
+        if action == "press" and not press:
+            return None
+        try:
+            found = await target.element.evaluate(_SUBMIT_JS, press)
+        except Exception:  # noqa: BLE001 - a detached element submits nothing; the action will say so
+            return None
+        if found and found.get("target") not in (None, "null", found.get("origin")):
+            return f"it submits a form to another origin ({found['target']})"
+        return None
+
+    def request(self, call: CallContext, target: Any, url: str, reason: str) -> ApprovalRequest:
+        given = {k: v for k, v in call.args.items() if k != "intent"}
+        return ApprovalRequest(
+            tool=call.name,
+            args=sanitize_args(given, self.secrets),
+            role=getattr(target, "role", None),
+            name=getattr(target, "name", None),
+            ref=getattr(target, "ref", None),
+            url=url,
+            intent=call.intent,
+            reason=reason,
+        )
+
+    # -- who decides --------------------------------------------------------------------------
+    async def decide(self, call: CallContext, req: ApprovalRequest) -> None:
+        """Return when ``req`` is approved; raise ``APPROVAL_DENIED`` or ``APPROVAL_REQUIRED`` otherwise."""
+        answer = self._take_settled(call, req)
+        if answer is not None:
+            approved, by = answer
+        elif self.approve is not None:
+            by = "callable"
+            try:
+                approved = (await asyncio.to_thread(self.approve, req)) is True
+            except Exception as exc:  # noqa: BLE001 - an approver that fails has not said yes
+                approved = False
+                req = ApprovalRequest(**{**req.to_dict(), "reason": f"{req.reason}; the approver raised {exc!r}"[:300]})
+        else:
+            self.pending[req.approval_id] = (req, {"tool": call.name, "args": dict(call.args)})
+            while len(self.pending) > PENDING_MAX:
+                del self.pending[next(iter(self.pending))]
+            self._note(call, req, "asked", "nobody")
+            raise ApprovalRequired(
+                f"{_what(req)} needs a person's approval ({req.reason}); nothing was done",
+                details=req.to_dict(),
+            )
+        self._note(call, req, "approved" if approved else "denied", by)
+        if not approved:
+            raise ApprovalDenied(
+                f"{_what(req)} was not approved (by {by}); nothing was done",
+                details={**req.to_dict(), "decided_by": by},
+            )
+
+    def settle(self, approval_id: str, approved: bool, *, by: str) -> tuple[str, dict[str, Any]]:
+        """A face's answer to an open request: returns the tool and arguments to run again, which
+        then go ahead (approved) or end ``APPROVAL_DENIED`` — on the same element only."""
+        if by not in DECIDERS[:-1]:
+            raise InvalidArgument(f"by must be one of {', '.join(DECIDERS[:-1])}, not {by!r}")
+        entry = self.pending.pop(approval_id, None)
+        if entry is None:
+            raise InvalidArgument(f"no open approval request {approval_id!r}")
+        req, call = entry
+        self._settled.append(_Settled(call["tool"], call["args"], (req.role, req.name), bool(approved), by))
+        del self._settled[:-PENDING_MAX]
+        return call["tool"], dict(call["args"])
+
+    def _take_settled(self, call: CallContext, req: ApprovalRequest) -> tuple[bool, str] | None:
+        for i, s in enumerate(self._settled):
+            if s.tool == call.name and s.args == call.args and s.target == (req.role, req.name):
+                del self._settled[i]
+                return s.approved, s.by
+        return None
+
+    def _note(self, call: CallContext, req: ApprovalRequest, decision: str, by: str) -> None:
+        """The decision in the call's journal line (its summary) and, with the request, in its trace."""
+        call.extra["summary_note"] = f"approval: {decision} by {by}"
+        if call.record:
+            self.host.trace_event(
+                "approval", {"call_seq": call.seq, "decision": decision, "decided_by": by, **req.to_dict()}
+            )
+
+    # -- skill replay -------------------------------------------------------------------------
+    def risky_steps(self, steps: list[dict[str, Any]], start: int = 0) -> list[tuple[int, dict[str, Any]]]:
+        """The risky steps of a replay as (index from ``start``, step) pairs (:meth:`is_risky_step`)."""
+        return [(start + i, s) for i, s in enumerate(steps) if self.is_risky_step(s)]
+
+    async def replay_approved(
+        self, call: CallContext, risky: list[tuple[int, dict[str, Any]]], *, allow_risky: bool
+    ) -> bool:
+        """Whether a replay may run its ``risky`` steps (:meth:`check_replay`, on the call's page)."""
+        return await self.check_replay(call, _page_url(self.host, call), risky, allow_risky=allow_risky)
+
+    async def check_replay(
+        self, call: CallContext, url: str, risky: list[tuple[int, dict[str, Any]]], *, allow_risky: bool
+    ) -> bool:
+        """Before a replay with ``risky`` steps ((index, step) pairs) runs: True to run them, False
+        when nobody is there to ask and ``allow_risky`` is false (today's ``RISKY_STEP_BLOCKED``).
+
+        ``allow_risky: true`` skips asking only with ``confirm="never"``: an agent's own flag is no
+        approval where a person must approve. Raises ``APPROVAL_DENIED`` (or ``APPROVAL_REQUIRED``).
+        """
+        if not risky or (allow_risky and self.mode == "never"):
+            return True
+        index, step = risky[0]
+        target = step.get("target") or {}
+        shown = ", ".join(f"{i} ({s['kind']} {(s.get('target') or {}).get('name')!r})" for i, s in risky[:5])
+        req = ApprovalRequest(
+            tool=call.name,
+            args=sanitize_args({k: v for k, v in call.args.items() if k != "intent"}, self.secrets),
+            role=target.get("role"),
+            name=target.get("name"),
+            ref=None,
+            url=url,
+            intent=call.intent,
+            reason=f"the skill has risky step(s) {shown}",
+        )
+        if self.mode == "never" and self.approve is None and not self._has_settled(call, req):
+            return False
+        await self.decide(call, req)
+        return True
+
+    def _has_settled(self, call: CallContext, req: ApprovalRequest) -> bool:
+        return any(
+            s.tool == call.name and s.args == call.args and s.target == (req.role, req.name) for s in self._settled
+        )
+
+    def is_risky_step(self, step: dict[str, Any]) -> bool:
+        """A replay step recorded as risky, or whose element's name is risky by today's vocabulary."""
+        if step.get("risky"):
+            return True
+        name = (step.get("target") or {}).get("name")
+        return (
+            step.get("kind") in ("click", "submit", "press")
+            and risky_word(name, self.host.config.risky_words) is not None
+        )
+
+
+def _what(req: ApprovalRequest) -> str:
+    if req.name or req.role:
+        name = req.name if req.name is None or len(req.name) <= 60 else req.name[:60] + "…"
+        return f"{req.tool} on {req.role or 'element'} {name!r}"
+    return req.tool
+
+
+def _page_url(host: Host, call: CallContext) -> str:
+    state = host.state
+    if state is None:
+        return ""
+    try:
+        tab = state.tabs.get(call.tab_id or state.active_id)
+        return str(tab.page.url) if tab is not None else ""
+    except Exception:  # noqa: BLE001 - the URL only informs the person
+        return ""

@@ -1,0 +1,78 @@
+"""Approval from the notebook face (issue 30 §4): ``%config OcMagics.confirm`` sets the session's mode
+(default never: the person types the call), a held ``%oc`` call shows the hand-off widget with
+Approve / Deny instead of an error line, and Approve makes the action reach the site."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from IPython.core.error import UsageError
+
+import ocnb
+from ocnb.magics import OcMagics
+from ocnb.widgets import HumanHandoff
+from tests.security.approval_site import ApprovalSite, serve
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def approval_site() -> Iterator[ApprovalSite]:
+    with serve() as s:
+        yield s
+
+
+@pytest.fixture(scope="module")
+def ip(module_home: Path) -> Iterator[Any]:
+    from IPython import get_ipython
+    from IPython.testing.globalipapp import start_ipython
+
+    shell = start_ipython() or get_ipython()
+    shell.run_line_magic("load_ext", "ocnb.magics")
+    mp = pytest.MonkeyPatch()
+    mp.setenv("OCNB_HOME", str(module_home))
+    ocnb.session().close()  # a session of this module's, made from the magics' settings
+    magics(shell).session()
+    mp.undo()
+    yield shell
+    ocnb.session().close()
+
+
+def magics(shell: Any) -> OcMagics:
+    return shell.magics_manager.registry["OcMagics"]
+
+
+def test_confirm_through_traitlets_and_the_widget_asks(ip: Any, approval_site: ApprovalSite) -> None:
+    m, s = magics(ip), ocnb.session()
+    assert m.confirm == "never" and s.settings.confirm == "never"  # the magics' default
+    ip.run_line_magic("config", "OcMagics.confirm = 'sometimes'")  # refused, nothing changes
+    assert s.settings.confirm == "never"
+    ip.run_line_magic("config", "OcMagics.risky_words = ['nuke']")
+    assert s.settings.risky_words == ("nuke",)
+    ip.run_line_magic("config", "OcMagics.confirm = 'risky'")
+    assert s.settings.confirm == "risky"
+    try:
+        ip.run_line_magic("oc", f"navigate {approval_site.url}")
+        approval_site.log.clear()
+        result = ip.run_line_magic("oc", 'click "Delete account"')  # shown as the widget, not an error line
+        assert result.error is not None and result.error.code == "APPROVAL_REQUIRED"
+        time.sleep(0.3)
+        assert approval_site.log == []
+        nuke = ip.run_line_magic("oc", 'click "Nuke the archive"')  # risky by the person's own word
+        assert nuke.error is not None and nuke.error.code == "APPROVAL_REQUIRED" and "'nuke'" in nuke.error.message
+        with pytest.raises(UsageError, match="ELEMENT_NOT_FOUND"):  # other failures keep their one line
+            ip.run_line_magic("oc", 'click "No such button"')
+        hand = HumanHandoff(result, s)
+        hand.approve_button.click()
+        assert hand.result is not None and hand.result.ok, hand.result
+        deadline = time.monotonic() + 5
+        while not approval_site.received("POST", "/delete") and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(approval_site.received("POST", "/delete")) == 1
+    finally:
+        ip.run_line_magic("config", "OcMagics.confirm = 'never'")
+        ip.run_line_magic("config", "OcMagics.risky_words = []")

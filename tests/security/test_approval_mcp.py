@@ -1,0 +1,141 @@
+"""Approval over MCP with the official client (issue 30 §4): the client's person is asked through
+elicitation; accepted, the action reaches the site; declined, ``APPROVAL_DENIED`` and nothing reaches
+it; a client without elicitation gets ``APPROVAL_REQUIRED``. The site's own log is the witness."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import mcp_types as types
+import pytest
+from mcp.client import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+import ocnb
+from ocnb.audit.journal import read_journal
+from ocnb.mcp import McpHandle, serve
+from ocnb.mcp.cli import _session, build_parser
+
+from .approval_site import ApprovalSite
+from .approval_site import serve as serve_site
+
+pytestmark = [pytest.mark.browser, pytest.mark.anyio]
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture(scope="module")
+def approval_site() -> Iterator[ApprovalSite]:
+    with serve_site() as s:
+        yield s
+
+
+@pytest.fixture(scope="module")
+def server(module_home: Path) -> Iterator[McpHandle]:
+    """A session with the MCP face's default (confirm=risky) and no approve callable, served over HTTP."""
+    session = ocnb.Session(headless=True, home=module_home, confirm="risky")
+    handle = serve(session, quiet=True)
+    yield handle
+    handle.stop()
+    session.close()
+
+
+@asynccontextmanager
+async def client(handle: McpHandle, **kwargs: Any) -> AsyncIterator[Client]:
+    async with create_mcp_http_client(headers=handle.headers) as http:
+        async with Client(streamable_http_client(handle.url, http_client=http), mode="legacy", **kwargs) as c:
+            yield c
+
+
+def payload(result: types.CallToolResult) -> dict[str, Any]:
+    first = result.content[0]
+    assert isinstance(first, types.TextContent)
+    out: dict[str, Any] = json.loads(first.text)
+    return out
+
+
+def received(site: ApprovalSite, path: str, wait: float) -> list[dict[str, Any]]:
+    deadline = time.monotonic() + wait
+    while not (got := site.received("POST", path)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return got
+
+
+@pytest.mark.parametrize("answer", ["accept", "decline", "cancel", "accept-no"])
+async def test_elicitation_asks_the_clients_person(server: McpHandle, approval_site: ApprovalSite, answer: str) -> None:
+    asked: list[types.ElicitRequestParams] = []
+
+    async def on_elicit(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(params)
+        if answer == "accept":
+            return types.ElicitResult(action="accept", content={"approve": True})
+        if answer == "accept-no":  # the form sent back with the box unticked
+            return types.ElicitResult(action="accept", content={"approve": False})
+        return types.ElicitResult(action=answer)  # type: ignore[arg-type]
+
+    session = server.session
+    async with client(server, elicitation_callback=on_elicit) as c:
+        assert payload(await c.call_tool("navigate", {"url": approval_site.url}))["ok"]
+        approval_site.log.clear()
+        before = max((e["seq"] for e in read_journal(session.home, session_id=session.id)), default=0)
+        result = payload(await c.call_tool("interact", {"query": "Delete account", "intent": "close the account"}))
+    (params,) = asked
+    assert "Delete account" in params.message and "close the account" in params.message
+    assert "delete" in params.message and approval_site.url in params.message
+    lines = [e for e in read_journal(session.home, session_id=session.id, tool="interact") if e["seq"] > before]
+    if answer == "accept":
+        assert result["ok"] is True, result
+        assert len(received(approval_site, "/delete", 5.0)) == 1
+        assert [e["error_code"] for e in lines] == ["APPROVAL_REQUIRED", None]
+        assert "approval: approved by mcp" in lines[1]["summary"]
+    else:
+        assert result["error"]["code"] == "APPROVAL_DENIED", result
+        assert result["error"]["details"]["decided_by"] == "mcp"
+        assert received(approval_site, "/delete", 0.5) == []
+        assert approval_site.log == []
+        assert [e["error_code"] for e in lines] == ["APPROVAL_REQUIRED", "APPROVAL_DENIED"]
+        assert "approval: denied by mcp" in lines[1]["summary"]
+
+
+async def test_a_client_without_elicitation_gets_approval_required(
+    server: McpHandle, approval_site: ApprovalSite
+) -> None:
+    async with client(server) as c:
+        assert payload(await c.call_tool("navigate", {"url": approval_site.url}))["ok"]
+        approval_site.log.clear()
+        result = payload(await c.call_tool("interact", {"query": "Buy now"}))
+        safe = payload(await c.call_tool("interact", {"query": "Save settings"}))
+    assert result["error"]["code"] == "APPROVAL_REQUIRED", result
+    details = result["error"]["details"]
+    assert (details["role"], details["name"], details["tool"]) == ("button", "Buy now", "interact")
+    assert received(approval_site, "/buy", 0.5) == []
+    assert safe["ok"] is True  # a safe button is not asked about
+    assert len(received(approval_site, "/save", 5.0)) == 1
+
+
+def test_ocnb_mcp_asks_before_risky_actions_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OCNB_CONFIRM", raising=False)
+    parser = build_parser()
+    for argv, env, want in (
+        ([], None, "risky"),
+        (["--confirm", "never"], None, "never"),
+        (["--confirm", "acting"], "never", "acting"),
+        ([], "acting", "acting"),
+    ):
+        if env is not None:
+            monkeypatch.setenv("OCNB_CONFIRM", env)
+        s = _session(parser.parse_args(argv))
+        try:
+            assert s.settings.confirm == want, argv
+        finally:
+            s.close()
+            monkeypatch.delenv("OCNB_CONFIRM", raising=False)
