@@ -451,10 +451,10 @@ class ToolMethods:
 
     @overload
     def extract(self, arguments: ExtractArgs, /) -> ToolResult:
-        """Page data as CSV: kind table|items (repeated cards, with refs), or fields {name: 'css[@attr]'} per item selector; next (ref/query) pages on up to max_pages."""
+        """Page data as CSV: kind table|items (repeated cards), or fields {name: 'css[@attr]'} per item selector; next: a pager ref/query."""
     @overload
     def extract(self, **kwargs: Unpack[ExtractArgs]) -> ToolResult:
-        """Page data as CSV: kind table|items (repeated cards, with refs), or fields {name: 'css[@attr]'} per item selector; next (ref/query) pages on up to max_pages."""
+        """Page data as CSV: kind table|items (repeated cards), or fields {name: 'css[@attr]'} per item selector; next: a pager ref/query."""
 
     @overload
     def file_upload(self, arguments: FileUploadArgs, /) -> ToolResult:

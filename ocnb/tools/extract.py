@@ -68,8 +68,9 @@ def _same(a: list[Grid], b: list[Grid]) -> bool:
         "collect every product name and price across all pages",
     ),
     category="extract",
-    description="Page data as CSV: kind table|items (repeated cards, with refs), or fields "
-    "{name: 'css[@attr]'} per item selector; next (ref/query) pages on up to max_pages.",
+    page_text=("content", "columns", "tables", "url", "file", "error.details"),
+    description="Page data as CSV: kind table|items (repeated cards), or fields {name: 'css[@attr]'} "
+    "per item selector; next: a pager ref/query.",
     properties={
         "kind": {"type": "string", "enum": ["table", "items"]},
         "ref": {"type": "string"},
