@@ -80,6 +80,17 @@ class ExpandToolsArgs(TypedDict, total=False):
     category: str
 
 
+class ExtractArgs(TypedDict, total=False):
+    kind: Literal['table', 'items']
+    ref: str
+    fields: dict[str, Any]
+    item: str
+    next: str
+    max_pages: int
+    to_file: bool
+    tab_id: str
+
+
 class FileUploadArgs(TypedDict, total=False):
     ref: str
     query: str
@@ -437,6 +448,13 @@ class ToolMethods:
     @overload
     def expand_tools(self, **kwargs: Unpack[ExpandToolsArgs]) -> ToolResult:
         """List the offered tools by category and capability group with one-line summaries."""
+
+    @overload
+    def extract(self, arguments: ExtractArgs, /) -> ToolResult:
+        """Page data as CSV: kind table|items (repeated cards), or fields {name: 'css[@attr]'} per item selector; next: a pager ref/query."""
+    @overload
+    def extract(self, **kwargs: Unpack[ExtractArgs]) -> ToolResult:
+        """Page data as CSV: kind table|items (repeated cards), or fields {name: 'css[@attr]'} per item selector; next: a pager ref/query."""
 
     @overload
     def file_upload(self, arguments: FileUploadArgs, /) -> ToolResult:

@@ -28,7 +28,7 @@
     ├── BrowserUnavailable       BROWSER_UNAVAILABLE
     ├── CorruptFile              CORRUPT_FILE        a stored file cannot be read (details["file"]); left untouched
     ├── DialogOpen               DIALOG_OPEN         a dialog waits on the tab (dialog_policy "manual"): answer it first
-    ├── NotFound                 NOT_FOUND           no such entry (a request id): unknown, or rolled off its buffer
+    ├── NotFound                 NOT_FOUND           no such entry (a request id), or no such data on the page (extract)
     ├── Cancelled                CANCELLED           the caller cancelled the call (or went away) before it finished
     ├── SessionClosed            SESSION_CLOSED
     ├── ScriptError              SCRIPT_ERROR        the page's JavaScript threw
@@ -140,7 +140,7 @@ ERROR_CODES: dict[str, str] = {
     "CORRUPT_FILE": "A stored file cannot be read; ocnb leaves it untouched until it is fixed or moved.",
     "SESSION_CLOSED": "The session is closed.",
     "DIALOG_OPEN": "A dialog waits on the tab; answer it with dialog_answer or close the tab.",
-    "NOT_FOUND": "No such entry: the id is unknown, or it rolled off its buffer.",
+    "NOT_FOUND": "No such entry: the id is unknown or rolled off its buffer, or the page holds no such data.",
     "CANCELLED": "The call was cancelled before it finished; the browser may have acted in part.",
     "UNKNOWN_OUTCOME": "A batch row's browser was lost after the row began acting on the site; check the site.",
     "INTERNAL": "An unexpected internal error.",
@@ -326,7 +326,8 @@ class Interrupted(KeyboardInterrupt):  # noqa: N818 - it is an interrupt, not an
 
 
 class NotFound(OcnbError):
-    """An id (a request's) that names nothing kept: never seen, or rolled off its bounded buffer."""
+    """An id (a request's) that names nothing kept: never seen, or rolled off its bounded buffer; or data
+    that is not on the page (``extract``: no table, no repeated items)."""
 
     code = "NOT_FOUND"
 

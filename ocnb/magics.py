@@ -430,7 +430,8 @@ class OcMagics(Magics):
             if self._ask_approval(result):  # APPROVAL_REQUIRED: Approve / Deny in the cell
                 return result
             raise UsageError(result.summary_line())
-        return result
+        rows = result.df  # rows (extract) show as their DataFrame, and `_` holds it
+        return result if rows is None else rows
 
     def handoff_widget(self, result: ToolResult) -> Any:
         """The :class:`~ocnb.widgets.handoff.HumanHandoff` for a ``NEEDS_HUMAN`` result, on this session.

@@ -66,6 +66,21 @@ class ToolResult:
     def to_json(self, *, indent: int | None = None) -> str:
         return json.dumps(self.to_dict(), ensure_ascii=False, indent=indent, default=str)
 
+    @property
+    def df(self) -> Any:
+        """The rows of a result that carries them as CSV (``extract``: ``format: "csv"``, in ``content``
+        or, with ``to_file``, in the written file) as a pandas DataFrame; ``None`` for any other result."""
+        data = self.data
+        if not self.ok or not isinstance(data, dict) or data.get("format") != "csv":
+            return None
+        import io
+
+        import pandas as pd  # imported lazily: only a caller of .df needs it
+
+        if isinstance(data.get("content"), str):
+            return pd.read_csv(io.StringIO(data["content"]))
+        return pd.read_csv(data["file"]["path"])
+
     def raise_for_error(self) -> ToolResult:
         """Raise the :class:`OcnbError` of a failed result; return ``self`` when ok."""
         if not self.ok and self.error is not None:

@@ -52,7 +52,9 @@ def _rows(params: Any) -> list[dict[str, Any]]:
 def _frame(rows: list[dict[str, Any]]) -> Any:
     import pandas as pd
 
-    df = pd.DataFrame(rows, columns=RESULT_COLUMNS).sort_values("row").reset_index(drop=True)
+    extracted = any("extracted" in r for r in rows)  # Pool.replay(extract=...): each row's records
+    columns = [*RESULT_COLUMNS, "extracted"] if extracted else RESULT_COLUMNS
+    df = pd.DataFrame(rows, columns=columns).sort_values("row").reset_index(drop=True)
     return df.astype(
         {
             "row": "Int64",
@@ -93,6 +95,7 @@ class Pool(ReplayPool):
         progress: bool = True,
         ledger: bool | str | os.PathLike[str] = False,
         commit_step: int | None = None,
+        extract: dict[str, Any] | None = None,
     ) -> Any:
         """Replay ``skill_id`` once per row of ``params`` (a DataFrame or a list of dicts).
 
@@ -127,6 +130,11 @@ class Pool(ReplayPool):
         that step on, replacing the judgement (earlier or later). It is checked before any row runs
         (``ValueError`` for anything but an int within the skill's steps) and goes to Dask workers too.
 
+        ``extract`` (the arguments of the ``extract`` tool, e.g. ``{"kind": "table"}``) reads each row's
+        data from the page its replay ended on: the frame gains an ``extracted`` column holding that row's
+        records (a list of dicts; ``None`` when the row failed), and a row whose extract failed is a
+        failure with the extract's code.
+
         ``ledger`` (local only; a Dask batch always keeps one, see :mod:`ocnb.batch.ledger`): a folder (or
         True: ``home/ledger/local-<digest of the skill and rows>``) where each row is recorded at its
         commit step and when it finishes, so that the same call made again after this process died
@@ -151,6 +159,8 @@ class Pool(ReplayPool):
             options["block_resources"] = list(kinds)
         if idempotent:
             options["idempotent"] = True
+        if extract is not None:
+            options["extract"] = dict(extract)
         if client is not None:
             from .dask import replay_on_cluster
 

@@ -17,10 +17,13 @@ key the row carries): then such rows are retried like the others.
 from __future__ import annotations
 
 import contextlib
+import csv
 import functools
+import io
 import re
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from ..dispatch import dispatch
@@ -231,6 +234,13 @@ def _replay_stored(
         t0,
         failure.get("evidence_bundle_path"),
     )
+    if options.get("extract") is not None:
+        out["extracted"] = None
+    if r.ok and options.get("extract") is not None:  # the row's data, read from the page it ended on
+        got = dispatch(session, "extract", dict(options["extract"]), source="replay")
+        out["extracted"] = _extracted_rows(got) if got.ok else None
+        if not got.ok and got.error is not None:
+            out.update(ok=False, outcome="failed", failure_code=got.error.code)
     if not r.ok and out["failure_code"] in _TIMEOUT_CODES:
         _stop_loading(session)
     # the row stopped in step ``step_index`` (None: before the first step began, or after the last)
@@ -245,6 +255,13 @@ def _replay_stored(
         elif committed:  # the click timed out, say: the site may have the row all the same
             out["outcome"] = "unknown"
     return out
+
+
+def _extracted_rows(result: Any) -> list[dict[str, str]]:
+    """An ``extract`` result's rows as records of text (JSON as they are, for a ledger or a Dask worker)."""
+    data = result.data
+    text = data["content"] if "content" in data else Path(data["file"]["path"]).read_text(encoding="utf-8")
+    return list(csv.DictReader(io.StringIO(text)))
 
 
 def _stop_loading(session: Session) -> None:

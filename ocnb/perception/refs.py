@@ -25,6 +25,7 @@ __all__ = [
     "PageRefs",
     "call",
     "call_handle",
+    "call_script",
     "frame_ref",
     "page_refs",
     "parse_ref",
@@ -124,6 +125,25 @@ async def call(frame: Any, page: Any, req: dict[str, Any]) -> Any:
         if out is None:
             out = await frame.evaluate(script(), req)
             state.primed.add(frame)
+    except Exception as exc:  # noqa: BLE001 - translated at the seam
+        raise from_playwright(exc) from exc
+    before, after = state.next, int(out["next"])
+    if after > before:
+        _record(state, frame, before, after)
+        state.next = after
+    return out["result"]
+
+
+async def call_script(frame: Any, page: Any, source: str, req: dict[str, Any]) -> Any:
+    """Run another in-page script (``extract.js``) in ``frame``: one that takes ``{…, next}``, answers
+    ``{result, next}`` and names elements through this script's ``refs`` op, so they get refs of this
+    registry (the ones read_page shows), recorded against the frame like :func:`call`'s."""
+    await call(frame, page, {"op": "mutations"})  # this script is in the document (it keeps the refs)
+    state = page_refs(page)
+    req = dict(req)
+    req["next"] = state.next
+    try:
+        out = await frame.evaluate(source, req)
     except Exception as exc:  # noqa: BLE001 - translated at the seam
         raise from_playwright(exc) from exc
     before, after = state.next, int(out["next"])

@@ -1047,6 +1047,9 @@
     result = candidateList();
   } else if (op === "assign") {
     result = (req.els || []).map((el) => info(el));
+  } else if (op === "refs") {
+    // ref numbers for elements another in-page script found (extract.js), in the same registry
+    result = (req.els || []).map(refOf);
   } else if (op === "query") {
     let els = [];
     try {

@@ -16,6 +16,7 @@ from . import (  # noqa: F401 - imported for CATALOGUE (and their @tool declarat
     downloads,
     emulation,
     evidence,
+    extract,
     forms,
     interact,
     js,

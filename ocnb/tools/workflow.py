@@ -150,6 +150,10 @@ async def execute_plan(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]
         if not result.ok:
             out["status"] = "failed"
             break
+    last = out["steps"] and result.ok and isinstance(result.data, dict)
+    if last and result.data.get("format") == "csv":
+        # a plan ending with extract: its rows are the plan's (ToolResult.df, a CSV block over MCP)
+        out.update({k: result.data[k] for k in ("format", "rows", "columns", "content", "file") if k in result.data})
     if sig is not None:
         out["taskSignature"] = {
             "status": "continue" if out["status"] == "completed" else "failure",

@@ -160,7 +160,8 @@ def run_cell(shell: Any, cell: str, where: str) -> Any:
     assert error is None, f"{where}: {cell!r} raised {error!r}"
     value = result.result
     if cell.startswith("%oc ") and not cell.startswith(("%oc tools", "%oc help", "%oc mcp")):
-        assert value is not None and getattr(value, "ok", False), f"{where}: {cell!r} -> {value!r}"
+        rows = type(value).__name__ == "DataFrame"  # %oc extract shows its rows (a failure would raise)
+        assert value is not None and (rows or getattr(value, "ok", False)), f"{where}: {cell!r} -> {value!r}"
     return value
 
 

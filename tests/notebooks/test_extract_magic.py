@@ -1,0 +1,53 @@
+"""%oc extract in a real IPython shell: the rows show as a DataFrame and `_` holds it."""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+from IPython.core.error import UsageError
+
+import ocnb
+from ocnb.commands.demosite import DemoSite
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def ip(module_home: Path) -> Iterator[Any]:
+    from IPython import get_ipython
+    from IPython.testing.globalipapp import start_ipython
+
+    shell = start_ipython() or get_ipython()
+    shell.run_line_magic("load_ext", "ocnb.magics")
+    mp = pytest.MonkeyPatch()
+    mp.setenv("OCNB_HOME", str(module_home))
+    ocnb.session().start()
+    mp.undo()
+    yield shell
+    ocnb.session().close()
+
+
+def test_extract_shows_the_dataframe_and_leaves_it_in_underscore(
+    ip: Any, site: DemoSite, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ip.run_line_magic("oc", f"navigate {site.page('checkout.html')}")
+    # IPython leaves `_` alone while builtins has one (gettext.install, run by another test in this process)
+    monkeypatch.delattr(builtins, "_", raising=False)
+    for name in ("_", "__", "___"):  # a user's own `_` (or `__`) keeps IPython from setting them
+        ip.user_ns.pop(name, None)
+    ran = ip.run_cell("%oc extract", store_history=True)
+    assert ran.error_in_exec is None
+    df = ran.result
+    assert isinstance(df, pd.DataFrame) and ip.user_ns["_"] is df
+    assert df.to_dict("list") == {
+        "Item": ["Notebook", "Fountain pen", "Total"],
+        "Qty": ["2", "1", "Total"],
+        "Price": ["$12.00", "$18.00", "$42.00"],
+    }
+    with pytest.raises(UsageError, match="NOT_FOUND"):  # a failure is one line, as for any tool
+        ip.run_line_magic("oc", "extract --kind items")
