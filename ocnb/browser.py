@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from . import browser_policy
 from .downloads import DOWNLOADS_DIR, Downloads
 from .errors import (
     BrowserCrashed,
@@ -313,6 +314,8 @@ class BrowserState:
         self._dialog_waiters: set[Any] = set()
         #: Files the pages downloaded (kept under OCNB_HOME/downloads, or refused).
         self.downloads = Downloads(config.home_path / DOWNLOADS_DIR, config.download_max_bytes, self._event)
+        #: The origin policy's interceptors on the context (None without a policy): :mod:`ocnb.browser_policy`.
+        self.origin_guard: browser_policy.OriginGuard | None = None
         #: False when attached (CDP) to a browser's own context: close() leaves it open.
         self._own_context = True
         #: False when the browser is a :class:`SharedBrowser`'s: close() closes only the context.
@@ -341,6 +344,8 @@ class BrowserState:
         if profile is not None and (connect or cdp or shared):
             raise InvalidArgument("user_data_dir is for a browser ocnb launches, not with connect, cdp or shared")
         width, height = self.config.viewport
+        policy = self.config.origin_policy()
+        service_workers = "block" if policy else "allow"  # their requests cannot be routed: none while a policy holds
         if shared is None:
             self._pw = await async_playwright().start()
         try:
@@ -394,6 +399,7 @@ class BrowserState:
                             args=launch_args(),
                             viewport={"width": width, "height": height},
                             accept_downloads=True,
+                            service_workers=service_workers,
                         )
                         self.browser = self.context.browser
                         if initial is not None:
@@ -411,7 +417,14 @@ class BrowserState:
                 self.browser.on("disconnected", self._on_disconnected)
             if self.context is None:
                 self.context = await self.browser.new_context(
-                    viewport={"width": width, "height": height}, accept_downloads=True, storage_state=initial
+                    viewport={"width": width, "height": height},
+                    accept_downloads=True,
+                    storage_state=initial,
+                    service_workers=service_workers,
+                )
+            if policy:
+                self.origin_guard = await browser_policy.install(
+                    self.context, policy, self._event, lambda page: getattr(self._by_page.get(id(page)), "id", None)
                 )
             self.context.on("page", self._on_page)
             self.context.on("request", self._on_request)
