@@ -75,6 +75,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="how page dialogs are answered (default accept, or OCNB_DIALOG_POLICY); "
         "manual: they wait for dialog_answer",
     )
+    p.add_argument(
+        "--allowed-origins",
+        metavar="ORIGINS",
+        help="origins the browser may reach, ;-separated (https://example.com;https://*.example.org;http://localhost:*); "
+        "every request is checked in the browser",
+    )
+    p.add_argument(
+        "--blocked-origins",
+        metavar="ORIGINS",
+        help="origins the browser may not reach, ;-separated (wins over allowed)",
+    )
     p.add_argument("--secrets", metavar="FILE", help="dotenv file of secrets usable as ${SECRET:NAME}")
     p.add_argument("--home", metavar="DIR", help="storage root (default OCNB_HOME or ~/.ocnb)")
     p.add_argument("--chromium", metavar="PATH", help="Chromium/Chrome executable (default: OCNB_CHROMIUM, ...)")
@@ -116,6 +127,9 @@ def _session(opts: argparse.Namespace) -> Any:
         extra["user_data_dir"] = opts.user_data_dir
     if opts.dialogs:
         extra["dialog_policy"] = opts.dialogs
+    for name in ("allowed_origins", "blocked_origins"):  # a malformed pattern: INVALID_ARGUMENT, one line
+        if getattr(opts, name) is not None:
+            extra[name] = getattr(opts, name)
     return Session(
         headless=not opts.headed,
         caps=opts.caps,

@@ -140,7 +140,21 @@ def run_vector(s: ocnb.Session, site: OriginSite, name: str) -> ocnb.ToolResult:
     return result
 
 
-@pytest.mark.parametrize("name", sorted(VECTORS))
+#: Ways around the policy it does not close yet (docs/security.md says so); strict: a fix shows up here.
+KNOWN_GAPS = {
+    "popup302": "a redirect on a popup's first navigation: its hops pass before the page's Fetch guard attaches",
+    "shared_worker": "a shared worker is its own target: neither route nor the page's Fetch guard sees it",
+    "worker_ws": "a worker's WebSocket: route_web_socket patches pages only, and Fetch does not see handshakes",
+}
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(n, marks=pytest.mark.xfail(reason=KNOWN_GAPS[n], strict=True)) if n in KNOWN_GAPS else n
+        for n in sorted(VECTORS)
+    ],
+)
 def test_no_request_reaches_the_refused_origin(policy: ocnb.Session, origin_site: OriginSite, name: str) -> None:
     run_vector(policy, origin_site, name)
     assert origin_site.refused_hits(marker(name)) == []
