@@ -4,7 +4,7 @@ Two sessions on the same Chromium build: one without a policy, one with
 ``blocked_origins=["https://blocked.invalid"]`` — a policy that refuses nothing these pages load, so
 both send the same requests and the difference is the cost of checking each one (the ``route``
 handler, the per-page DevTools ``Fetch`` guard, the WebSocket route). Each page of the demo site
-(``ocnb.demosite.serve``) and of the shared corpora (``real-pages``, ``real-pages-2``, served as
+(``ocnb.commands.demosite.serve``) and of the shared corpora (``real-pages``, ``real-pages-2``, served as
 ``bench_read_page`` serves them) is loaded with ``navigate`` (``load``), alternating the two sessions
 ``--runs`` times; per page the median of each, and per corpus and in total the sum of the medians.
 
@@ -26,7 +26,7 @@ sys.path.insert(0, str(HERE.parent))
 import ocnb  # noqa: E402
 from bench.bench_read_page import corpus_pages, serve_corpora  # noqa: E402
 from bench.common import save  # noqa: E402
-from ocnb.demosite import serve, site_root  # noqa: E402
+from ocnb.commands.demosite import serve, site_root  # noqa: E402
 
 POLICY = {"blocked_origins": ["https://blocked.invalid"]}
 
