@@ -115,7 +115,7 @@ class OriginGuard:
 
     # -- install ----------------------------------------------------------------------------------
     async def install(self, context: Any) -> None:
-        await context.route("**/*", self._on_route)
+        await context.route(self.policy.suspects(), self._on_route)  # only URLs the policy may refuse
         await context.route_web_socket(re.compile(r".*"), self._on_websocket)
         context.on("page", lambda page: self._spawn(self.arm(context, page)))
         for page in context.pages:

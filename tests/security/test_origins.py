@@ -130,3 +130,32 @@ def test_subdomain_wildcard_never_matches_the_apex_or_a_lookalike(sub: str, host
     assert policy.check(f"https://{host}/") is not None
     assert policy.check(f"https://{sub}{host}/") is not None
     assert policy.check(f"https://{sub}.{host}.evil-{sub}.net/") is not None
+
+
+POLICIES = [
+    OriginPolicy(
+        allowed=["http://127.0.0.1:*", "https://*.example.com", "https://a.org"], blocked=["https://bad.example.com"]
+    ),
+    OriginPolicy(blocked=["http://localhost:*", "https://*.evil.net"]),
+    OriginPolicy(allowed=["http://localhost:8080"]),
+]
+url_hosts = st.sampled_from(
+    ["127.0.0.1", "localhost", "LOCALHOST.", "a.example.com", "bad.example.com", "x.bad.example.com", "example.com",
+     "a.org", "a.org.evil.net", "evil.net", "x.evil.net", "[::1]", "2130706433", "127.0.0.1.evil.net"]
+)  # fmt: skip
+
+
+@settings(deadline=None)
+@given(
+    scheme=st.sampled_from(["http", "https", "ws", "wss", "blob:https", "blob:http"]),
+    user=st.sampled_from(["", "a@", "127.0.0.1@", "a.org:x@"]),
+    host=url_hosts,
+    port=st.sampled_from(["", ":443", ":80", ":8080", ":5"]),
+    rest=st.sampled_from(["/", "/p?q=1", "#f", "?x", ""]),
+)
+def test_a_url_the_fast_path_lets_through_is_allowed(scheme: str, user: str, host: str, port: str, rest: str) -> None:
+    """The browser-side route asks Python only about URLs ``suspects()`` matches: it must miss none."""
+    url = f"{scheme}://{user}{host}{port}{rest}"
+    for policy in POLICIES:
+        if not policy.suspects().search(url):
+            assert policy.check(url) is None, (policy, url)
