@@ -203,11 +203,12 @@ class OriginReport:
         self._marks[call.seq] = (guard, guard.last_seq if guard is not None else 0)
 
     def after(self, call: CallContext, result: ToolResult) -> ToolResult | None:
-        guard_then, mark = self._marks.pop(call.seq, (None, 0))
+        marked = self._marks.pop(call.seq, None)
         guard = self._guard()
-        if guard is None:
+        if guard is None or marked is None:  # no browser, or refused before it ran: it caused nothing
             return None
-        entries = guard.since(mark if guard is guard_then else 0)
+        guard_then, mark = marked
+        entries = guard.since(mark if guard is guard_then else 0)  # a new browser: all it refused
         if not entries:
             return None
         call.blocked = [b.to_dict() for b in entries[:REPORT_MAX]]

@@ -27,6 +27,8 @@ def test_from_env_reads_every_documented_variable(tmp_path: Path) -> None:
         "OCNB_CAPS": "vision, network",
         "OCNB_DIALOG_POLICY": "Manual",
         "OCNB_DISCOVERY_LEARN": "1",
+        "OCNB_ALLOWED_ORIGINS": "https://*.example.com; http://localhost:*",
+        "OCNB_BLOCKED_ORIGINS": "https://admin.example.com",
     }
     assert set(env) == set(ENV), "the test covers every variable ENV documents"
     s = Settings.from_env(env)
@@ -40,6 +42,8 @@ def test_from_env_reads_every_documented_variable(tmp_path: Path) -> None:
     assert s.dialog_policy == "manual"
     assert s.discovery_learn is True
     assert s.caps == ("dialogs", "network", "vision")  # manual dialogs bring the tool that answers them
+    assert s.allowed_origins == ("https://*.example.com", "http://localhost:*")
+    assert s.blocked_origins == ("https://admin.example.com",)
 
 
 def test_defaults_are_safe_without_environment() -> None:
