@@ -6,7 +6,8 @@ both send the same requests and the difference is the cost of checking each one 
 handler, the per-page DevTools ``Fetch`` guard, the WebSocket route). Each page of the demo site
 (``ocnb.commands.demosite.serve``) and of the shared corpora (``real-pages``, ``real-pages-2``, served as
 ``bench_read_page`` serves them) is loaded with ``navigate`` (``load``), alternating the two sessions
-``--runs`` times; per page the median of each, and per corpus and in total the sum of the medians.
+``--runs`` times; per page the median of each, and per corpus and in total the sum of the medians
+(and the median of the per-page ratios, less swayed by one slow page on a busy machine).
 
 Run: ``.venv/bin/python bench/bench_origin_policy.py [--runs 3] [--limit N]``; writes
 ``bench/results/origin_policy.json``.
@@ -73,13 +74,18 @@ def main() -> int:
     for g in ("demo", "real-pages", "real-pages-2", "total"):
         sel = [r for r in rows if g in ("total", r["group"])]
         none, policy = sum(r["none_ms"] for r in sel), sum(r["policy_ms"] for r in sel)
+        per_page = statistics.median(r["policy_ms"] / r["none_ms"] for r in sel)
         groups[g] = {
             "pages": len(sel),
             "none_ms": round(none, 1),
             "policy_ms": round(policy, 1),
             "ratio": round(policy / none, 3),
+            "median_page_ratio": round(per_page, 3),
         }
-        print(f"{g:13} {len(sel):3} pages  none {none:9.1f} ms  policy {policy:9.1f} ms  ×{policy / none:5.3f}")
+        print(
+            f"{g:13} {len(sel):3} pages  none {none:9.1f} ms  policy {policy:9.1f} ms  ×{policy / none:5.3f}"
+            f"  (median page ×{per_page:5.3f})"
+        )
     path = save("origin_policy", {"runs": opts.runs, "policy": POLICY, "groups": groups, "pages": rows})
     print(f"wrote {path}")
     return 0
