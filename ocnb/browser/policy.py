@@ -5,15 +5,17 @@ calls it when ``allowed_origins`` or ``blocked_origins`` is set). A refused requ
 the browser (``net::ERR_BLOCKED_BY_CLIENT``) before it leaves; a refused WebSocket is closed before it
 connects. Three interceptors, each for what the others cannot see:
 
-- ``context.route("**/*")``: every request Playwright can route — each tab's, popup's and frame's
+- ``context.route``: every request Playwright can route — each tab's, popup's and frame's
   (cross-process iframes included) navigations, subresources, fetch/XHR, ``sendBeacon``, prefetch,
-  downloads, and dedicated workers' requests. It runs before any route ``network_route`` adds
-  (Playwright asks the newest route first; those only mock, block, or fall back to this one).
+  downloads, and dedicated workers' requests. Its URL matcher is :meth:`OriginPolicy.suspects`, so
+  the browser asks Python only about URLs the policy might refuse. Routes ``network_route`` adds are
+  asked first (Playwright asks the newest route first); they only mock, block, or fall back to this one.
 - A DevTools ``Fetch`` interceptor on each page: Playwright routes only the first hop of a redirect
   and lets the next hops go unasked (``crNetworkManager``: "We do not support intercepting
-  redirects"); the browser still pauses each hop for every ``Fetch`` client, so this one checks the
-  ``Location`` of a 30x and a meta refresh like any navigation. ``Target.setAutoAttach`` extends it to
-  the page's cross-process iframes and workers.
+  redirects"); the browser still pauses each hop for every ``Fetch`` client, so this one checks each
+  hop of a 30x like any request. It is attached when a page appears, so it misses the hops of a
+  popup's very first navigation, and it does not reach cross-process iframes or workers (their
+  first hop is ``route``'s): docs/security.md lists what that leaves open.
 - ``context.route_web_socket``: WebSocket handshakes are not requests to ``route`` or ``Fetch``.
 
 Service workers are out of reach of all three (Playwright cannot route their requests): a context
@@ -127,7 +129,7 @@ class OriginGuard:
         with contextlib.suppress(Exception):  # a worker's or service worker's request has no frame
             page = request.frame.page
         if page is not None and id(page) not in self._cdp:
-            await self.arm(page.context, page)  # a popup's first request: arm before its redirects
+            await self.arm(page.context, page)  # a page not armed yet: arm it before any later request
         try:
             if self.refuse(request.url, request.resource_type, page) is not None:
                 await route.abort("blockedbyclient")
@@ -144,7 +146,7 @@ class OriginGuard:
         ws.connect_to_server()
 
     async def arm(self, context: Any, page: Any) -> None:
-        """Put the ``Fetch`` interceptor on ``page`` (and, auto-attached, its iframes and workers)."""
+        """Put the ``Fetch`` interceptor on ``page`` (its own target: not its cross-process iframes or workers)."""
         if id(page) in self._cdp:
             return
         self._cdp[id(page)] = None  # claimed: a second request of the same page waits on nothing
