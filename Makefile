@@ -12,6 +12,7 @@ demo: setup
 
 test: setup lint
 	$(PY) -m ocnb.commands.capmap --check
+	$(PY) -m ocnb.commands.stubs --check
 	$(PY) -m pytest -q -p no:cacheprovider
 
 lint:

@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from ._tool_methods import ToolMethods
 from .audit.handoff import Handoffs
 from .audit.hooks import AuditLayer
 from .audit.journal import Journal
@@ -58,7 +59,7 @@ def new_session_id() -> str:
     return time.strftime("s%Y%m%d-%H%M%S-", time.gmtime()) + _secrets.token_hex(3)
 
 
-class Session:
+class Session(ToolMethods):
     """A browser session that every face (API, magics, widgets, MCP, plans, replay) shares.
 
     Args:
@@ -77,10 +78,6 @@ class Session:
             overrides of its fields are accepted too (``Session(handoff=True)``). ``config=`` is the old
             name of the same argument. The caller's object is never changed: settings are frozen.
     """
-
-    #: ``(step index, callable)`` a batch sets around one row's replay (:mod:`ocnb.batch`): the replay
-    #: calls it just before that step acts (the row's ledger record, :mod:`ocnb.batch.ledger`). Not a tool argument.
-    commit_hook: tuple[int, Callable[[], None]] | None = None
 
     def __init__(
         self,

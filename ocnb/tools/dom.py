@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..dispatch import ToolContext
 from ..perception.snapshot import read_page as _read_page
 from ..perception.targets import find as _find
 from ..perception.targets import query_dom as _query_dom
@@ -38,7 +39,7 @@ SNAPSHOT_SHARE = 0.9
         "to_file": TO_FILE,
     },
 )
-async def read_page(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def read_page(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     page = await ctx.page(args.get("tab_id"))
     out = await _read_page(
         page,
@@ -72,7 +73,7 @@ async def read_page(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     },
     required=["query"],
 )
-async def find(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def find(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     page = await ctx.page(args.get("tab_id"))
     return {"query": args["query"], "candidates": await _find(page, args["query"], args.get("limit", 5))}
 
@@ -95,6 +96,6 @@ async def find(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     },
     required=["selector"],
 )
-async def query_dom(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def query_dom(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     page = await ctx.page(args.get("tab_id"))
     return await _query_dom(page, args["selector"], args.get("method", "css"), args.get("limit", 50))

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..dispatch import ToolContext
 from ..errors import FileNotAllowed, InvalidArgument, OcnbError, from_playwright
 from ..perception.actions import checked
 from ..perception.targets import Resolved, resolve_target
@@ -76,7 +77,7 @@ VALUE_SCHEMA = {
     properties={**TARGET_PROPS, "value": VALUE_SCHEMA, "capture_artifact": CAPTURE},
     required=["value"],
 )
-async def form_input(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def form_input(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     ref, query = _target_args(args)
     page = await ctx.page(args.get("tab_id"))
     r = await resolve_target(page, ref=ref, query=query)
@@ -105,7 +106,7 @@ async def form_input(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     },
     required=["fields"],
 )
-async def fill_form(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def fill_form(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     page = await ctx.page(args.get("tab_id"))
     resolved: list[tuple[str, Any, Resolved]] = []
     for key, value in args["fields"].items():
@@ -175,7 +176,7 @@ def allowed_files(paths: list[str], root: Path) -> list[str]:
     },
     required=["paths"],
 )
-async def file_upload(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def file_upload(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     files = allowed_files(args["paths"], getattr(ctx.config, "upload_root", None) or Path.cwd())
     ref, query = _target_args(args)
     page = await ctx.page(args.get("tab_id"))

@@ -17,6 +17,7 @@ import asyncio
 import time
 from typing import Any
 
+from ..dispatch import ToolContext
 from ..errors import InvalidArgument, OcnbError, from_playwright
 from ..perception.actions import ACTIONS, check_key, perform
 from ..perception.refs import REF_PATTERN, call
@@ -47,7 +48,7 @@ def _spec(target: str) -> dict[str, str]:
     return {"ref": target.strip()} if REF_PATTERN.match(target.strip()) else {"query": target}
 
 
-def _timeout(ctx: Any) -> int:
+def _timeout(ctx: ToolContext) -> int:
     return min(int(ctx.config.default_timeout_ms), 10_000)
 
 
@@ -64,7 +65,7 @@ _OPENS_TAB_JS = """el => {
 class _Watch:
     """What a page looks like before an action, to report what the action changed."""
 
-    def __init__(self, ctx: Any, page: Any, frame: Any, element: Any = None) -> None:
+    def __init__(self, ctx: ToolContext, page: Any, frame: Any, element: Any = None) -> None:
         self.ctx, self.page, self.frame, self.element = ctx, page, frame, element
         self.navigated = False
         self.popups: list[Any] = []
@@ -146,7 +147,7 @@ class _Watch:
 
 
 async def _result(
-    ctx: Any, page: Any, r: Resolved, changes: dict[str, Any], chain: dict | None, **extra: Any
+    ctx: ToolContext, page: Any, r: Resolved, changes: dict[str, Any], chain: dict | None, **extra: Any
 ) -> dict[str, Any]:
     tab = ctx.browser.tab_of(page)
     out: dict[str, Any] = {"element": r.describe(), **extra, "changes": changes, "frame_ordinal": r.frame_ordinal}
@@ -202,7 +203,7 @@ async def _act(page: Any, r: Resolved, action: str, args: dict[str, Any], timeou
         "capture_artifact": CAPTURE,
     },
 )
-async def interact(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def interact(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     action = args.get("action", "click")
     if action in ("fill", "type", "select") and args.get("value") is None:
         raise InvalidArgument(f"action {action} needs value")
@@ -226,7 +227,7 @@ async def interact(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     return await _result(ctx, page, r, changes, chain, action=action, via=r.via)
 
 
-async def _press_focused(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def _press_focused(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     """A key pressed on the page, as a person types it: on the focused element (reported, as a ref
     with role and name, so the journal shows what received it), or on the page when nothing is."""
     page = await ctx.page(args.get("tab_id"))
@@ -262,7 +263,7 @@ async def _press_focused(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     properties={"source": {"type": "string", "minLength": 1}, "target": {"type": "string", "minLength": 1}},
     required=["source", "target"],
 )
-async def drag_drop(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def drag_drop(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     page = await ctx.page(args.get("tab_id"))
     src = await resolve_target(page, **_spec(args["source"]))
     dst = await resolve_target(page, **_spec(args["target"]))

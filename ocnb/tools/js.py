@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..errors import Disabled, OcnbError, from_playwright
+from ..dispatch import ToolContext
+from ..errors import Disabled, ScriptError, from_playwright
 from ..jsonsafe import strict_dumps
 from ..registry import tool
 from .evidence import TO_FILE, output_to_file
@@ -27,7 +28,7 @@ __all__ = ["javascript_tool"]
     properties={"expression": {"type": "string", "minLength": 1}, "to_file": TO_FILE},
     required=["expression"],
 )
-async def javascript_tool(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def javascript_tool(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     if not ctx.config.allow_javascript:
         raise Disabled("javascript_tool is disabled by configuration (allow_javascript=False / OCNB_JAVASCRIPT=0)")
     page = await ctx.page(args.get("tab_id"))
@@ -37,7 +38,7 @@ async def javascript_tool(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
         err = from_playwright(exc)
         if err.code == "INTERNAL":
             first = str(exc).splitlines()[0]
-            raise OcnbError(first.removeprefix("Page.evaluate: "), code="SCRIPT_ERROR") from None
+            raise ScriptError(first.removeprefix("Page.evaluate: ")) from None
         raise err from None
     try:
         json.dumps(value)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import Disabled, FileNotAllowed, InvalidArgument, OcnbError
+from ..dispatch import ToolContext
+from ..errors import Disabled, FileNotAllowed, InvalidArgument, error_class
 from ..perception.selectors import TOLERABLE
 from ..registry import tool
 from ..skills.capture import to_skill_steps
@@ -39,7 +40,7 @@ __all__ = ["oc_skill_export", "oc_skill_recall", "oc_skill_record", "oc_skill_re
     },
     required=["name"],
 )
-async def oc_skill_record(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def oc_skill_record(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     # What is stored is what the caller gave: ${SECRET:…} placeholders, never the substituted values.
     args = {**args, **{k: v for k, v in ctx.call.args.items() if k in ("name", "description", "steps", "domain")}}
     tab = ctx.tab(args.get("tab_id"))
@@ -93,7 +94,7 @@ async def oc_skill_record(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
         "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 10},
     },
 )
-async def oc_skill_recall(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def oc_skill_recall(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     store = SkillStore(ctx.home)
     skills = store.recall(args.get("domain"), args.get("name"), args.get("query"), args.get("limit", 10))
     out: dict[str, Any] = {"skills": skills, "count": len(skills)}
@@ -135,7 +136,7 @@ async def oc_skill_recall(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     },
     required=["skill_id"],
 )
-async def oc_skill_replay(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def oc_skill_replay(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     # A failure of any code carries {ok: false, failure: {code, step_index, detail}} as data
     # (ocnb.skills.replay.envelope_hook adds it to failures raised before a replay report exists).
     if not ctx.config.skill_replay:
@@ -156,7 +157,7 @@ async def oc_skill_replay(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     if not report["ok"]:
         f = report["failure"]
         data = envelope(report)
-        raise OcnbError(f"step {f['step_index']}: {f['detail']}", code=f["code"], details=data, data=data)
+        raise error_class(f["code"])(f"step {f['step_index']}: {f['detail']}", details=data, data=data)
     return report
 
 
@@ -178,7 +179,7 @@ async def oc_skill_replay(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     },
     required=["skill_id"],
 )
-async def oc_skill_export(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def oc_skill_export(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     skill = SkillStore(ctx.home).get(args["skill_id"])
     from pathlib import Path
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..dispatch import ToolContext
 from ..errors import InvalidArgument
 from ..registry import tool
 
@@ -43,7 +44,7 @@ def _cookie_url(raw: str, *, of_page: bool = False) -> str:
     },
     required=["action"],
 )
-async def cookies(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def cookies(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     if args.get("url"):  # checked before anything changes
         _cookie_url(args["url"])
     context = ctx.browser.context
@@ -92,7 +93,7 @@ _JS = """([kind, action, key, value]) => {
     },
     required=["action"],
 )
-async def storage(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def storage(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     action = args["action"]
     if action == "set" and ("key" not in args or "value" not in args):
         raise InvalidArgument("storage set needs key and value")
