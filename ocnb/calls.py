@@ -138,6 +138,8 @@ class CallContext:
     #: or a display-only call (``dispatch(..., record=False)``, e.g. a widget's screenshot).
     record: bool = True
     extra: dict[str, Any] = field(default_factory=dict)
+    #: Requests the origin policy refused while the call ran (``{"url", "rule", "type"}``), for its journal line.
+    blocked: list[dict[str, Any]] = field(default_factory=list)
     #: Set by a face that can show progress (MCP with a ``progressToken``); None elsewhere.
     progress_fn: ProgressFn | None = None
 

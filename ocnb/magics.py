@@ -39,6 +39,7 @@ with extra("notebook"):
 
 from . import display as _display
 from .dispatch import dispatch
+from .origins import OriginPolicy, split_patterns
 from .perception.refs import REF_PATTERN
 from .registry import Registry, ToolDef, check_caps
 from .session import session as default_session
@@ -299,6 +300,39 @@ class OcMagics(Magics):
         if s is not None:
             s.configure(**{change["name"]: change["new"]})
 
+    allowed_origins = List(
+        Unicode(),
+        help="Origins the browser may reach (https://example.com, https://*.example.org, http://localhost:*).",
+    ).tag(config=True)
+    blocked_origins = List(Unicode(), help="Origins the browser may not reach (wins over allowed_origins).").tag(
+        config=True
+    )
+
+    @default("allowed_origins")
+    def _allowed_origins_default(self) -> list[str]:
+        return list(Settings.from_env().allowed_origins)
+
+    @default("blocked_origins")
+    def _blocked_origins_default(self) -> list[str]:
+        return list(Settings.from_env().blocked_origins)
+
+    @validate("allowed_origins", "blocked_origins")
+    def _origins_valid(self, proposal: dict[str, Any]) -> list[str]:
+        try:
+            OriginPolicy(proposal["value"])  # a malformed pattern raises, naming it
+        except Exception as exc:  # noqa: BLE001 - a malformed pattern: say which
+            raise TraitError(f"OcMagics.{proposal['trait'].name}: {exc}") from None
+        return list(split_patterns(proposal["value"]))
+
+    @observe("allowed_origins", "blocked_origins")
+    def _origins_changed(self, change: dict[str, Any]) -> None:
+        s = self._existing()
+        if s is None:
+            return
+        if s.started:
+            print(f"{change['name']} applies to the next browser: run %oc close, then any %oc call", file=sys.stderr)
+        s.configure(**{change["name"]: change["new"]})
+
     @default("discovery_learn")
     def _discovery_learn_default(self) -> bool:
         return Settings.from_env().discovery_learn
@@ -339,6 +373,8 @@ class OcMagics(Magics):
             confirm=self.confirm,
             risky_words=tuple(self.risky_words),
             handoff=self.handoff,
+            allowed_origins=self.allowed_origins,
+            blocked_origins=self.blocked_origins,
         )
 
     @observe("handoff")

@@ -35,6 +35,7 @@ from .audit.journal import Journal
 from .audit.secrets import SecretStore
 from .audit.trace import TraceWriter
 from .browser.crashes import CrashWatch
+from .browser.policy import OriginReport
 from .browser.runtime import Runtime
 from .browser.shared import SharedBrowser
 from .browser.state import BrowserState
@@ -146,17 +147,26 @@ class Session(ToolMethods):
         self.approvals = Approvals(self, self.audit.secrets, approve)
         #: Browser crashes seen, and the one code a call that ran into one gets.
         self.crash_watch = CrashWatch(self)
+        #: What the origin policy refused during each call (``allowed_origins``/``blocked_origins``).
+        self.origins = OriginReport(self)
         #: Recent results, for token accounting.
         self.recent = RecentResults()
         #: Intents of successful calls learned as discovery examples (``discovery_learn``).
         self.learner = DiscoveryLearner(self.home, self.audit.secrets.mask_text)
         #: Every call's hooks, in the order they run.
         self.pipeline = Pipeline(
-            before=[self.audit.trace_call, self.audit.secrets_in, self.guard.before, self.approvals.before],
+            before=[
+                self.audit.trace_call,
+                self.audit.secrets_in,
+                self.guard.before,
+                self.approvals.before,
+                self.origins.before,
+            ],
             after=[
                 self.crash_watch.after,  # first: every later hook sees the one crash code
                 envelope_hook,  # a replay failure's {ok, failure} data, before masking and journaling
                 self.handoffs.after,  # NEEDS_HUMAN, before masking and journaling
+                self.origins.after,  # what the origin policy refused, before masking and journaling
                 self.audit.secrets_out,
                 self.audit.record,
                 self.learner.after,  # after masking: learns only what the journal would show

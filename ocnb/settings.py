@@ -22,6 +22,8 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from .origins import OriginPolicy, split_patterns
+
 __all__ = ["CONFIRM_MODES", "DIALOG_POLICIES", "ENV", "Settings", "confirm_for_face", "env_flag"]
 
 #: Every environment variable ocnb reads, and what it sets.
@@ -39,6 +41,8 @@ ENV: dict[str, str] = {
     "OCNB_DISCOVERY_LEARN": "discovery_learn: 1 learns successful calls' intents as discovery examples",
     "OCNB_CONFIRM": "confirm: never, risky or acting (which calls need a person's approval)",
     "OCNB_RISKY_WORDS": "risky_words: words added to the risky vocabulary, comma-separated",
+    "OCNB_ALLOWED_ORIGINS": "allowed_origins: origin patterns the browser may reach, ;-separated",
+    "OCNB_BLOCKED_ORIGINS": "blocked_origins: origin patterns the browser may not reach, ;-separated",
 }
 
 _TRUE = frozenset({"1", "true", "yes", "on"})
@@ -97,6 +101,10 @@ class Settings:
     - ``titles_on_load``: each page's title is read when it loads, so ``tabs_context`` still shows it
       for a page that navigated by itself and then hung (a batch pool turns it off: nobody reads it
       there, and it costs a round trip to the page per load).
+    - ``allowed_origins``, ``blocked_origins``: origin patterns (:mod:`ocnb.origins`) every request of
+      the session's browser context is checked against, in the browser; a blocked match wins, an empty
+      allow-list allows every origin not blocked (``OCNB_ALLOWED_ORIGINS``, ``OCNB_BLOCKED_ORIGINS``,
+      ``;``-separated). A malformed pattern is ``INVALID_ARGUMENT``.
     """
 
     headless: bool = True
@@ -125,6 +133,8 @@ class Settings:
     discovery_learn: bool = False
     evidence_screenshots: bool = True
     titles_on_load: bool = True
+    allowed_origins: tuple[str, ...] = ()
+    blocked_origins: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if isinstance(self.default_timeout_ms, bool) or not isinstance(self.default_timeout_ms, int):
@@ -161,6 +171,13 @@ class Settings:
             object.__setattr__(self, "storage_state", os.fspath(self.storage_state) or None)
         if self.user_data_dir is not None:
             object.__setattr__(self, "user_data_dir", Path(self.user_data_dir).expanduser())
+        for name in ("allowed_origins", "blocked_origins"):  # a ;-separated string or a list of patterns
+            object.__setattr__(self, name, split_patterns(getattr(self, name)))
+        self.origin_policy()  # a malformed pattern is INVALID_ARGUMENT now, naming it
+
+    def origin_policy(self) -> OriginPolicy:
+        """The :class:`~ocnb.origins.OriginPolicy` of ``allowed_origins`` and ``blocked_origins``."""
+        return OriginPolicy(self.allowed_origins, self.blocked_origins)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
@@ -197,6 +214,9 @@ class Settings:
             values["risky_words"] = env["OCNB_RISKY_WORDS"]
         if env.get("OCNB_CAPS", "").strip():
             values["caps"] = env["OCNB_CAPS"]
+        for name in ("allowed_origins", "blocked_origins"):
+            if env.get(f"OCNB_{name.upper()}", "").strip():
+                values[name] = env[f"OCNB_{name.upper()}"]
         if env.get("OCNB_MCP_TOKEN", "").strip():
             values["mcp_token"] = env["OCNB_MCP_TOKEN"].strip()
         return replace(cls(**values), **_checked(overrides)) if overrides else cls(**values)

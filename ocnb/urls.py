@@ -1,4 +1,4 @@
-"""URL policy for navigation (DESIGN §6): http(s), about:blank and data: by default."""
+"""URL policy for navigation (DESIGN §6): http(s), about:blank and data: by default, and the origin policy."""
 
 from __future__ import annotations
 
@@ -6,8 +6,9 @@ import re
 from urllib.parse import urlsplit
 
 from .errors import BlockedUrl, InvalidArgument
+from .origins import OriginPolicy
 
-__all__ = ["check_url"]
+__all__ = ["check_origin", "check_url"]
 
 ALWAYS_ALLOWED = ("http", "https", "data")
 #: ``host:port…`` typed without a scheme (``localhost:8771/form.html``): urlsplit reads ``host`` as one.
@@ -39,3 +40,13 @@ def check_url(url: str, allowed_extra: tuple[str, ...] = ()) -> str:
         ),
         details={"url": text, "scheme": scheme},
     )
+
+
+def check_origin(url: str, policy: OriginPolicy) -> None:
+    """Raise ``BLOCKED_URL`` naming the rule when the origin policy refuses ``url`` (nothing is sent)."""
+    rule = policy.check(url)
+    if rule is not None:
+        raise BlockedUrl(
+            f"{url.strip()[:300]} is refused by the origin policy ({rule}); nothing was sent to it",
+            details={"url": url.strip()[:300], "rule": rule},
+        )

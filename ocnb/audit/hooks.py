@@ -133,6 +133,8 @@ class AuditLayer:
         }
         if call.intent:
             entry["intent"] = call.intent
+        if call.blocked:
+            entry["blocked"] = call.blocked
         self.journal.append(entry)
         trace = self.trace
         if not trace.closed:

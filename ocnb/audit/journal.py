@@ -46,7 +46,8 @@ __all__ = [
 ]
 
 
-#: The keys of every entry, in file order; ``intent`` follows only when given.
+#: The keys of every entry, in file order; ``intent`` follows only when given, then ``blocked``
+#: (``[{"url", "rule"}]``, the requests the origin policy refused during the call) only when any was.
 ENTRY_FIELDS = (
     "ts",
     "seq",
@@ -316,6 +317,14 @@ class Journal:
         intent = entry.get("intent")
         if isinstance(intent, str) and intent:
             out["intent"] = secrets.mask_text(intent) if secrets is not None else intent
+        blocked = entry.get("blocked")
+        if isinstance(blocked, list) and blocked:  # requests the origin policy refused during the call
+            mask = secrets.mask_text if secrets is not None else str
+            out["blocked"] = [
+                {"url": clip(mask(str(b.get("url", ""))), 300), "rule": str(b.get("rule", ""))}
+                for b in blocked
+                if isinstance(b, Mapping)
+            ]
         return out
 
     def append(self, entry: Mapping[str, Any]) -> dict[str, Any]:

@@ -177,6 +177,8 @@ async def open_browser(
                 args=launch_args(),
                 viewport={"width": width, "height": height},
                 accept_downloads=True,
+                # their requests cannot be routed: none while an origin policy holds (ocnb/browser/policy.py)
+                service_workers="block" if config.origin_policy() else "allow",
             )
             if initial is not None:
                 await context.set_storage_state(initial)

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidArgument, TargetClosed
 from ..settings import Settings
+from . import policy as origin_policy
 from .crashes import CrashLog
 from .dialogs import Dialogs
 from .download_store import DOWNLOADS_DIR, Downloads
@@ -79,6 +80,8 @@ class BrowserState:
         self.downloads = Downloads(config.home_path / DOWNLOADS_DIR, config.download_max_bytes, self._event)
         #: False when attached (CDP) to a browser's own context: close() leaves it open.
         self._own_context = True
+        #: The origin policy's interceptors on the context (None without a policy): :mod:`ocnb.browser.policy`.
+        self.origin_guard: origin_policy.OriginGuard | None = None
         #: False when the browser is a :class:`SharedBrowser`'s: close() closes only the context.
         self._own_browser = True
 
@@ -126,9 +129,17 @@ class BrowserState:
             self.connected = True
             if self.browser is not None:
                 self.browser.on("disconnected", self._on_disconnected)
+            policy = self.config.origin_policy()
             if self.context is None:
                 self.context = await self.browser.new_context(
-                    viewport={"width": width, "height": height}, accept_downloads=True, storage_state=initial
+                    viewport={"width": width, "height": height},
+                    accept_downloads=True,
+                    storage_state=initial,
+                    service_workers="block" if policy else "allow",  # their requests cannot be routed
+                )
+            if policy:
+                self.origin_guard = await origin_policy.install(
+                    self.context, policy, self._event, lambda page: getattr(self._by_page.get(id(page)), "id", None)
                 )
             self.context.on("page", self._on_page)
             self.context.on("request", self.network.on_context_request)

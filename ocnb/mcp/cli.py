@@ -76,6 +76,17 @@ def build_parser() -> argparse.ArgumentParser:
         "manual: they wait for dialog_answer",
     )
     p.add_argument(
+        "--allowed-origins",
+        metavar="ORIGINS",
+        help="origins the browser may reach, ;-separated (https://example.com;https://*.example.org;http://localhost:*); "
+        "every request is checked in the browser",
+    )
+    p.add_argument(
+        "--blocked-origins",
+        metavar="ORIGINS",
+        help="origins the browser may not reach, ;-separated (wins over allowed)",
+    )
+    p.add_argument(
         "--confirm",
         choices=("never", "risky", "acting"),
         help="which calls need the person's approval through MCP elicitation (default risky, or OCNB_CONFIRM): "
@@ -131,6 +142,9 @@ def _session(opts: argparse.Namespace) -> Any:
     from ..settings import confirm_for_face
 
     extra["confirm"] = opts.confirm or confirm_for_face("risky")
+    for name in ("allowed_origins", "blocked_origins"):  # a malformed pattern: INVALID_ARGUMENT, one line
+        if getattr(opts, name) is not None:
+            extra[name] = getattr(opts, name)
     return Session(
         headless=not opts.headed,
         caps=opts.caps,

@@ -14,7 +14,7 @@ from typing import Any
 from ..dispatch import ToolContext
 from ..errors import InvalidArgument, NavigationFailed, OcnbError, Timeout, from_playwright
 from ..registry import tool
-from ..urls import check_url
+from ..urls import check_origin, check_url
 
 __all__ = ["navigate", "page_reload", "wait_for"]
 
@@ -66,10 +66,11 @@ def _tab(ctx: ToolContext, page: Any) -> Any:
 
 
 def check_url_arg(config: Any, args: dict[str, Any]) -> None:
-    """Refuse a blocked URL before the browser is touched."""
+    """Refuse a blocked URL (scheme, or origin policy) before the browser is touched."""
     url = args.get("url")
     if isinstance(url, str) and url.strip() not in ("back", "forward"):
         check_url(url, config.allowed_schemes)
+        check_origin(url, config.origin_policy())
 
 
 @tool(

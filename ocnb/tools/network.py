@@ -92,6 +92,10 @@ def _summary(ctx: ToolContext, r: RequestRecord) -> dict[str, Any]:
         out["status"] = r.status
     if r.failure is not None:
         out["failure"] = r.failure
+        guard = ctx.browser.origin_guard
+        rule = guard.rule_for(r.url, r.failure) if guard is not None else None
+        if rule is not None:
+            out["blocked"] = rule  # refused by the origin policy: it never left the browser
     elif r.state in ("pending", "responded"):
         out["state"] = r.state
     if r.duration_ms is not None:

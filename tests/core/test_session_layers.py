@@ -33,11 +33,13 @@ def test_the_hooks_run_in_the_declared_order(session: ocnb.Session) -> None:
         "AuditLayer.secrets_in",
         "TaskGuard.before",
         "Approvals.before",  # confirm=acting: tools without an element (the others ask once it is resolved)
+        "OriginReport.before",  # last: a refused call is never marked
     ]
     assert _names(session.pipeline.after) == [
         "CrashWatch.after",  # first: every later hook sees the one crash code
         "envelope_hook",  # replay failure data, before masking and journaling
         "Handoffs.after",  # NEEDS_HUMAN, before masking and journaling
+        "OriginReport.after",  # what the origin policy refused, before masking and journaling
         "AuditLayer.secrets_out",
         "AuditLayer.record",
         "DiscoveryLearner.after",  # after masking: learns only what the journal shows

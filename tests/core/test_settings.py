@@ -29,6 +29,8 @@ def test_from_env_reads_every_documented_variable(tmp_path: Path) -> None:
         "OCNB_DISCOVERY_LEARN": "1",
         "OCNB_CONFIRM": "Risky",
         "OCNB_RISKY_WORDS": "nuke,Wipe  Out",
+        "OCNB_ALLOWED_ORIGINS": "https://*.example.com; http://localhost:*",
+        "OCNB_BLOCKED_ORIGINS": "https://admin.example.com",
     }
     assert set(env) == set(ENV), "the test covers every variable ENV documents"
     s = Settings.from_env(env)
@@ -43,6 +45,8 @@ def test_from_env_reads_every_documented_variable(tmp_path: Path) -> None:
     assert s.discovery_learn is True
     assert s.confirm == "risky" and s.risky_words == ("nuke", "wipe out")
     assert s.caps == ("dialogs", "network", "vision")  # manual dialogs bring the tool that answers them
+    assert s.allowed_origins == ("https://*.example.com", "http://localhost:*")
+    assert s.blocked_origins == ("https://admin.example.com",)
 
 
 def test_defaults_are_safe_without_environment() -> None:

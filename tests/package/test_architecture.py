@@ -40,6 +40,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "ocnb.tokens",
             "ocnb.settings",
             "ocnb.placeholders",
+            "ocnb.origins",
         ),
     ),
     ("calls", ("ocnb.registry", "ocnb.calls")),

@@ -1,0 +1,232 @@
+"""The origin policy enforced inside the browser: every request of the session's context is checked.
+
+:func:`install` puts an :class:`OriginGuard` on a Playwright browser context (``BrowserState.start``
+calls it when ``allowed_origins`` or ``blocked_origins`` is set). A refused request is aborted in
+the browser (``net::ERR_BLOCKED_BY_CLIENT``) before it leaves; a refused WebSocket is closed before it
+connects. Three interceptors, each for what the others cannot see:
+
+- ``context.route``: every request Playwright can route — each tab's, popup's and frame's
+  (cross-process iframes included) navigations, subresources, fetch/XHR, ``sendBeacon``, prefetch,
+  downloads, and dedicated workers' requests. Its URL matcher is :meth:`OriginPolicy.suspects`, so
+  the browser asks Python only about URLs the policy might refuse. Routes ``network_route`` adds are
+  asked first (Playwright asks the newest route first); they only mock, block, or fall back to this one.
+- A DevTools ``Fetch`` interceptor on each page: Playwright routes only the first hop of a redirect
+  and lets the next hops go unasked (``crNetworkManager``: "We do not support intercepting
+  redirects"); the browser still pauses each hop for every ``Fetch`` client, so this one checks each
+  hop of a 30x like any request. It is attached when a page appears, so it misses the hops of a
+  popup's very first navigation, and it does not reach cross-process iframes or workers (their
+  first hop is ``route``'s): docs/security.md lists what that leaves open.
+- ``context.route_web_socket``: WebSocket handshakes are not requests to ``route`` or ``Fetch``.
+
+Service workers are out of reach of all three (Playwright cannot route their requests): a context
+with a policy is created with ``service_workers="block"`` (see ``BrowserState.start``).
+
+:class:`OriginReport` is the call layer that turns what the guard refused during a call into the
+call's ``blocked`` (its result's ``data["blocked"]`` and its journal line).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import re
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ..calls import CallContext, Host
+from ..errors import BlockedUrl
+from ..origins import OriginPolicy
+from ..results import ToolError, ToolResult
+
+__all__ = ["Blocked", "OriginGuard", "OriginReport", "install"]
+
+#: Playwright's and Chromium's word for a request refused inside the browser.
+BLOCKED_FAILURE = "ERR_BLOCKED_BY_CLIENT"
+#: Blocked requests one call reports at most (the rest are counted).
+REPORT_MAX = 20
+
+
+@dataclass(frozen=True)
+class Blocked:
+    """One refused request: what it was for, and the rule that refused it."""
+
+    seq: int
+    ts: float
+    url: str
+    rule: str
+    type: str
+    tab_id: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"url": self.url, "rule": self.rule, "type": self.type}
+        if self.tab_id:
+            out["tab_id"] = self.tab_id
+        return out
+
+
+class OriginGuard:
+    """The policy's interceptors on one context, and the log of what they refused (newest 500)."""
+
+    def __init__(
+        self,
+        policy: OriginPolicy,
+        on_event: Callable[[str, dict[str, Any]], None] = lambda kind, body: None,
+        tab_of: Callable[[Any], str | None] = lambda page: None,
+    ) -> None:
+        self.policy = policy
+        self.on_event = on_event
+        self.tab_of = tab_of
+        self.log: deque[Blocked] = deque(maxlen=500)
+        self._seq = itertools.count(1)
+        self.last_seq = 0
+        self._cdp: dict[int, Any] = {}
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    # -- what the interceptors share ------------------------------------------------------------
+    def refuse(self, url: str, kind: str, page: Any = None) -> str | None:
+        """The rule refusing a request to ``url`` (logged, and sent to the trace), or None."""
+        rule = self.policy.check(url)
+        if rule is not None:
+            tab_id = None
+            with contextlib.suppress(Exception):
+                tab_id = self.tab_of(page) if page is not None else None
+            self.last_seq = next(self._seq)
+            entry = Blocked(self.last_seq, time.time(), url, rule, kind, tab_id)
+            self.log.append(entry)
+            self.on_event("request_blocked", entry.to_dict())
+        return rule
+
+    def since(self, mark: int) -> list[Blocked]:
+        """Refused requests logged after ``mark`` (a value of :attr:`last_seq`), oldest first."""
+        return [b for b in self.log if b.seq > mark]
+
+    def rule_for(self, url: str, failure: str | None) -> str | None:
+        """The rule behind a failed request of a tab's log, if the policy refused it."""
+        if not failure or BLOCKED_FAILURE not in failure:
+            return None
+        return self.policy.check(url)
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # -- install ----------------------------------------------------------------------------------
+    async def install(self, context: Any) -> None:
+        await context.route(self.policy.suspects(), self._on_route)  # only URLs the policy may refuse
+        await context.route_web_socket(re.compile(r".*"), self._on_websocket)
+        context.on("page", lambda page: self._spawn(self.arm(context, page)))
+        for page in context.pages:
+            await self.arm(context, page)
+
+    async def _on_route(self, route: Any) -> None:
+        request = route.request
+        page = None
+        with contextlib.suppress(Exception):  # a worker's or service worker's request has no frame
+            page = request.frame.page
+        if page is not None and id(page) not in self._cdp:
+            await self.arm(page.context, page)  # a page not armed yet: arm it before any later request
+        try:
+            if self.refuse(request.url, request.resource_type, page) is not None:
+                await route.abort("blockedbyclient")
+            else:
+                await route.fallback()
+        except Exception:  # noqa: BLE001 - the page closed under the request: nothing is sent either way
+            pass
+
+    async def _on_websocket(self, ws: Any) -> None:
+        if self.refuse(ws.url, "websocket") is not None:
+            with contextlib.suppress(Exception):
+                await ws.close(code=1008, reason="refused by the origin policy")
+            return
+        ws.connect_to_server()
+
+    async def arm(self, context: Any, page: Any) -> None:
+        """Put the ``Fetch`` interceptor on ``page`` (its own target: not its cross-process iframes or workers)."""
+        if id(page) in self._cdp:
+            return
+        self._cdp[id(page)] = None  # claimed: a second request of the same page waits on nothing
+        try:
+            session = await context.new_cdp_session(page)
+        except Exception:  # noqa: BLE001 - closed already, or not Chromium: route still checks the first hop
+            return
+        self._cdp[id(page)] = session
+        page.once("close", lambda _p: self._cdp.pop(id(page), None))
+        session.on("Fetch.requestPaused", lambda event: self._spawn(self._on_paused(session, event, page)))
+        with contextlib.suppress(Exception):
+            await session.send("Fetch.enable", {"patterns": [{"urlPattern": "*", "requestStage": "Request"}]})
+
+    async def _on_paused(self, session: Any, event: dict[str, Any], page: Any) -> None:
+        request = event.get("request", {})
+        rule = self.refuse(request.get("url", ""), str(event.get("resourceType", "other")).lower(), page)
+        with contextlib.suppress(Exception):  # the target went away: its request went nowhere
+            if rule is not None:
+                await session.send(
+                    "Fetch.failRequest", {"requestId": event["requestId"], "errorReason": "BlockedByClient"}
+                )
+            else:
+                await session.send("Fetch.continueRequest", {"requestId": event["requestId"]})
+
+
+async def install(
+    context: Any,
+    policy: OriginPolicy,
+    on_event: Callable[[str, dict[str, Any]], None] = lambda kind, body: None,
+    tab_of: Callable[[Any], str | None] = lambda page: None,
+) -> OriginGuard:
+    """Enforce ``policy`` on every request ``context`` makes; returns the guard (its log of refusals)."""
+    guard = OriginGuard(policy, on_event, tab_of)
+    await guard.install(context)
+    return guard
+
+
+class OriginReport:
+    """The call layer: what the browser refused while a call ran becomes that call's ``blocked``.
+
+    ``before`` notes the guard's last refusal; ``after`` puts the refusals since then in
+    ``call.blocked`` (the journal line names them) and in the result's ``data["blocked"]``; a
+    navigation that failed because its document was refused becomes ``BLOCKED_URL`` naming the rule.
+    """
+
+    def __init__(self, host: Host) -> None:
+        self.host = host
+        self._marks: dict[int, tuple[OriginGuard | None, int]] = {}
+
+    def _guard(self) -> OriginGuard | None:
+        state = self.host.state
+        return getattr(state, "origin_guard", None) if state is not None else None
+
+    def before(self, call: CallContext) -> None:
+        guard = self._guard()
+        self._marks[call.seq] = (guard, guard.last_seq if guard is not None else 0)
+
+    def after(self, call: CallContext, result: ToolResult) -> ToolResult | None:
+        marked = self._marks.pop(call.seq, None)
+        guard = self._guard()
+        if guard is None or marked is None:  # no browser, or refused before it ran: it caused nothing
+            return None
+        guard_then, mark = marked
+        entries = guard.since(mark if guard is guard_then else 0)  # a new browser: all it refused
+        if not entries:
+            return None
+        call.blocked = [b.to_dict() for b in entries[:REPORT_MAX]]
+        shown: dict[str, Any] = {"blocked": call.blocked}
+        if len(entries) > REPORT_MAX:
+            shown["blocked_more"] = len(entries) - REPORT_MAX
+        if result.ok:
+            return replace(result, data={**result.data, **shown}) if isinstance(result.data, dict) else None
+        error = result.error
+        if error is not None and BLOCKED_FAILURE in error.message:
+            first = next((b for b in entries if b.type == "document"), entries[0])
+            refusal = BlockedUrl(
+                f"{first.url} is refused by the origin policy ({first.rule}); nothing was sent to it",
+                details={"url": first.url, "rule": first.rule, **shown},
+            )
+            return replace(result, error=ToolError.from_exception(refusal))
+        if error is not None:
+            return replace(result, error=replace(error, details={**error.details, **shown}))
+        return None

@@ -1,0 +1,256 @@
+"""The origin policy is a boundary (issue 30 §1): read from the attacker's side, the server's log.
+
+One server answers as two origins, ``127.0.0.1:P`` (allowed) and ``localhost:P`` (refused). Each
+page below tries one way around the policy: it first touches ``/ok/<name>`` on the allowed origin
+(proof that the page ran), then aims at ``/hit/<name>`` on the refused one. With
+``allowed_origins=["http://127.0.0.1:*"]`` no request may reach ``localhost``; without a policy the
+same pages do reach it (``test_without_policy_every_vector_reaches``), so each test can fail.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import ocnb
+
+from .origin_site import OriginSite
+
+HTML = "text/html"
+JS = "text/javascript"
+PING = "<img src='{A}/ok/%s'>"
+
+#: name -> (path of the page to open, the pages it needs, whether the ping comes from the page)
+VECTORS: dict[str, dict[str, tuple[str, str]]] = {
+    "location": {
+        "/v/location": (HTML, PING % "location" + "<script>setTimeout(()=>location='{B}/hit/location',300)</script>")
+    },
+    "redirect302": {
+        "/v/redirect302": (
+            HTML,
+            PING % "redirect302" + "<script>setTimeout(()=>location='{A}/r302?to={B}/hit/redirect302',300)</script>",
+        )
+    },
+    "img302": {"/v/img302": (HTML, PING % "img302" + "<img src='{A}/r302?to={B}/hit/img302'>")},
+    "meta": {"/v/meta": (HTML, "<meta http-equiv='refresh' content='1;url={B}/hit/meta'>" + PING % "meta")},
+    "form": {
+        "/v/form": (
+            HTML,
+            PING % "form" + "<form id=f method=post action='{B}/hit/form'><input name=p value=secret></form>"
+            "<script>setTimeout(()=>f.submit(),300)</script>",
+        )
+    },
+    "window_open": {
+        "/v/window_open": (HTML, PING % "window_open" + "<script>window.open('{B}/hit/window_open')</script>")
+    },
+    "popup302": {
+        "/v/popup302": (HTML, PING % "popup302" + "<script>window.open('{A}/r302?to={B}/hit/popup302')</script>")
+    },
+    "target_blank": {
+        "/v/target_blank": (
+            HTML,
+            PING % "target_blank" + "<a id=l target=_blank href='{B}/hit/target_blank'>x</a><script>l.click()</script>",
+        )
+    },
+    "iframe": {"/v/iframe": (HTML, PING % "iframe" + "<iframe src='{B}/hit/iframe'></iframe>")},
+    "img": {"/v/img": (HTML, PING % "img" + "<img src='{B}/hit/img'>")},
+    "script": {"/v/script": (HTML, PING % "script" + "<script src='{B}/hit/script'></script>")},
+    "stylesheet": {"/v/stylesheet": (HTML, PING % "stylesheet" + "<link rel=stylesheet href='{B}/hit/stylesheet'>")},
+    "fetch": {"/v/fetch": (HTML, PING % "fetch" + "<script>fetch('{B}/hit/fetch').catch(()=>0)</script>")},
+    "xhr": {
+        "/v/xhr": (
+            HTML,
+            PING % "xhr" + "<script>const x=new XMLHttpRequest();x.open('GET','{B}/hit/xhr');x.send()</script>",
+        )
+    },
+    "beacon": {"/v/beacon": (HTML, PING % "beacon" + "<script>navigator.sendBeacon('{B}/hit/beacon','x')</script>")},
+    "prefetch": {"/v/prefetch": (HTML, PING % "prefetch" + "<link rel=prefetch href='{B}/hit/prefetch'>")},
+    "websocket": {
+        "/v/websocket": (
+            HTML,
+            "<script>new WebSocket('ws://127.0.0.1:'+location.port+'/ok/websocket');"
+            "new WebSocket('ws://localhost:'+location.port+'/hit/websocket')</script>",
+        )
+    },
+    "data_iframe": {
+        "/v/data_iframe": (
+            HTML,
+            PING % "data_iframe"
+            + "<iframe src=\"data:text/html,<img src='{B}/hit/data_iframe'><script>fetch('{B}/hit/data_iframe2')</script>\"></iframe>",
+        )
+    },
+    "blob_iframe": {
+        "/v/blob_iframe": (
+            HTML,
+            PING % "blob_iframe" + "<script>const b=new Blob([\"<img src='{B}/hit/blob_iframe'>\"],{type:'text/html'});"
+            "const f=document.createElement('iframe');f.src=URL.createObjectURL(b);document.body.appendChild(f)</script>",
+        )
+    },
+    "worker": {
+        "/v/worker": (HTML, "<script>new Worker('/w/worker.js')</script>"),
+        "/w/worker.js": (JS, "fetch('{A}/ok/worker');fetch('{B}/hit/worker').catch(()=>0)"),
+    },
+    "worker_ws": {
+        "/v/worker_ws": (HTML, "<script>new Worker('/w/worker_ws.js')</script>"),
+        "/w/worker_ws.js": (
+            JS,
+            "fetch('{A}/ok/worker_ws');new WebSocket('ws://localhost:'+location.port+'/hit/worker_ws')",
+        ),
+    },
+    "shared_worker": {
+        "/v/shared_worker": (HTML, "<script>new SharedWorker('/w/shared_worker.js')</script>"),
+        "/w/shared_worker.js": (JS, "fetch('{A}/ok/shared_worker');fetch('{B}/hit/shared_worker').catch(()=>0)"),
+    },
+    "download": {
+        "/v/download": (HTML, PING % "download" + "<a id=l download href='{B}/hit/dl'>x</a><script>l.click()</script>")
+    },
+}
+#: The marker a vector's refused request carries in its path (a download's is ``/hit/dl``).
+MARKER = {"download": "/hit/dl"}
+
+
+def marker(name: str) -> str:
+    return MARKER.get(name, f"/hit/{name}")
+
+
+@pytest.fixture(scope="module")
+def policy_session(origin_site: OriginSite, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ocnb.Session]:
+    for vector in VECTORS.values():
+        origin_site.pages.update(vector)
+    s = ocnb.Session(
+        headless=True,
+        home=tmp_path_factory.mktemp("policy-home"),
+        allowed_origins=["http://127.0.0.1:*"],
+        caps=["network"],
+    )
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def policy(policy_session: ocnb.Session) -> ocnb.Session:
+    for t in policy_session.call("tabs_context").data["tabs"][1:]:
+        policy_session.call("tabs_close", tab_id=t["tab_id"])
+    policy_session.call("navigate", url="about:blank")
+    return policy_session
+
+
+def run_vector(s: ocnb.Session, site: OriginSite, name: str) -> ocnb.ToolResult:
+    result = s.call("navigate", url=f"{site.allowed}/v/{name}")
+    assert site.wait_for("127.0.0.1:", f"/ok/{name}"), f"the page of {name} did not run"
+    time.sleep(1.5)  # the page's timers, popups and workers had their chance
+    return result
+
+
+#: Ways around the policy it does not close yet (docs/security.md says so); strict: a fix shows up here.
+KNOWN_GAPS = {
+    "popup302": "a redirect on a popup's first navigation: its hops pass before the page's Fetch guard attaches",
+    "shared_worker": "a shared worker is its own target: neither route nor the page's Fetch guard sees it",
+    "worker_ws": "a worker's WebSocket: route_web_socket patches pages only, and Fetch does not see handshakes",
+}
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(n, marks=pytest.mark.xfail(reason=KNOWN_GAPS[n], strict=True)) if n in KNOWN_GAPS else n
+        for n in sorted(VECTORS)
+    ],
+)
+def test_no_request_reaches_the_refused_origin(policy: ocnb.Session, origin_site: OriginSite, name: str) -> None:
+    run_vector(policy, origin_site, name)
+    assert origin_site.refused_hits(marker(name)) == []
+
+
+def test_typed_navigate_is_blocked_url_and_sends_nothing(policy: ocnb.Session, origin_site: OriginSite) -> None:
+    result = policy.call("navigate", url=f"{origin_site.refused}/hit/typed")
+    assert not result.ok and result.error is not None
+    assert result.error.code == "BLOCKED_URL"
+    assert result.error.details["rule"] == "not in allowed_origins"
+    result = policy.call("tabs_create", url=f"{origin_site.refused}/hit/typed_tab")
+    assert result.error is not None and result.error.code == "BLOCKED_URL"
+    time.sleep(0.3)
+    assert origin_site.refused_hits("/hit/typed") == []
+    assert len(policy.call("tabs_context").data["tabs"]) == 1  # no tab was opened
+
+
+def test_a_redirect_to_a_refused_origin_is_blocked_url_naming_it(policy: ocnb.Session, origin_site: OriginSite) -> None:
+    target = f"{origin_site.refused}/hit/nav302"
+    result = policy.call("navigate", url=f"{origin_site.allowed}/r302?to={target}")
+    assert result.error is not None and result.error.code == "BLOCKED_URL", result
+    assert result.error.details["url"] == target
+    assert result.error.details["rule"] == "not in allowed_origins"
+    assert origin_site.hits("127.0.0.1:", "/r302?to=") and origin_site.refused_hits("/hit/nav302") == []
+
+
+def test_the_call_that_caused_it_reports_blocked_and_the_journal_names_it(
+    policy: ocnb.Session, origin_site: OriginSite
+) -> None:
+    result = run_vector(policy, origin_site, "img")
+    assert result.ok, result
+    assert "blocked" in result.data, (result.data, policy.state.origin_guard and list(policy.state.origin_guard.log))
+    blocked = result.data["blocked"]
+    assert {"url": f"{origin_site.refused}/hit/img", "rule": "not in allowed_origins", "type": "image"} in [
+        {k: b[k] for k in ("url", "rule", "type")} for b in blocked
+    ]
+    line = policy.journal_df().iloc[-1]  # the navigate call's journal line
+    assert line["tool"] == "navigate"
+    entry = [e for e in policy.journal.entries if e["seq"] == int(line["seq"])][0]
+    assert {"url": f"{origin_site.refused}/hit/img", "rule": "not in allowed_origins"} in entry["blocked"]
+    listed = policy.call("network_requests", url="*hit/img*").data["requests"]
+    assert listed and listed[-1]["blocked"] == "not in allowed_origins"
+
+
+def test_a_call_with_nothing_refused_carries_no_blocked(policy: ocnb.Session, origin_site: OriginSite) -> None:
+    result = policy.call("navigate", url=f"{origin_site.allowed}/ok/plain")
+    assert result.ok and "blocked" not in result.data
+
+
+@pytest.mark.parametrize("how", ["page", "fresh_iframe"])
+def test_service_workers_are_blocked_while_a_policy_is_set(
+    policy: ocnb.Session, origin_site: OriginSite, how: str
+) -> None:
+    """Playwright cannot route a service worker's requests: none is registered (not even through a new
+    iframe's own ``navigator``), its script is never fetched, and so it sends nothing."""
+    origin_site.pages["/sw.js"] = (JS, "fetch('{B}/hit/sw')")
+    register = (
+        "navigator"
+        if how == "page"
+        else "(()=>{const f=document.createElement('iframe');document.body.appendChild(f);return f.contentWindow.navigator})()"
+    )
+    origin_site.pages[f"/v/sw_{how}"] = (
+        HTML,
+        f"<body>{PING % ('sw_' + how)}<script>{register}.serviceWorker.register('/sw.js')"
+        ".then(r=>document.title='registration:'+(r?r.scope:'none'),e=>document.title='refused: '+e.name)</script>",
+    )
+    policy.call("navigate", url=f"{origin_site.allowed}/v/sw_{how}")
+    assert origin_site.wait_for("127.0.0.1:", f"/ok/sw_{how}")
+    time.sleep(1.0)
+    title = policy.call("javascript_tool", expression="document.title").data["result"]
+    assert title in ("registration:none",) or title.startswith("refused"), title
+    regs = policy.call("javascript_tool", expression="navigator.serviceWorker.getRegistrations().then(r=>r.length)")
+    assert regs.data["result"] == 0
+    assert origin_site.hits("127.0.0.1:", "/sw.js") == [] and origin_site.refused_hits("/hit/sw") == []
+
+
+def test_without_policy_every_vector_reaches(origin_site: OriginSite, tmp_path: Path) -> None:
+    """The control: the same pages with no policy do reach the other origin (so the tests above can fail)."""
+    for vector in VECTORS.values():
+        origin_site.pages.update(vector)
+    origin_site.log.clear()
+    s = ocnb.Session(headless=True, home=tmp_path)
+    try:
+        missing = []
+        for name in sorted(VECTORS):
+            s.call("navigate", url=f"{origin_site.allowed}/v/{name}")
+            if not origin_site.wait_for("localhost:", marker(name), timeout=5):
+                missing.append(name)
+            for t in s.call("tabs_context").data["tabs"][1:]:
+                s.call("tabs_close", tab_id=t["tab_id"])
+        assert missing == []
+    finally:
+        s.close()
+        origin_site.log.clear()  # what reached localhost here was allowed: the tests above start clean
