@@ -163,9 +163,10 @@ async def _chain_if(args: dict[str, Any], page: Any, r: Resolved) -> dict | None
     return await capture_element(page, r.element, r.frame)
 
 
-async def _act(page: Any, r: Resolved, action: str, args: dict[str, Any], timeout: int) -> None:
+async def _act(page: Any, r: Resolved, action: str, args: dict[str, Any], timeout: int) -> dict[str, str] | None:
+    """Run the action; ``{from, to}`` when a value was put into the field's format (see :mod:`..perception.fills`)."""
     try:
-        await perform(
+        return await perform(
             r.element,
             action,
             value=args.get("value"),
@@ -221,9 +222,10 @@ async def interact(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     ctx.call.extra.setdefault("partial", {"element": r.describe(), "action": action})  # if a dialog interrupts
     chain = await _chain_if(args, page, r)
     async with _Watch(ctx, page, r.frame, r.element if action in ("click", "press") else None) as watch:
-        await _act(page, r, action, args, _timeout(ctx))
+        converted = await _act(page, r, action, args, _timeout(ctx))
         changes = await watch.changes()
-    return await _result(ctx, page, r, changes, chain, action=action, via=r.via)
+    extra = {"converted": converted} if converted else {}
+    return await _result(ctx, page, r, changes, chain, action=action, via=r.via, **extra)
 
 
 async def _press_focused(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
