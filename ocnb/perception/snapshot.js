@@ -728,6 +728,26 @@
     const name = nameOf(el, role);
     return { ref: PREFIX + refOf(el), role: displayRole(el, role), name: name[0], name_source: name[1] };
   }
+  // Where an element sits, to tell twins apart: its row, list item, card, form or group, as
+  // `row "Invoice 1002 — Globex"` (that container's name, or its text without the element's own).
+  function contextOf(el) {
+    const own = textOf(el);
+    for (let p = el.parentElement; p && p !== document.body; p = p.parentElement) {
+      const r = roleOf(p), tag = p.tagName;
+      let kind = "";
+      if (tag === "TR" || r === "row") kind = "row";
+      else if (r === "listitem") kind = "item";
+      else if (r === "article" || /(^|[\s_-])card([\s_-]|$)/i.test(p.className || "")) kind = "card";
+      else if (r === "form" || r === "search" || tag === "FORM") kind = "form";
+      else if (r === "group" || r === "dialog" || r === "region" || r === "tabpanel" || r === "menu") kind = r;
+      if (!kind) continue;
+      let t = nameOf(p, r)[0];
+      if (!t) t = ws(own ? textOf(p).split(own).join(" ") : textOf(p));
+      if (!t && kind === "form") t = p.id || p.getAttribute("name") || "";
+      if (t) return kind + " " + q(clip(t, 60));
+    }
+    return "";
+  }
   function candidateList() {
     const out = [];
     const visit = (root) => {
@@ -1045,6 +1065,8 @@
     result = info(req.el);
   } else if (op === "candidates") {
     result = candidateList();
+  } else if (op === "contexts") {
+    result = (req.refs || []).map((r) => { const el = lookup(+String(r).replace(PREFIX, "")); return el ? contextOf(el) : ""; });
   } else if (op === "assign") {
     result = (req.els || []).map((el) => info(el));
   } else if (op === "query") {

@@ -95,7 +95,7 @@ VALUE_SCHEMA = {
 async def form_input(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     ref, query = _target_args(args)
     page = await ctx.page(args.get("tab_id"))
-    r = await resolve_target(page, ref=ref, query=query)
+    r = await resolve_target(page, ref=ref, query=query, action="set")
     chain = await _chain_if(args, page, r)
     async with _Watch(ctx, page, r.frame) as watch:
         how, converted = await _set_value(r, args["value"], _timeout(ctx))
@@ -127,7 +127,7 @@ async def fill_form(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     resolved: list[tuple[str, Any, Resolved]] = []
     for key, value in args["fields"].items():
         try:
-            resolved.append((key, value, await resolve_target(page, **_spec(key))))
+            resolved.append((key, value, await resolve_target(page, **_spec(key), action="set")))
         except OcnbError as exc:
             exc.details = {**exc.details, "field": key}
             exc.message = f"field {key!r}: {exc.message}"

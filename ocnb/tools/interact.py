@@ -218,7 +218,7 @@ async def interact(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
         return await _press_focused(ctx, args)
     ref, query = _target_args(args)
     page = await ctx.page(args.get("tab_id"))
-    r = await resolve_target(page, ref=ref, query=query)
+    r = await resolve_target(page, ref=ref, query=query, action=action)
     ctx.call.extra.setdefault("partial", {"element": r.describe(), "action": action})  # if a dialog interrupts
     chain = await _chain_if(args, page, r)
     async with _Watch(ctx, page, r.frame, r.element if action in ("click", "press") else None) as watch:
