@@ -30,6 +30,7 @@ from .errors import (
     TargetClosed,
 )
 from .logins import load_state, state_path
+from .perception.listeners import install as install_listeners
 from .settings import Settings
 
 __all__ = [
@@ -413,6 +414,7 @@ class BrowserState:
                 self.context = await self.browser.new_context(
                     viewport={"width": width, "height": height}, accept_downloads=True, storage_state=initial
                 )
+            await install_listeners(self.context)  # script-driven controls get refs (perception/listeners.py)
             self.context.on("page", self._on_page)
             self.context.on("request", self._on_request)
             for page in self.context.pages:  # a profile's first page, or the tabs of an attached browser

@@ -7,7 +7,8 @@ A query is resolved deterministically, stage by stage, and the first stage with 
 2. label: a ``<label>`` text equals it;
 3. placeholder equals it;
 4. ``name`` attribute, id or data-testid equals it;
-5. visible text equals it (the deepest element whose text is exactly the query);
+5. visible text equals it (the deepest element whose text is exactly the query, as the control a click
+   on it acts on: its nearest interactive ancestor);
 6. fuzzy: the closest names by similarity (only a clear winner counts).
 
 With an ``action`` that needs a field (fill, type, select, check; ``set`` for form_input), only the
@@ -287,10 +288,17 @@ async def resolve_target(
     )
 
 
-async def find(page: Any, query: str, limit: int = 5) -> list[dict[str, Any]]:
-    """Ranked candidates for a plain-words query (``ref, role, name, score, why``); never acts."""
+async def find(page: Any, query: str, limit: int = 5, action: str | None = None) -> list[dict[str, Any]]:
+    """Ranked candidates for a plain-words query (``ref, role, name, score, why``); never acts.
+
+    The elements ranked are exactly those :func:`resolve_target` chooses from for the same query and
+    action: every candidate (native, ARIA and script-driven controls) and the elements showing the
+    query as their visible text (as the control a click on them acts on)."""
     core, hints, _explicit = parse_query(query)
-    cands = await candidates(page)
+    cands = [c for c in await candidates(page) if takes(c, action)]
+    known = {c["ref"] for c in cands}
+    if core:
+        cands += [t for t in await _text_matches(page, core) if t["ref"] not in known and takes(t, action)]
     scored: list[tuple[float, str, dict[str, Any]]] = []
     weights = (
         ("name", 1.0, "name"),
