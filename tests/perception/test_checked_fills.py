@@ -18,7 +18,7 @@ import pytest
 import ocnb
 import ocnb.tools.forms  # noqa: F401 - registers the tools
 import ocnb.tools.interact  # noqa: F401
-from ocnb.demosite import DemoSite, serve
+from ocnb.commands.demosite import DemoSite, serve
 from ocnb.perception.fills import to_format
 
 pytestmark = pytest.mark.browser

@@ -19,7 +19,7 @@ import pytest
 import ocnb
 import ocnb.tools.dom  # noqa: F401 - registers the tools
 import ocnb.tools.interact  # noqa: F401
-from ocnb.demosite import DemoSite, serve
+from ocnb.commands.demosite import DemoSite, serve
 
 pytestmark = pytest.mark.browser
 
