@@ -7,7 +7,8 @@ set: a date, time, month or week field takes one ISO format only, so a value a p
 at once. :func:`verify` reads the field back after the action and compares it with what was asked: a
 value cut by ``maxlength``, a number outside ``min``/``max``/``step``, a range that snapped, a box that a
 script unticked, a select that kept its old option — each is ``INVALID_VALUE`` with what the field
-holds now. Password fields never have their value put in an error.
+holds now. Password fields never have their value put in an error, and a value cut by ``maxlength`` is
+said as lengths (what it kept is a prefix of what was asked, which may be a secret).
 """
 
 from __future__ import annotations
@@ -368,19 +369,20 @@ async def verify(element: Any, f: Field, action: str, asked: Any) -> None:
         ok = text in holds or _same_text(text, holds[-len(text) :] if len(holds) >= len(text) else holds)
     else:
         ok = _same_text(text, holds) or (f.editable and _same_text(text, holds.strip()))
-    if not ok:
-        why = f"the field holds {'a different value' if f.secret else repr(holds)}, not what was asked"
-        if "maxlength" in f.attrs and len(holds) < len(text):
-            why = f"the field keeps at most {f.attrs['maxlength']} characters (maxlength): it holds " + (
-                f"{len(holds)} characters" if f.secret else repr(holds)
-            )
+    if not ok and "maxlength" in f.attrs and len(holds) < len(text) and text.startswith(holds):
+        # what it kept is a prefix of what was asked: said as lengths only (the value may be a secret)
+        cut = len(text) - len(holds)
         raise _refuse(
             f,
             "" if f.secret else text,
-            why,
-            holds=holds,
-            **({"maxlength": f.attrs["maxlength"]} if "maxlength" in f.attrs else {}),
+            f"the field keeps at most {f.attrs['maxlength']} characters (maxlength): the last {cut} of the "
+            f"{len(text)} characters asked were cut",
+            maxlength=f.attrs["maxlength"],
+            kept=len(holds),
         )
+    if not ok:
+        why = f"the field holds {'a different value' if f.secret else repr(holds)}, not what was asked"
+        raise _refuse(f, "" if f.secret else text, why, holds=holds)
 
 
 def refused_check(f: Field, action: str, exc: BaseException) -> InvalidValue | None:

@@ -103,10 +103,12 @@ def test_a_range_that_snaps_to_its_step_is_invalid_value(s: ocnb.Session) -> Non
     assert s.call("interact", query="Volume", action="fill", value="70").ok
 
 
-def test_maxlength_truncation_is_invalid_value_with_what_it_holds(s: ocnb.Session) -> None:
-    details = refused(s.call("interact", query="Zip", action="fill", value="1234567"))
-    assert details["holds"] == "12345" and details["maxlength"] == "5"
-    assert form(s)["zip"] == "12345"  # said, not hidden
+def test_maxlength_truncation_is_invalid_value_saying_how_much_was_cut(s: ocnb.Session) -> None:
+    r = s.call("interact", query="Zip", action="fill", value="1234567")
+    details = refused(r)
+    assert details["maxlength"] == "5" and details["kept"] == 5 and "last 2 of the 7" in r.error.message
+    assert "holds" not in details  # a prefix of what was asked (perhaps a secret) is said as a length
+    assert form(s)["zip"] == "12345"
 
 
 def test_a_select_without_the_option_is_refused_at_once(s: ocnb.Session) -> None:
