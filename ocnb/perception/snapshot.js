@@ -311,8 +311,9 @@
     "play", "pause", "stop", "next", "prev", "previous", "back", "expand", "collapse", "info", "help", "comment",
     "mail", "email", "attach", "important", "spam", "undo", "redo", "filter", "sort", "lock", "unlock", "favorite"]);
   function iconWords(s) {
-    return ws(s.replace(/^(icon|ico|svg|sprite|i)[-_]/i, "").replace(/[-_]+/g, " ")
+    const w = ws(s.replace(/^([a-z]{2,4}[-_])?(icons?|ico|svg|sprite|symbol|i)[-_]/i, "").replace(/[-_]+/g, " ")
       .replace(/\b(o|alt|solid|outline|outlined|fill|filled|regular|light|line|sharp|round|rounded|\d+)\b/gi, " "));
+    return w.split(" ").slice(0, 4).join(" ");
   }
   function iconName(el) {
     const els = [el];
@@ -462,12 +463,16 @@
       if ((LISTENED && LISTENED.has(el)) || typeof el.onclick === "function" || typeof el.onmousedown === "function" ||
           el.hasAttribute("onclick") || el.hasAttribute("onmousedown") || delegated().has(el)) d = true;
       else if (style(el).cursor === "pointer") {
+        // the weaker signal: only an element that sets the cursor itself and shows something to name it by
         const p = el.parentElement;
-        d = !p || style(p).cursor !== "pointer";
+        d = (!p || style(p).cursor !== "pointer") && !!(textOf(el) || el.getAttribute("aria-label") ||
+          el.getAttribute("title") || el.querySelector("img[alt]:not([alt='']),[aria-label],[title]") || iconName(el));
       }
       if (d && el.querySelector(NATIVE_CONTROL)) {
-        const inner = el.querySelectorAll(NATIVE_CONTROL);
-        if (inner.length === 1 && textOf(inner[0]) === textOf(el)) d = false;
+        // a wrapper whose text all sits in the controls inside it (a card around its links): they are the targets
+        let inside = 0;
+        for (const c of el.querySelectorAll(NATIVE_CONTROL)) inside += textOf(c).length;
+        if (inside + 2 >= textOf(el).length) d = false;
       }
     } else if (el.ownerSVGElement || tag === "svg") {
       // an icon drawn in SVG: its listener counts, the pointer cursor it inherits does not
