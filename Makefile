@@ -2,7 +2,7 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: setup demo test lint bench lab capability-map pins pins-check fuzz
+.PHONY: setup demo test lint bench lab capability-map stubs docs pins pins-check fuzz
 
 setup:
 	@bash scripts/setup.sh
@@ -12,6 +12,7 @@ demo: setup
 
 test: setup lint
 	$(PY) -m ocnb.commands.capmap --check
+	$(PY) -m ocnb.commands.stubs --check
 	$(PY) -m pytest -q -p no:cacheprovider
 
 lint:
@@ -33,6 +34,14 @@ bench: setup
 
 capability-map: setup
 	$(PY) -m ocnb.commands.capmap
+
+# The typed tool methods of Session (ocnb/_tool_methods.pyi), from the registry.
+stubs: setup
+	$(PY) -m ocnb.commands.stubs
+
+# The reference site into site/ (warnings are errors).
+docs: setup
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict
 
 # Refresh the pins (binder/requirements.txt, scripts/constraints.txt) to the newest releases
 # pyproject.toml allows, then check they resolve on the package index. Not part of `make test`:

@@ -31,6 +31,7 @@ BENCHMARKS: list[tuple[str, str, int]] = [
     ("bench_mcp", "mcp", 1200),
     ("bench_trace_df", "trace_df", 900),
     ("bench_pool", "pool", 900),
+    ("bench_secret_origins", "secret_origins", 900),
 ]
 
 Row = tuple[str, str, str, str, Callable[[float], bool], str | None]
@@ -137,6 +138,14 @@ TARGETS: list[Row] = [
     ("pool", "pool.replay speedup at size 4", "size4_speedup", "(reported)", lambda v: True, None),
     ("pool", "Dask (2 worker processes) speedup over pool size 1", "dask2_speedup", "(reported)", lambda v: True, None),
     ("pool", "CPU per row, all processes (ms)", "size1_cpu_ms_per_row", "(reported)", lambda v: True, None),
+    (
+        "secret_origins",
+        "a click with a secret bound to origins ÷ none",
+        "click_ratio",
+        "≤ 1.10×",
+        lambda v: v <= 1.10,
+        "click_free_ms",
+    ),
 ]
 
 

@@ -19,7 +19,8 @@ import copy
 import inspect
 import math
 import time
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .calls import SOURCES, CallContext, Host, ProgressFn
 from .errors import Cancelled, InvalidArgument, InvalidIntent, OcnbError, Timeout, UnknownTool, from_playwright
@@ -28,10 +29,15 @@ from .registry import ToolDef
 from .results import ToolError, ToolResult
 
 if TYPE_CHECKING:
+    from .audit.journal import Journal
+    from .audit.secrets import SecretStore
+    from .browser.crashes import CrashWatch
     from .browser.state import BrowserState
     from .browser.tabs import Tab
+    from .contracts.taskguard import TaskBinding, TaskGuard
+    from .settings import Settings
 
-__all__ = ["ToolContext", "dispatch", "dispatch_async"]
+__all__ = ["ToolContext", "ToolHost", "dispatch", "dispatch_async"]
 
 INTENT_MAX = 120
 #: The longest a call may run whatever it asks for (the largest ``timeout_ms`` any schema allows).
@@ -43,10 +49,33 @@ _nested: contextvars.ContextVar[bool] = contextvars.ContextVar("ocnb_nested_call
 _validators: dict[int, Any] = {}
 
 
-class ToolContext:
-    """What a handler sees: the session, its browser state and helpers to reach a tab."""
+class ToolHost(Host, Protocol):
+    """What a tool handler may ask of its session: :class:`~ocnb.calls.Host`, and the layers' state
+    that tools read (the secrets, the journal, the task guard, the crash watch). A
+    :class:`~ocnb.session.Session` is one; nothing else of the session is a tool's business."""
 
-    def __init__(self, session: Host, call: CallContext) -> None:
+    @property
+    def secrets(self) -> SecretStore: ...
+    @property
+    def journal(self) -> Journal: ...
+    @property
+    def guard(self) -> TaskGuard: ...
+    @property
+    def task(self) -> TaskBinding | None: ...
+    @property
+    def crashes(self) -> list[dict[str, Any]]: ...
+    @property
+    def crash_watch(self) -> CrashWatch: ...
+
+    async def relaunch_browser(self) -> dict[str, Any]:
+        """Start a new browser now; returns what was lost."""
+
+
+class ToolContext:
+    """What a handler sees: the session (as a :class:`ToolHost`), the call, its browser state and
+    helpers to reach a tab."""
+
+    def __init__(self, session: ToolHost, call: CallContext) -> None:
         self.session = session
         self.call = call
 
@@ -56,11 +85,11 @@ class ToolContext:
         return state
 
     @property
-    def config(self) -> Any:
+    def config(self) -> Settings:
         return self.session.config
 
     @property
-    def home(self) -> Any:
+    def home(self) -> Path:
         return self.session.home
 
     async def page(self, tab_id: str | None = None) -> Any:
@@ -108,7 +137,7 @@ def _check_intent(tooldef: ToolDef, args: dict[str, Any]) -> str | None:
     return intent
 
 
-def _call_timeout(session: Host, tooldef: ToolDef, args: Any) -> float:
+def _call_timeout(session: ToolHost, tooldef: ToolDef, args: Any) -> float:
     """Seconds a call may take: the session default, or the call's own ``timeout_ms`` + 5 s, capped."""
     ms = float(session.config.default_timeout_ms)
     own = args.get("timeout_ms") if isinstance(args, dict) else None
@@ -131,7 +160,7 @@ async def _run_hooks(hooks: list[Any], *params: Any) -> Any:
 
 
 async def dispatch_async(
-    session: Host,
+    session: ToolHost,
     tool: str,
     args: dict[str, Any] | None = None,
     *,
@@ -182,7 +211,7 @@ def _strict_result(result: ToolResult) -> ToolResult:
 
 
 async def _pipeline(
-    session: Host,
+    session: ToolHost,
     tool: str,
     args: dict[str, Any] | None,
     source: str,
@@ -253,7 +282,7 @@ async def _pipeline(
     return result
 
 
-async def _record_cancelled(session: Host, call: CallContext) -> None:
+async def _record_cancelled(session: ToolHost, call: CallContext) -> None:
     """Run the after-hooks (journal, trace …) on a ``CANCELLED`` result of a call being cancelled.
 
     Shielded, so a second cancel while the line is written cannot lose it; a hook's failure is logged
@@ -270,7 +299,7 @@ async def _record_cancelled(session: Host, call: CallContext) -> None:
         pass
 
 
-async def _run_handler(session: Host, tooldef: ToolDef, call: CallContext) -> Any:
+async def _run_handler(session: ToolHost, tooldef: ToolDef, call: CallContext) -> Any:
     ctx = ToolContext(session, call)
     timeout = _call_timeout(session, tooldef, call.exec_args)
     state = await session.ensure_browser()
@@ -279,12 +308,12 @@ async def _run_handler(session: Host, tooldef: ToolDef, call: CallContext) -> An
         return await asyncio.wait_for(
             state.dialogs.guard_call(call, handler) if state is not None else handler, timeout
         )
-    except asyncio.TimeoutError:
+    except TimeoutError:
         raise Timeout(f"{tooldef.name} did not finish within {timeout:.0f} s") from None
 
 
 def dispatch(
-    session: Host, tool: str, args: dict[str, Any] | None = None, *, source: str = "api", record: bool = True
+    session: ToolHost, tool: str, args: dict[str, Any] | None = None, *, source: str = "api", record: bool = True
 ) -> ToolResult:
     """Run one tool call synchronously from any thread (not the browser thread) and return its result.
 

@@ -20,6 +20,7 @@
     ├── BlockedUrl               BLOCKED_URL
     ├── FileNotAllowed           FILE_NOT_ALLOWED
     ├── MissingSecret            MISSING_SECRET
+    ├── SecretNotAllowed         SECRET_NOT_ALLOWED  a secret bound to origins would reach another origin (nothing sent)
     ├── DisallowedTool           DISALLOWED_TOOL
     ├── BudgetExhausted          BUDGET_EXHAUSTED
     ├── NeedsHuman               NEEDS_HUMAN
@@ -29,12 +30,21 @@
     ├── DialogOpen               DIALOG_OPEN         a dialog waits on the tab (dialog_policy "manual"): answer it first
     ├── NotFound                 NOT_FOUND           no such entry (a request id): unknown, or rolled off its buffer
     ├── Cancelled                CANCELLED           the caller cancelled the call (or went away) before it finished
-    └── SessionClosed            SESSION_CLOSED
+    ├── SessionClosed            SESSION_CLOSED
+    ├── ScriptError              SCRIPT_ERROR        the page's JavaScript threw
+    ├── ReplayError                                  skill replay's own codes
+    │   ├── ArtifactMissing              ARTIFACT_MISSING
+    │   ├── ArtifactResolutionFailed     ARTIFACT_RESOLUTION_FAILED
+    │   ├── ContractFailed               CONTRACT_FAILED
+    │   ├── StepTimeout                  STEP_TIMEOUT
+    │   ├── TargetNavigatedAway          TARGET_NAVIGATED_AWAY
+    │   ├── PageMismatch                 PAGE_MISMATCH
+    │   └── RiskyStepBlocked             RISKY_STEP_BLOCKED
+    └── UnknownOutcome           UNKNOWN_OUTCOME     a batch row (never a tool call): see :mod:`ocnb.batch.row`
 
-Skill replay adds its own codes (``ARTIFACT_MISSING``, ``ARTIFACT_RESOLUTION_FAILED``,
-``CONTRACT_FAILED``, ``STEP_TIMEOUT``, ``TARGET_NAVIGATED_AWAY``, ``PAGE_MISMATCH``,
-``RISKY_STEP_BLOCKED``); raise ``OcnbError(msg, code=...)`` for those. A batch row (never a tool call)
-can end ``UNKNOWN_OUTCOME``: see :mod:`ocnb.batch`.
+``OcnbError`` itself is ``INTERNAL``. Every code of :data:`ERROR_CODES` has exactly one class here (a
+test checks it); :func:`error_class` finds it by code. ``InvalidArgument`` is also a
+:class:`ValueError`, so ``except ValueError`` around a public call given a bad value keeps working.
 
 Playwright's exceptions are translated at one seam, :func:`from_playwright`: by type first
 (Playwright's ``TimeoutError``, ``TargetClosedError``), then by the few messages Playwright has no type
@@ -49,11 +59,14 @@ from typing import Any
 __all__ = [
     "ERROR_CODES",
     "AmbiguousTarget",
+    "ArtifactMissing",
+    "ArtifactResolutionFailed",
     "BlockedUrl",
     "BrowserCrashed",
     "BrowserUnavailable",
     "BudgetExhausted",
     "Cancelled",
+    "ContractFailed",
     "CorruptFile",
     "DialogOpen",
     "Disabled",
@@ -64,18 +77,27 @@ __all__ = [
     "InvalidIntent",
     "InvalidValue",
     "MissingSecret",
+    "SecretNotAllowed",
     "NavigationFailed",
     "NeedsHuman",
     "NotFound",
     "OcnbError",
     "PageCrashed",
+    "PageMismatch",
+    "ReplayError",
+    "RiskyStepBlocked",
+    "ScriptError",
     "SessionClosed",
     "StaleRef",
+    "StepTimeout",
     "TargetClosed",
     "TargetError",
+    "TargetNavigatedAway",
     "Timeout",
+    "UnknownOutcome",
     "UnknownRef",
     "UnknownTool",
+    "error_class",
     "from_playwright",
 ]
 
@@ -97,6 +119,7 @@ ERROR_CODES: dict[str, str] = {
     "BLOCKED_URL": "This URL scheme is not allowed.",
     "FILE_NOT_ALLOWED": "The file is outside the upload root.",
     "MISSING_SECRET": "A ${SECRET:NAME} placeholder names an unknown secret.",
+    "SECRET_NOT_ALLOWED": "A secret bound to origins would reach an origin it is not bound to; nothing was sent.",
     "DISALLOWED_TOOL": "The bound task signature does not allow this tool.",
     "BUDGET_EXHAUSTED": "The bound task signature's budget is spent.",
     "NEEDS_HUMAN": "A person has to pick the element.",
@@ -140,7 +163,7 @@ class OcnbError(Exception):
         return f"{self.code}: {self.message}"
 
 
-class InvalidArgument(OcnbError):
+class InvalidArgument(OcnbError, ValueError):
     code = "INVALID_ARGUMENT"
 
 
@@ -224,6 +247,12 @@ class MissingSecret(OcnbError):
     code = "MISSING_SECRET"
 
 
+class SecretNotAllowed(OcnbError):
+    """A secret bound to origins would reach another origin: nothing was typed or sent."""
+
+    code = "SECRET_NOT_ALLOWED"
+
+
 class DisallowedTool(OcnbError):
     code = "DISALLOWED_TOOL"
 
@@ -300,6 +329,65 @@ _PATH_ERRNOS = {
     for name in ("ENAMETOOLONG", "ENOENT", "ENOTDIR", "EISDIR", "EACCES", "EPERM", "ELOOP", "EEXIST")
     if hasattr(errno_mod, name)
 }
+
+
+class ScriptError(OcnbError):
+    """The page's JavaScript threw (``javascript_tool``): the message is the page's."""
+
+    code = "SCRIPT_ERROR"
+
+
+class ReplayError(OcnbError):
+    """A skill replay stopped for a reason of its own (its report says which step)."""
+
+
+class ArtifactMissing(ReplayError):
+    code = "ARTIFACT_MISSING"
+
+
+class ArtifactResolutionFailed(ReplayError):
+    code = "ARTIFACT_RESOLUTION_FAILED"
+
+
+class ContractFailed(ReplayError):
+    code = "CONTRACT_FAILED"
+
+
+class StepTimeout(ReplayError):
+    code = "STEP_TIMEOUT"
+
+
+class TargetNavigatedAway(ReplayError):
+    code = "TARGET_NAVIGATED_AWAY"
+
+
+class PageMismatch(ReplayError):
+    code = "PAGE_MISMATCH"
+
+
+class RiskyStepBlocked(ReplayError):
+    code = "RISKY_STEP_BLOCKED"
+
+
+class UnknownOutcome(OcnbError):
+    """A batch row's browser was lost after the row began acting on the site (a row, never a call)."""
+
+    code = "UNKNOWN_OUTCOME"
+
+
+def error_class(code: str) -> type[OcnbError]:
+    """The class of ``code`` (``OcnbError`` itself for ``INTERNAL``); ``KeyError`` for an unknown code."""
+    if code not in ERROR_CODES:
+        raise KeyError(code)
+    found = [c for c in _all_classes(OcnbError) if c.__dict__.get("code") == code]
+    return found[0] if found else OcnbError
+
+
+def _all_classes(base: type[OcnbError]) -> list[type[OcnbError]]:
+    out = []
+    for sub in base.__subclasses__():
+        out += [sub, *_all_classes(sub)]
+    return out
 
 
 def from_playwright(exc: BaseException) -> OcnbError:

@@ -78,6 +78,9 @@ class ToolDef:
     #: Example requests in a user's words; capability discovery matches them beside the description
     #: (never shown in ``tools/list`` or the capability map).
     examples: tuple[str, ...] = field(default=(), compare=False)
+    #: The parts of a result a page controls: keys of ``data``, or ``error.message`` / ``error.details``.
+    #: A face that hands results to a model fences them (:mod:`ocnb.audit.fence`).
+    page_text: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def summary(self) -> str:
@@ -118,12 +121,14 @@ def tool(
     check: Callable[[Any, dict[str, Any]], None] | None = None,
     reveals: Callable[[Any], Iterable[str]] | None = None,
     examples: Iterable[str] = (),
+    page_text: Iterable[str] = (),
 ) -> Callable[[Handler], Handler]:
     """Declare a tool. Give a full ``schema``, or ``properties`` + ``required`` to build one.
 
     ``uses_page`` adds the optional ``tab_id`` argument; ``intent`` adds the optional ``intent``
     argument and the standard audit-label line to the description. ``examples`` are requests the
-    tool serves, in a user's words, for capability discovery only.
+    tool serves, in a user's words, for capability discovery only. ``page_text`` names the parts of
+    its result a page controls (keys of ``data``, ``error.message``, ``error.details``), fenced for a model.
     """
 
     def decorate(fn: Handler) -> Handler:
@@ -155,6 +160,7 @@ def tool(
             check=check,
             reveals=reveals,
             examples=tuple(examples),
+            page_text=tuple(page_text),
         )
         return fn
 

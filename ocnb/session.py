@@ -26,6 +26,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from ._tool_methods import ToolMethods
+from .audit.fence import Fence
 from .audit.handoff import Handoffs
 from .audit.hooks import AuditLayer
 from .audit.journal import Journal
@@ -57,7 +59,7 @@ def new_session_id() -> str:
     return time.strftime("s%Y%m%d-%H%M%S-", time.gmtime()) + _secrets.token_hex(3)
 
 
-class Session:
+class Session(ToolMethods):
     """A browser session that every face (API, magics, widgets, MCP, plans, replay) shares.
 
     Args:
@@ -76,10 +78,6 @@ class Session:
             overrides of its fields are accepted too (``Session(handoff=True)``). ``config=`` is the old
             name of the same argument. The caller's object is never changed: settings are frozen.
     """
-
-    #: ``(step index, callable)`` a batch sets around one row's replay (:mod:`ocnb.batch`): the replay
-    #: calls it just before that step acts (the row's ledger record, :mod:`ocnb.batch.ledger`). Not a tool argument.
-    commit_hook: tuple[int, Callable[[], None]] | None = None
 
     def __init__(
         self,
@@ -138,6 +136,8 @@ class Session:
         self.guard = TaskGuard(self)
         #: Open human hand-offs (``NEEDS_HUMAN``).
         self.handoffs = Handoffs(self)
+        #: This session's page-text fence (its random token), for results handed to a model.
+        self.fence = Fence()
         #: Browser crashes seen, and the one code a call that ran into one gets.
         self.crash_watch = CrashWatch(self)
         #: Recent results, for token accounting.
@@ -272,6 +272,12 @@ class Session:
         """
         tool, args = self.handoffs.take(handoff_id, ref)
         return dispatch(self, tool, args, source=source)
+
+    def fenced(self, result: ToolResult) -> str:
+        """``result`` as a model should read it: the tool's own words as JSON, and the text the page
+        controls between ``[page TOKEN]`` and ``[/page TOKEN]`` (this session's token) — what an MCP
+        client gets. For a loop of your own that feeds results to a model; ``result`` is unchanged."""
+        return self.fence.text(result)
 
     def tools(self) -> list[ToolDef]:
         """The tools this session offers (the default set, plus the opt-in groups of ``caps``)."""

@@ -8,12 +8,12 @@ PY=${PYTHON:-python3}
 VENV=${OCNB_VENV:-.venv}
 
 if ! command -v "$PY" >/dev/null 2>&1; then
-  echo "ocnb set-up: $PY not found; install Python 3.10 or newer (or set PYTHON=/path/to/python3)" >&2
+  echo "ocnb set-up: $PY not found; install Python 3.11 or newer (or set PYTHON=/path/to/python3)" >&2
   exit 1
 fi
-"$PY" - <<'PYCHECK' || { echo "ocnb set-up: Python 3.10 or newer is required" >&2; exit 1; }
+"$PY" - <<'PYCHECK' || { echo "ocnb set-up: Python 3.11 or newer is required (3.10 reached its end of life in October 2026)" >&2; exit 1; }
 import sys
-sys.exit(0 if sys.version_info >= (3, 10) else 1)
+sys.exit(0 if sys.version_info >= (3, 11) else 1)
 PYCHECK
 
 if [ ! -x "$VENV/bin/python" ]; then

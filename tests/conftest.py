@@ -13,6 +13,23 @@ from ocnb.commands.demosite import DemoSite, serve
 
 
 @pytest.fixture(autouse=True)
+def _no_browser_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``OCNB_TEST_NO_BROWSER=1`` (the other-Python runs of tests/package/test_pythons.py): a test that
+    would launch or connect a browser is skipped at that point, so the rest of the suite runs alone."""
+    if os.environ.get("OCNB_TEST_NO_BROWSER") != "1":
+        return
+
+    async def refuse(*args: object, **kwargs: object) -> None:
+        pytest.skip("needs a browser (OCNB_TEST_NO_BROWSER=1)")
+
+    import ocnb.browser.shared
+    import ocnb.browser.state
+
+    monkeypatch.setattr(ocnb.browser.state, "open_browser", refuse)
+    monkeypatch.setattr(ocnb.browser.shared, "open_browser", refuse)
+
+
+@pytest.fixture(autouse=True)
 def ocnb_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Every test writes under its own OCNB_HOME, never under ~/.ocnb."""
     home = tmp_path_factory.mktemp("ocnb-home")

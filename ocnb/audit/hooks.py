@@ -2,7 +2,8 @@
 
 :class:`AuditLayer` owns the three; the session lists its hooks in its one pipeline declaration::
 
-    before: trace_call (tool_call event) → secrets_in (${SECRET:NAME} → value, or MISSING_SECRET)
+    before: trace_call (tool_call event) → secrets_in (${SECRET:NAME} → value, or MISSING_SECRET; a secret
+            bound to origins refused where it could not be kept to them: SECRET_NOT_ALLOWED)
     after:  secrets_out (values → placeholders in the result) → record (journal entry + tool_result event)
 
 The handler alone ever sees a secret value. Calls refused for a bad intent (``call.record`` false)
@@ -18,6 +19,7 @@ from typing import Any
 
 from ocnb.audit.journal import Journal
 from ocnb.audit.jsonl import Clock
+from ocnb.audit.secret_origins import check_call
 from ocnb.audit.secrets import SecretStore
 from ocnb.audit.trace import TraceWriter
 from ocnb.calls import CallContext
@@ -89,8 +91,10 @@ class AuditLayer:
         call.extra["traced_call"] = True
 
     def secrets_in(self, call: CallContext) -> None:
-        """Before-hook: replace ``${SECRET:NAME}`` in the handler's arguments (unknown → MISSING_SECRET)."""
+        """Before-hook: replace ``${SECRET:NAME}`` in the handler's arguments (unknown → MISSING_SECRET);
+        then refuse a bound secret whose destination is known already (:func:`check_call`)."""
         call.exec_args = self.secrets.substitute(call.exec_args)
+        check_call(self.secrets, call)
 
     def secrets_out(self, call: CallContext, result: ToolResult) -> ToolResult | None:
         """After-hook: a copy of the result with every secret value written as its placeholder."""

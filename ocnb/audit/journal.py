@@ -25,6 +25,8 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from ..errors import InvalidArgument
+
 if sys.platform != "win32":
     import fcntl
 
@@ -95,7 +97,7 @@ def _since_filter(since: str | int | None) -> tuple[int | None, str | None]:
     if since is None or since == "":
         return None, None
     if isinstance(since, bool):
-        raise ValueError("since must be an ISO timestamp or a seq number")
+        raise InvalidArgument("since must be an ISO timestamp or a seq number")
     if isinstance(since, int):
         return since, None
     text = str(since).strip()
@@ -104,7 +106,7 @@ def _since_filter(since: str | int | None) -> tuple[int | None, str | None]:
     try:
         return None, iso_ms(parse_ts(text))
     except ValueError:
-        raise ValueError(f"since must be an ISO timestamp or a seq number, not {since!r}") from None
+        raise InvalidArgument(f"since must be an ISO timestamp or a seq number, not {since!r}") from None
 
 
 def _until_filter(until: Any) -> str | None:
@@ -116,11 +118,11 @@ def _until_filter(until: Any) -> str | None:
     if isinstance(until, date):
         return f"{until.isoformat()}T00:00:00.000Z"
     if not isinstance(until, str):
-        raise ValueError(f"until must be an ISO timestamp, not {until!r}")
+        raise InvalidArgument(f"until must be an ISO timestamp, not {until!r}")
     try:
         return iso_ms(parse_ts(until))
     except ValueError:
-        raise ValueError(f"until must be an ISO timestamp, not {until!r}") from None
+        raise InvalidArgument(f"until must be an ISO timestamp, not {until!r}") from None
 
 
 def _filter(

@@ -20,6 +20,10 @@ one occurrence (each character may be spelled differently):
 
 A page can transform a value in ways no masker can follow (encrypt it, split it, encode it twice in
 base64): that cannot be masked in general, and the README says so.
+
+A secret may be bound to origins (``PASS.origins=https://login.example.com; https://*.example.org`` in
+the file, :meth:`SecretStore.bind` in Python): :mod:`ocnb.audit.secret_origins` then lets its value go
+only where it can reach nothing but those origins. A secret with no binding goes wherever it is used.
 """
 
 from __future__ import annotations
@@ -32,7 +36,8 @@ from pathlib import Path
 from typing import Any
 
 from ocnb.errors import InvalidArgument, MissingSecret
-from ocnb.placeholders import SECRET_RE, fill_secrets, map_strings, secret_names
+from ocnb.origins import OriginPattern, parse_patterns
+from ocnb.placeholders import SECRET_RE, fill_secrets, map_strings, secret_names, strings
 
 __all__ = [
     "MAX_SECRETS",
@@ -52,6 +57,8 @@ NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 #: ``${SECRET:NAME}`` in an argument value (:data:`ocnb.placeholders.SECRET_RE`).
 PLACEHOLDER_RE = SECRET_RE
 _LINE_RE = re.compile(r"^(?:export\s+)?([^=\s]*)\s*=\s*(.*)$")
+#: ``NAME.origins``: the line that binds secret ``NAME`` to origin patterns.
+ORIGINS_SUFFIX = ".origins"
 #: A prefix of a secret this long or longer, cut at a truncation boundary, is masked too.
 MIN_PREFIX = 6
 #: Case variants, the reversed value, base64 and hex are masked for values at least this long.
@@ -205,7 +212,8 @@ def parse_dotenv(text: str, *, source: str = "<dotenv>") -> dict[str, str]:
 
     Unquoted values end at `` #``; single quotes are literal; double quotes know ``\\n``, ``\\t``,
     ``\\"`` and ``\\\\``. A bad line raises ``INVALID_ARGUMENT`` naming the file and line number
-    (never the value). A later definition of a name wins.
+    (never the value). A later definition of a name wins. A ``NAME.origins`` line (the origins
+    ``NAME`` is bound to) comes back under that key; :meth:`SecretStore.load_dotenv` reads it.
     """
     values: dict[str, str] = {}
     for lineno, line in enumerate(text.splitlines(), start=1):
@@ -217,7 +225,7 @@ def parse_dotenv(text: str, *, source: str = "<dotenv>") -> dict[str, str]:
         if match is None:
             raise InvalidArgument(f"{where}: expected NAME=VALUE")
         name, raw = match.group(1), match.group(2)
-        if not NAME_RE.fullmatch(name):
+        if not NAME_RE.fullmatch(name.removesuffix(ORIGINS_SUFFIX)):
             raise InvalidArgument(f"{where}: invalid secret name (use letters, digits and _, not first a digit)")
         if raw.startswith('"'):
             value, rest = _unquote_double(raw[1:], where)
@@ -278,6 +286,7 @@ class SecretStore:
 
     def __init__(self, values: Mapping[str, str] | None = None) -> None:
         self._values: dict[str, str] = {}
+        self._origins: dict[str, tuple[OriginPattern, ...]] = {}
         self._maskers: list[_Masker] = []  # longest value first
         if values:
             self.update(values)
@@ -290,15 +299,79 @@ class SecretStore:
         return store
 
     def load_dotenv(self, path: str | os.PathLike[str]) -> list[str]:
-        """Add the secrets of a dotenv file; return the names it defined."""
+        """Add the secrets of a dotenv file, and their ``NAME.origins`` bindings; return the names it defined.
+
+        A binding of a secret neither the file nor the store holds, or a malformed pattern, is
+        ``INVALID_ARGUMENT`` naming it, and nothing of the file is loaded.
+        """
         path = Path(path)
         try:
             text = path.read_text(encoding="utf-8")
         except FileNotFoundError:
             raise InvalidArgument(f"secrets file not found: {path}") from None
-        values = parse_dotenv(text, source=str(path))
+        parsed = parse_dotenv(text, source=str(path))
+        values = {k: v for k, v in parsed.items() if not k.endswith(ORIGINS_SUFFIX)}
+        bindings: dict[str, tuple[OriginPattern, ...]] = {}
+        for key, raw in parsed.items():
+            if not key.endswith(ORIGINS_SUFFIX):
+                continue
+            name = key.removesuffix(ORIGINS_SUFFIX)
+            if name not in values and name not in self._values:
+                raise InvalidArgument(f"{path}: {key} binds an unknown secret {name}", details={"name": name})
+            bindings[name] = self._patterns(name, raw, where=f"{path}: {key}")
         self.update(values)
+        self._origins.update(bindings)
         return list(values)
+
+    @staticmethod
+    def _patterns(name: str, patterns: Any, *, where: str) -> tuple[OriginPattern, ...]:
+        try:
+            parsed = parse_patterns(patterns)
+        except InvalidArgument as exc:
+            exc.message = f"{where}: {exc.message}"
+            exc.details = {**exc.details, "name": name}
+            raise
+        if not parsed:
+            raise InvalidArgument(f"{where}: no origin pattern", details={"name": name})
+        return parsed
+
+    def bind(self, name: str, origins: str | list[str] | tuple[str, ...]) -> None:
+        """Bind secret ``name`` to origin patterns (a list, or one ``;``-separated string).
+
+        From then on its value goes only where it can reach nothing but those origins. An unknown
+        name or a malformed pattern is ``INVALID_ARGUMENT``, and the binding is left as it was.
+        """
+        if name not in self._values:
+            raise InvalidArgument(f"cannot bind an unknown secret {name!r}", details={"name": name})
+        self._origins[name] = self._patterns(name, origins, where=f"{name}.origins")
+
+    def origins(self, name: str) -> list[str] | None:
+        """The origin patterns secret ``name`` is bound to, as written; ``None`` when it is not bound."""
+        bound = self._origins.get(name)
+        return None if bound is None else [p.text for p in bound]
+
+    def patterns(self, name: str) -> tuple[OriginPattern, ...] | None:
+        """The parsed patterns secret ``name`` is bound to (``None``: not bound, it goes anywhere)."""
+        return self._origins.get(name)
+
+    @property
+    def bound(self) -> list[str]:
+        """The names of the bound secrets that have a value, sorted."""
+        return sorted(name for name in self._origins if self._values.get(name))
+
+    def bound_in(self, value: Any) -> list[str]:
+        """The bound secrets whose value occurs in a string inside ``value`` (substituted arguments), sorted.
+
+        Read by value, not by placeholder: a plan's steps reach their own calls already substituted.
+        """
+        if not self._origins:
+            return []
+        texts = list(strings(value))
+        return [name for name in self.bound if any(self._values[name] in text for text in texts)]
+
+    def value_of(self, name: str) -> str:
+        """The value of secret ``name``, for the engine that checks where it may go (never for output)."""
+        return self._values[name]
 
     def update(self, values: Mapping[str, str]) -> None:
         """Add or replace secrets; names must be identifiers, at most :data:`MAX_SECRETS` in all."""

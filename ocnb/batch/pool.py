@@ -27,6 +27,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ..errors import InvalidArgument
 from ..settings import Settings
 from ..skills.store import SkillStore
 from .ledger import Ledger, batch_dir
@@ -154,7 +155,7 @@ class Pool(ReplayPool):
             from .dask import replay_on_cluster
 
             if ledger:
-                raise ValueError("ledger= is for a local batch; a Dask batch keeps a ledger of its own")
+                raise InvalidArgument("ledger= is for a local batch; a Dask batch keeps a ledger of its own")
             kwargs = {**self._kwargs, **({"home": self.home} if self.home is not None else {})}
             shipped = with_contract(skill, self.home)
             return _frame(
@@ -238,10 +239,10 @@ def _commit_step(skill: dict[str, Any], value: Any) -> int:
 
     steps = flatten(skill)
     if steps is None:
-        raise ValueError("commit_step: the skill was recorded without replay artifacts (no low-level steps)")
+        raise InvalidArgument("commit_step: the skill was recorded without replay artifacts (no low-level steps)")
     if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < len(steps):
         kinds = ", ".join(f"{i}: {st.get('kind')}" for i, st in enumerate(steps))
-        raise ValueError(
+        raise InvalidArgument(
             f"commit_step must be the index of one of the skill's {len(steps)} low-level steps ({kinds}), not {value!r}"
         )
     return value

@@ -25,6 +25,7 @@ from typing import Any
 
 from ..dispatch import dispatch
 from ..session import Session
+from ..skills.replay import CommitHook
 from ..skills.store import SkillStore
 
 __all__ = [
@@ -207,12 +208,15 @@ def _replay_stored(
             args[key] = options[key]
     on_commit: Callable[[int], None] | None = options.get("_on_commit")  # the row's ledger (ocnb.batch.ledger)
     commit = _commit_at(skill, options) if on_commit is not None else None
+    hook = None
     if on_commit is not None and commit is not None:  # told just before the commit step acts
-        session.commit_hook = (commit, functools.partial(on_commit, commit))
+        hook = CommitHook(commit, functools.partial(on_commit, commit))
+        session.extensions.put(hook)
     try:
         r = dispatch(session, "oc_skill_replay", args, source="replay")
     finally:
-        session.commit_hook = None
+        if hook is not None:
+            session.extensions.discard(hook)
     if isinstance(r.data, dict):
         report = r.data
     else:

@@ -27,7 +27,7 @@ import re
 import secrets as _random
 import shutil
 from collections.abc import Callable, Mapping
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -150,7 +150,7 @@ async def create_bundle(
     """
     mask = _as_mask(secrets)
     obs = observations or PageObservations()
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     bundle_id = _new_bundle_id(now)
     errors: list[str] = []
 

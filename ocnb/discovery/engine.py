@@ -33,6 +33,8 @@ from ocnb.discovery.graph import Ranked, build_graph, rerank
 from ocnb.discovery.manifests import ManifestSet, ManifestWatcher
 from ocnb.discovery.retrievers import Retriever, default_retriever, notice_fallback, retriever_info
 
+from ..errors import InvalidArgument
+
 __all__ = ["DiscoveryEngine", "KINDS", "example_vote", "fuse"]
 
 KINDS = ("tool", "skill", "any")
@@ -185,7 +187,7 @@ class DiscoveryEngine:
     def watch(self) -> None:
         """Start hot reload of the manifest roots (debounced)."""
         if self.manifests is None:
-            raise ValueError("this engine has no manifest roots to watch")
+            raise InvalidArgument("this engine has no manifest roots to watch")
         if self._watcher is None:
             self._watcher = ManifestWatcher(self.manifests, self._on_manifest_change, self._debounce_ms)
             self._watcher.start()
@@ -325,7 +327,7 @@ class DiscoveryEngine:
         ``only_available`` leaves out tools of a capability group the session does not offer.
         """
         if kind not in KINDS:
-            raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
+            raise InvalidArgument(f"kind must be one of {KINDS}, not {kind!r}")
         top_k = self.top_k if top_k is None else top_k
         min_relevance = self.min_relevance if min_relevance is None else min_relevance
         budgets = budgets or self.budgets

@@ -75,7 +75,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="how page dialogs are answered (default accept, or OCNB_DIALOG_POLICY); "
         "manual: they wait for dialog_answer",
     )
-    p.add_argument("--secrets", metavar="FILE", help="dotenv file of secrets usable as ${SECRET:NAME}")
+    p.add_argument(
+        "--secrets",
+        metavar="FILE",
+        help="dotenv file of secrets usable as ${SECRET:NAME}; NAME.origins=https://a.example; https://*.b.example "
+        "binds NAME to those origins",
+    )
     p.add_argument("--home", metavar="DIR", help="storage root (default OCNB_HOME or ~/.ocnb)")
     p.add_argument("--chromium", metavar="PATH", help="Chromium/Chrome executable (default: OCNB_CHROMIUM, ...)")
     remote = p.add_mutually_exclusive_group()

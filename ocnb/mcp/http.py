@@ -453,7 +453,7 @@ class McpHandle:
             "tool_calls": self.bridge.calls,
             "requests": self._stats["requests"],
             "refused": self._stats["refused"],
-            "started_at": _dt.datetime.fromtimestamp(self.started_at, _dt.timezone.utc).isoformat(),
+            "started_at": _dt.datetime.fromtimestamp(self.started_at, _dt.UTC).isoformat(),
             "uptime_s": round(time.time() - self.started_at, 1) if self.running else 0.0,
         }
 

@@ -4,8 +4,9 @@
 :func:`~ocnb.dispatch.dispatch_async` with ``source="mcp"`` on the session's browser thread. There is
 no tool-specific code here: a tool added to the registry is served as it is.
 
-- Results: the :class:`~ocnb.results.ToolResult` as JSON text content; a result whose ``data`` names a
-  PNG/JPEG file (``path``) also carries that image as image content (screenshots).
+- Results: the :class:`~ocnb.results.ToolResult` as JSON text content, the text a page controls fenced
+  in a second block between markers carrying the session's random token (:mod:`ocnb.audit.fence`); a
+  result whose ``data`` names a PNG/JPEG file (``path``) also carries that image (screenshots).
 - Failures: ``isError: true``, the JSON text holding the stable error code — whatever the arguments.
   The one exception is a tool the registry does not have: the spec makes that a protocol error, so it
   is JSON-RPC ``-32602`` ("Unknown tool: NAME", ``data`` holding ocnb's ``UNKNOWN_TOOL`` error), and
@@ -32,7 +33,8 @@ no tool-specific code here: a tool added to the registry is served as it is.
   (``wait_for`` every second, ``execute_plan`` and ``oc_skill_replay`` per step), in order.
 - Logging: ``logging/setLevel`` turns on ``notifications/message`` for that client (none before):
   the page's console errors and warnings, uncaught page errors, crashes and failed navigations,
-  secrets masked. Handshake-era protocol versions only (2026 drops connection-wide logging).
+  secrets masked, each text from the page fenced like a result's. Handshake-era protocol versions
+  only (2026 drops connection-wide logging).
 - Resources: the journal, traces, screenshots, evidence bundles, skills and the capability map
   (:mod:`ocnb.mcp.resources`); a result naming files under ``OCNB_HOME`` carries a ``resource_link``
   for each, after its JSON text.
@@ -68,10 +70,11 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from ..audit.fence import FENCE_NOTE, Fence
 from ..calls import ProgressFn
 from ..dispatch import dispatch_async
 from ..errors import OcnbError
-from ..jsonsafe import has_nonfinite, strict_dumps
+from ..jsonsafe import has_nonfinite
 from ..registry import ToolDef, capability_groups
 from ..results import ToolError, ToolResult
 from . import resources
@@ -98,7 +101,7 @@ _IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg"
 INSTRUCTIONS = (
     "ocnb drives one real Chromium that a person also sees from a Jupyter notebook. "
     "Every tool result is JSON: {ok, tool, data} or {ok: false, error: {code, message}}. "
-    "Every call is recorded in the session's journal."
+    "Every call is recorded in the session's journal. " + FENCE_NOTE
 )
 
 
@@ -128,10 +131,6 @@ def tool_to_mcp(tooldef: ToolDef) -> types.Tool:
     )
 
 
-#: Placeholder for ``data.content`` when the text follows as its own content block.
-NEXT_BLOCK = "<next text block>"
-
-
 def _images(data: Any) -> list[types.ImageContent]:
     """Image content for a result whose data names an image file (``{"path": "...png"}``)."""
     if not isinstance(data, dict) or not isinstance(data.get("path"), str):
@@ -149,28 +148,20 @@ def _images(data: Any) -> list[types.ImageContent]:
     return [types.ImageContent(data=base64.b64encode(raw).decode("ascii"), mime_type=mime)]
 
 
-def _json(result: ToolResult) -> str:
-    """``result.to_json()``, but strict whatever the result holds."""
-    return strict_dumps(result.to_dict(), ensure_ascii=False)
+def to_call_result(result: ToolResult, home: Path | None = None, fence: Fence | None = None) -> types.CallToolResult:
+    """A ToolResult as an MCP ``CallToolResult``: text (+ image), ``isError`` on failure.
 
-
-def to_call_result(result: ToolResult, home: Path | None = None) -> types.CallToolResult:
-    """A ToolResult as an MCP ``CallToolResult``: JSON text (+ image), ``isError`` on failure.
-
-    A result whose data carries a text ``content`` (a page outline, page text) sends it as a second,
-    plain text block — JSON-escaping its quotes and newlines would cost the agent tokens — and the
-    JSON block says so with ``"content": "<next text block>"``.
+    The text is :meth:`Fence.blocks <ocnb.audit.fence.Fence.blocks>`: the tool's own words as strict
+    JSON, then — when the result holds text a page controls (what its tool declares in ``page_text``) —
+    that text between the session's ``[page TOKEN]`` markers, in a second block (a page outline as
+    plain text, unescaped: JSON-escaping its quotes and newlines would cost the agent tokens).
     """
-    data = result.data
-    if result.ok and isinstance(data, dict) and isinstance(data.get("content"), str):
-        head = ToolResult(ok=True, tool=result.tool, data={**data, "content": NEXT_BLOCK})
-        content: list[Any] = [types.TextContent(text=_json(head)), types.TextContent(text=data["content"])]
-    else:
-        content = [types.TextContent(text=_json(result))]
+    fence = fence or Fence()
+    content: list[Any] = [types.TextContent(text=block) for block in fence.blocks(result)]
     if result.ok:
-        content.extend(_images(data))
+        content.extend(_images(result.data))
         if home is not None:
-            content.extend(resources.links_for(home, data))
+            content.extend(resources.links_for(home, result.data))
     return types.CallToolResult(content=content, is_error=not result.ok)
 
 
@@ -389,7 +380,8 @@ class McpBridge:
             unknown = result  # journaled by dispatch like any call; answered as a protocol error below
         except Exception as exc:  # noqa: BLE001 - a tool result, never a JSON-RPC error
             log.exception("tools/call %s failed", params.name)
-            return to_call_result(ToolResult.failure(str(params.name), "INTERNAL", f"{type(exc).__name__}: {exc}"))
+            failure = ToolResult.failure(str(params.name), "INTERNAL", f"{type(exc).__name__}: {exc}")
+            return to_call_result(failure, fence=self.session.fence)
         finally:
             if progress is not None:
                 await progress.close()
@@ -402,11 +394,12 @@ class McpBridge:
         if result.error is not None and result.error.code == "NEEDS_HUMAN":
             result = await self._hand_off(ctx, result)
         if result.error is not None and result.error.code == "NAVIGATION_FAILED":
-            self._log_event("error", {"event": "navigation_failed", "message": result.error.message})
+            failed = {"message": result.error.message}
+            self._log_event("error", self.session.fence.event("navigation_failed", failed))
         tooldef = self.session.registry.get(name)
         if self.discovery and result.ok and tooldef is not None and tooldef.reveals is not None:
             self._learn(tooldef.reveals(result.data))
-        return to_call_result(result, self.session.home)
+        return to_call_result(result, self.session.home, self.session.fence)
 
     # -- hand-off as elicitation ----------------------------------------------------------------
     async def _hand_off(self, ctx: Any, result: ToolResult) -> ToolResult:
@@ -484,7 +477,7 @@ class McpBridge:
         """Listener on the session's events (browser thread): the ones worth a log message."""
         level = _event_level(kind, body)
         if level is not None:
-            self._log_event(level, {"event": kind, **body})
+            self._log_event(level, self.session.fence.event(kind, body))  # the page's texts fenced
 
     def _log_event(self, level: str, data: dict[str, Any]) -> None:
         loop = self.loop

@@ -178,7 +178,7 @@ async def read_page(
                 raise StaleRef(f"{ref_id} is stale; call read_page for fresh refs", details={"ref": ref_id})
         try:
             out = await asyncio.wait_for(_read_frame(page, frame, opts, ref, depth_left=8), timeout_s)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise Timeout(
                 f"the page's {mode} snapshot did not finish within {timeout_s:.1f} s: the page is too large "
                 "to read whole; read one part with ref_id, or try mode=text",

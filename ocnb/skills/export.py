@@ -241,7 +241,7 @@ def _literal(value: Any) -> str:
     data = json.loads(json.dumps(value, ensure_ascii=False, allow_nan=False))
     text = pprint.pformat(data, indent=1, width=110, sort_dicts=False)
     if ast.literal_eval(text) != data:  # pragma: no cover - pprint writes literals; this guards the promise
-        raise ValueError("the skill's data cannot be written as a Python literal")
+        raise InvalidArgument("the skill's data cannot be written as a Python literal")
     return text
 
 

@@ -17,10 +17,14 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..errors import InvalidArgument, OcnbError, Timeout, from_playwright
+from ..audit.secret_origins import check_step
+from ..dispatch import ToolContext
+from ..errors import ArtifactResolutionFailed, InvalidArgument, MissingSecret, OcnbError, Timeout, from_playwright
 from ..perception.actions import check_key, checked, perform
 from ..perception.selectors import (
     ChainRefused,
@@ -35,7 +39,17 @@ from ..perception.selectors import resolve as resolve_chain
 from ..placeholders import fill_params, require_params
 from ..urls import check_url
 
-__all__ = ["envelope", "envelope_hook", "flatten", "replay_skill"]
+__all__ = ["CommitHook", "envelope", "envelope_hook", "flatten", "replay_skill"]
+
+
+@dataclass(frozen=True)
+class CommitHook:
+    """What a batch puts in a session's extensions around one row's replay: ``call()`` runs (off the
+    event loop) just before low-level step ``step`` acts, so the row's ledger records that the row
+    reached its commit step (:mod:`ocnb.batch.ledger`) before the site can have it."""
+
+    step: int
+    call: Callable[[], None]
 
 
 def _origin(url: str) -> str:
@@ -65,7 +79,7 @@ async def _act(page: Any, element: Any, step: dict[str, Any], timeout_ms: int) -
         await page.keyboard.press(str(args["key"]))
         return
     if element is None:
-        raise OcnbError("step has no element", code="ARTIFACT_RESOLUTION_FAILED")
+        raise ArtifactResolutionFailed("step has no element")
     if kind == "fill" and action != "type":
         action = await _fill_action(element, step)
     elif kind in ("press", "scroll", "select", "submit"):
@@ -132,7 +146,7 @@ def flatten(skill: dict[str, Any]) -> list[dict[str, Any]] | None:
 
 
 async def replay_skill(
-    ctx: Any,
+    ctx: ToolContext,
     skill: dict[str, Any],
     *,
     params: dict[str, Any] | None = None,
@@ -180,7 +194,7 @@ async def replay_skill(
 
 
 async def _replay(
-    ctx: Any,
+    ctx: ToolContext,
     skill: dict[str, Any],
     report: dict[str, Any],
     *,
@@ -213,9 +227,10 @@ async def _replay(
     # ${param} in, with each param's JSON type kept (as execute_plan does); ${SECRET:…} only as a step runs.
     steps = [{**s, "args": fill_params(s.get("args", {}), params)} for s in steps]
     secrets = ctx.session.secrets
+    bound = bool(secrets.bound)  # secrets bound to origins: each step checked first (check_step)
     unknown = secrets.missing([s.get("args") for s in steps])
     if unknown:
-        raise OcnbError(f"unknown secret(s): {', '.join(unknown)}", code="MISSING_SECRET")
+        raise MissingSecret(f"unknown secret(s): {', '.join(unknown)}")
     if not allow_risky:
         for i, s in enumerate(steps):
             if s.get("risky"):
@@ -282,9 +297,11 @@ async def _replay(
     async def act(element: Any, step: dict[str, Any], index: int, fused: bool = False) -> dict[str, Any] | bool:
         """Run the step's action: True when done; the failure report when it failed or timed out;
         False when a fused call was declined before acting (then the slow path resolves the step)."""
+        if bound:
+            await check_step(secrets, page, element, step)
         try:
             await asyncio.wait_for(_act(page, element, step, step_timeout_ms), step_timeout_ms / 1000)
-        except (asyncio.TimeoutError, TimeoutError):
+        except TimeoutError:
             return fail(
                 "STEP_TIMEOUT", index, f"step {index} ({step['kind']}) did not finish within {step_timeout_ms} ms"
             )
@@ -299,13 +316,11 @@ async def _replay(
             raise error from exc
         return True
 
-    # (step index, callable): run (off the event loop) just before that step acts — a batch's ledger
-    # records there that the row reached its commit step (ocnb.batch.ledger); set by ocnb.batch.row, never by a tool.
-    hook = ctx.session.commit_hook
+    hook = ctx.session.extensions.get(CommitHook)  # a batch's, around one row (never a tool argument)
     for i, step in enumerate(steps):
         index = lo + i
-        if hook is not None and index == hook[0]:
-            await asyncio.to_thread(hook[1])
+        if hook is not None and index == hook.step:
+            await asyncio.to_thread(hook.call)
         t0 = time.perf_counter()
         resolved_via, attempts, verify_ms, verified, fused = None, 0, 0.0, None, False
         shown_args = step["args"]  # what the trace records: params filled in, secrets still placeholders
@@ -315,7 +330,8 @@ async def _replay(
         try:
             element = None
             locator = None
-            if engine and step["kind"] != "navigate" and step.get("selectors"):
+            # A bound secret needs the element's frame before acting: no fused resolve-and-act then.
+            if engine and not bound and step["kind"] != "navigate" and step.get("selectors"):
                 locator = verified_locator(
                     page,
                     step["selectors"],

@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote, urlsplit
 
-from ..errors import CorruptFile, InvalidArgument, OcnbError
+from ..errors import CorruptFile, InvalidArgument
 from ..files import atomic_write_bytes, atomic_write_json, file_lock, ocnb_home, read_json
 from ..perception.selectors import step_fingerprint, stored_chain
 from .schema import FILE_SCHEMA_VERSIONS, SELECTOR_TYPES, STEP_KINDS, domain_problem, ensure_valid_skill, skill_errors
@@ -353,7 +353,7 @@ class SkillStore:
         if unreadable:
             details["unreadable"] = [c.details["file"] for c in unreadable]
             hint += f"; {len(unreadable)} skills file(s) could not be read: {', '.join(details['unreadable'])}"
-        raise OcnbError(f"no skill {skill_id!r}; {hint}", code="INVALID_ARGUMENT", details=details)
+        raise InvalidArgument(f"no skill {skill_id!r}; {hint}", details=details)
 
     def file_version(self, domain: str) -> int:
         return int(self._load(domain).get("schema_version", SCHEMA_VERSION))

@@ -8,9 +8,10 @@ holds the paging both lists use (:func:`window`, :func:`parse_since`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any, TypeVar
 
+from ..dispatch import ToolContext
 from ..errors import InvalidArgument
 from ..registry import tool
 
@@ -42,7 +43,7 @@ def parse_since(value: Any) -> tuple[int | None, float | None]:
     except ValueError:
         raise InvalidArgument(f"since must be an id or an ISO-8601 timestamp, not {text[:60]!r}") from None
     if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
+        when = when.replace(tzinfo=UTC)
     return None, when.timestamp()
 
 
@@ -68,6 +69,7 @@ def _level(kind: str) -> int:
 
 @tool(
     name="console_messages",
+    page_text=("messages",),
     examples=(
         "show me the errors in the browser console",
         "did the page log any JavaScript errors",
@@ -87,7 +89,7 @@ def _level(kind: str) -> int:
         "limit": LIMIT_SCHEMA,
     },
 )
-async def console_messages(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def console_messages(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     tab = ctx.tab(args.get("tab_id"))
     floor = LEVELS.index(args.get("level", "debug"))
     kept = [e for e in tab.console if _level(e["type"]) >= floor]

@@ -19,6 +19,7 @@ from ..contracts.assertions import (
 from ..contracts.evidence import create_bundle
 from ..contracts.store import ContractStore
 from ..contracts.validation import raise_if_invalid
+from ..dispatch import ToolContext
 from ..errors import InvalidArgument
 from ..registry import tool
 
@@ -46,7 +47,7 @@ _ID_ARG = {"type": "string", "pattern": "^[A-Za-z0-9_.-]{1,64}$"}
     properties={"contract_id": _ID_ARG, "assertion": _ASSERTION_ARG, "description": {"type": "string"}},
     required=["contract_id", "assertion"],
 )
-async def oc_contract_define(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def oc_contract_define(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     # Stored as the caller gave it: ${SECRET:…} placeholders, substituted again by oc_assert.
     args = {**args, **{k: v for k, v in ctx.call.args.items() if k in ("assertion", "description")}}
     store = ContractStore(ctx.home)
@@ -60,6 +61,7 @@ async def oc_contract_define(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
 
 @tool(
     name="oc_assert",
+    page_text=("*", "error.details"),
     examples=(
         "check that the page now says order confirmed",
         "verify the checkout really succeeded",
@@ -77,7 +79,7 @@ async def oc_contract_define(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
         "evidence": {"type": "boolean", "default": True, "description": "Write an evidence bundle on fail."},
     },
 )
-async def oc_assert(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def oc_assert(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     has_id, has_inline = "contract_id" in args, "assertion" in args
     if has_id == has_inline:
         raise InvalidArgument(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..dispatch import ToolContext
 from ..errors import InvalidArgument
 from ..registry import tool
 
@@ -19,6 +20,7 @@ __all__ = ["dialog_answer"]
 
 @tool(
     name="dialog_answer",
+    page_text=("*",),
     examples=(
         "click OK on the popup alert",
         "answer the confirm dialog with cancel",
@@ -32,7 +34,7 @@ __all__ = ["dialog_answer"]
     "accept (default) or dismiss it; text answers a prompt. Returns the dialog and how the calls it interrupted ended.",
     properties={"accept": {"type": "boolean", "default": True}, "text": {"type": "string"}},
 )
-async def dialog_answer(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def dialog_answer(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     browser = ctx.browser
     tab_id = args.get("tab_id")
     tab = ctx.tab(tab_id)

@@ -10,6 +10,7 @@ from typing import Any
 
 from ..discovery import DiscoveryEngine, default_retriever, from_skills, from_tooldefs, manifest_roots
 from ..discovery.learned import LearnedExamples
+from ..dispatch import ToolContext
 from ..registry import Registry, capability_groups, tool
 from ..skills.store import SkillStore
 
@@ -90,7 +91,7 @@ def tools_found(data: Any) -> list[str]:
     },
     required=["query"],
 )
-async def discover_capabilities(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def discover_capabilities(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     engine = engine_for(ctx.session)
     budgets = dataclasses.replace(engine.budgets, **args["budgets"]) if args.get("budgets") else None
     result = await asyncio.to_thread(
@@ -113,7 +114,7 @@ async def discover_capabilities(ctx: Any, args: dict[str, Any]) -> dict[str, Any
     description="List the offered tools by category and capability group with one-line summaries.",
     properties={"category": {"type": "string"}},
 )
-async def expand_tools(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def expand_tools(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     cats: dict[str, list[dict[str, Any]]] = {}
     for t in ctx.session.registry:
         if args.get("category") and t.category != args["category"]:

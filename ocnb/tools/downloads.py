@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..dispatch import ToolContext
 from ..registry import tool
 
 __all__ = ["downloads"]
@@ -16,6 +17,7 @@ __all__ = ["downloads"]
 
 @tool(
     name="downloads",
+    page_text=("downloads",),
     examples=(
         "which files did I download",
         "where did the report get saved",
@@ -27,6 +29,6 @@ __all__ = ["downloads"]
     description="List the files downloaded in this browser. Each: name, path, bytes, state (saved, refused, failed).",
     properties={},
 )
-async def downloads(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def downloads(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     kept = ctx.browser.downloads
     return {"folder": str(kept.folder), "downloads": kept.describe()}

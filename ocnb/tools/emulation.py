@@ -22,7 +22,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import InvalidArgument, OcnbError, from_playwright
+from ..dispatch import ToolContext
+from ..errors import InvalidArgument
 from ..registry import tool
 
 __all__ = ["TabEmulation", "emulate"]
@@ -101,7 +102,7 @@ async def _send(cdp: Any, method: str, params: dict[str, Any]) -> None:
         ) from None
 
 
-async def _reset(ctx: Any, tab: Any) -> None:
+async def _reset(ctx: ToolContext, tab: Any) -> None:
     emu: TabEmulation | None = tab.emulation
     tab.emulation = None
     if emu is None:
@@ -118,6 +119,7 @@ async def _reset(ctx: Any, tab: Any) -> None:
 
 @tool(
     name="emulate",
+    page_text=("page_sees",),
     examples=(
         "pretend to be an iPhone",
         "set the timezone to Tokyo and the language to French",
@@ -149,27 +151,27 @@ async def _reset(ctx: Any, tab: Any) -> None:
         "reset": {"type": "boolean", "description": "drop every override first"},
     },
 )
-async def emulate(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def emulate(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     wanted = _wanted(args)
     device_name, device = _device(ctx.browser.playwright, wanted["device"]) if "device" in wanted else (None, None)
     page = await ctx.page(args.get("tab_id"))
-    tab = ctx.browser.tab_of(page)
-    try:
-        if args.get("reset"):
-            await _reset(ctx, tab)
-        if wanted:
-            await _apply(ctx, tab, page, wanted, device_name, device)
-        seen = await page.evaluate(_SEEN_JS)
-    except OcnbError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - translated at the seam
-        raise from_playwright(exc) from None
+    tab = ctx.tab(args.get("tab_id"))  # the page's own tab
+    if args.get("reset"):
+        await _reset(ctx, tab)
+    if wanted:
+        await _apply(ctx, tab, page, wanted, device_name, device)
+    seen = await page.evaluate(_SEEN_JS)
     emu: TabEmulation | None = tab.emulation
     return {"tab_id": tab.id, "emulating": dict(emu.settings) if emu else {}, "page_sees": seen}
 
 
 async def _apply(
-    ctx: Any, tab: Any, page: Any, wanted: dict[str, Any], device_name: str | None, device: dict[str, Any] | None
+    ctx: ToolContext,
+    tab: Any,
+    page: Any,
+    wanted: dict[str, Any],
+    device_name: str | None,
+    device: dict[str, Any] | None,
 ) -> None:
     created = tab.emulation is None
     emu: TabEmulation = tab.emulation or TabEmulation(cdp=await page.context.new_cdp_session(page))

@@ -7,6 +7,7 @@ from typing import Any
 
 from ..contracts.assertions import PageObservations
 from ..contracts.evidence import create_bundle
+from ..dispatch import ToolContext
 from ..files import atomic_write_bytes
 from ..registry import tool
 
@@ -20,7 +21,7 @@ PREVIEW_CHARS = 160
 TO_FILE = {"type": "boolean"}
 
 
-def output_to_file(ctx: Any, tool_name: str, text: str, ext: str) -> dict[str, Any]:
+def output_to_file(ctx: ToolContext, tool_name: str, text: str, ext: str) -> dict[str, Any]:
     """Write a tool's (secret-masked) text output under ``OCNB_HOME/outputs/<session>/`` (0600); the
     result then holds the path, size and a short preview instead of the text itself."""
     masked = ctx.session.secrets.mask_text(text)
@@ -39,6 +40,7 @@ def png_size(data: bytes) -> tuple[int, int]:
 
 @tool(
     name="page_screenshot",
+    page_text=("url",),
     examples=(
         "take a screenshot",
         "capture the whole page as an image",
@@ -48,7 +50,7 @@ def png_size(data: bytes) -> tuple[int, int]:
     description="Take a PNG screenshot of the tab. Returns the file path and size; full_page captures the whole page.",
     properties={"full_page": {"type": "boolean", "default": False}},
 )
-async def page_screenshot(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def page_screenshot(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     page = await ctx.page(args.get("tab_id"))
     path = ctx.home / "screenshots" / ctx.session.id / f"shot-{ctx.call.seq:05d}.png"
     data = await page.screenshot(full_page=bool(args.get("full_page", False)), type="png")
@@ -69,7 +71,7 @@ async def page_screenshot(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     "Dialogs are included and secrets masked. Returns the bundle id and folder.",
     properties={"reason": {"type": "string", "maxLength": 500}, "since_ms": {"type": "integer", "minimum": 0}},
 )
-async def oc_evidence_bundle(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def oc_evidence_bundle(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     page = await ctx.page(args.get("tab_id"))
     tab = ctx.browser.tab_of(page)
     obs = PageObservations.from_tab(tab, args.get("since_ms")) if tab is not None else PageObservations()

@@ -9,6 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..audit.secret_origins import check_target
+from ..dispatch import ToolContext
 from ..errors import FileNotAllowed, InvalidArgument, OcnbError, from_playwright
 from ..perception.actions import checked, perform
 from ..perception.fills import field_of, prepare
@@ -79,6 +81,7 @@ VALUE_SCHEMA = {
 
 @tool(
     name="form_input",
+    page_text=("element", "fields", "changes", "url", "title", "error.message", "error.details"),
     examples=(
         "set the quantity field to 3",
         "type my email into the email box",
@@ -92,10 +95,11 @@ VALUE_SCHEMA = {
     properties={**TARGET_PROPS, "value": VALUE_SCHEMA, "capture_artifact": CAPTURE},
     required=["value"],
 )
-async def form_input(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def form_input(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     ref, query = _target_args(args)
     page = await ctx.page(args.get("tab_id"))
     r = await resolve_target(page, ref=ref, query=query, action="set")
+    await check_target(ctx.session.secrets, page, r, args)
     chain = await _chain_if(args, page, r)
     async with _Watch(ctx, page, r.frame) as watch:
         how, converted = await _set_value(r, args["value"], _timeout(ctx))
@@ -106,6 +110,7 @@ async def form_input(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
 
 @tool(
     name="fill_form",
+    page_text=("fields", "changes", "error.message", "error.details"),
     examples=(
         "fill in the signup form with my details",
         "enter name, email and address at once",
@@ -122,12 +127,13 @@ async def form_input(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     },
     required=["fields"],
 )
-async def fill_form(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def fill_form(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     page = await ctx.page(args.get("tab_id"))
     resolved: list[tuple[str, Any, Resolved]] = []
     for key, value in args["fields"].items():
         try:
             resolved.append((key, value, await resolve_target(page, **_spec(key), action="set")))
+            await check_target(ctx.session.secrets, page, resolved[-1][2], (key, value))
         except OcnbError as exc:
             exc.details = {**exc.details, "field": key}
             exc.message = f"field {key!r}: {exc.message}"
@@ -189,6 +195,7 @@ def allowed_files(paths: list[str], root: Path) -> list[str]:
 
 @tool(
     name="file_upload",
+    page_text=("element", "changes", "url", "title", "error.details"),
     examples=(
         "attach my CV to the application form",
         "upload this photo",
@@ -206,7 +213,7 @@ def allowed_files(paths: list[str], root: Path) -> list[str]:
     },
     required=["paths"],
 )
-async def file_upload(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def file_upload(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     files = allowed_files(args["paths"], getattr(ctx.config, "upload_root", None) or Path.cwd())
     ref, query = _target_args(args)
     page = await ctx.page(args.get("tab_id"))

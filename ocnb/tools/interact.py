@@ -17,6 +17,8 @@ import asyncio
 import time
 from typing import Any
 
+from ..audit.secret_origins import check_target
+from ..dispatch import ToolContext
 from ..errors import InvalidArgument, OcnbError, from_playwright
 from ..perception.actions import ACTIONS, check_key, perform
 from ..perception.refs import REF_PATTERN, call
@@ -47,7 +49,7 @@ def _spec(target: str) -> dict[str, str]:
     return {"ref": target.strip()} if REF_PATTERN.match(target.strip()) else {"query": target}
 
 
-def _timeout(ctx: Any) -> int:
+def _timeout(ctx: ToolContext) -> int:
     return min(int(ctx.config.default_timeout_ms), 10_000)
 
 
@@ -64,7 +66,7 @@ _OPENS_TAB_JS = """el => {
 class _Watch:
     """What a page looks like before an action, to report what the action changed."""
 
-    def __init__(self, ctx: Any, page: Any, frame: Any, element: Any = None) -> None:
+    def __init__(self, ctx: ToolContext, page: Any, frame: Any, element: Any = None) -> None:
         self.ctx, self.page, self.frame, self.element = ctx, page, frame, element
         self.navigated = False
         self.popups: list[Any] = []
@@ -146,7 +148,7 @@ class _Watch:
 
 
 async def _result(
-    ctx: Any, page: Any, r: Resolved, changes: dict[str, Any], chain: dict | None, **extra: Any
+    ctx: ToolContext, page: Any, r: Resolved, changes: dict[str, Any], chain: dict | None, **extra: Any
 ) -> dict[str, Any]:
     tab = ctx.browser.tab_of(page)
     out: dict[str, Any] = {"element": r.describe(), **extra, "changes": changes, "frame_ordinal": r.frame_ordinal}
@@ -182,6 +184,8 @@ async def _act(page: Any, r: Resolved, action: str, args: dict[str, Any], timeou
 
 @tool(
     name="interact",
+    # error.message: an ambiguity names its candidates and their context, INVALID_VALUE what a field holds
+    page_text=("element", "changes", "url", "title", "downloads", "candidates", "error.message", "error.details"),
     examples=(
         "click the submit button",
         "press Enter in the search box",
@@ -203,7 +207,7 @@ async def _act(page: Any, r: Resolved, action: str, args: dict[str, Any], timeou
         "capture_artifact": CAPTURE,
     },
 )
-async def interact(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def interact(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     action = args.get("action", "click")
     if action in ("fill", "type", "select") and args.get("value") is None:
         raise InvalidArgument(f"action {action} needs value")
@@ -219,6 +223,7 @@ async def interact(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     ref, query = _target_args(args)
     page = await ctx.page(args.get("tab_id"))
     r = await resolve_target(page, ref=ref, query=query, action=action)
+    await check_target(ctx.session.secrets, page, r, args, action=action, key=args.get("key"))
     ctx.call.extra.setdefault("partial", {"element": r.describe(), "action": action})  # if a dialog interrupts
     chain = await _chain_if(args, page, r)
     async with _Watch(ctx, page, r.frame, r.element if action in ("click", "press") else None) as watch:
@@ -228,13 +233,14 @@ async def interact(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     return await _result(ctx, page, r, changes, chain, action=action, via=r.via, **extra)
 
 
-async def _press_focused(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def _press_focused(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     """A key pressed on the page, as a person types it: on the focused element (reported, as a ref
     with role and name, so the journal shows what received it), or on the page when nothing is."""
     page = await ctx.page(args.get("tab_id"))
     if args.get("capture_artifact"):
         raise InvalidArgument("capture_artifact needs an element: give ref or query to record a press")
     r = await focused(page)
+    await check_target(ctx.session.secrets, page, r, args, action="press", key=str(args["key"]))
     ctx.call.extra.setdefault("partial", {"element": r.describe() if r else None, "action": "press"})
     async with _Watch(ctx, page, r.frame if r else page.main_frame, r.element if r else None) as watch:
         try:
@@ -252,6 +258,7 @@ async def _press_focused(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
 
 @tool(
     name="drag_drop",
+    page_text=("source", "target", "changes", "error.details"),
     examples=(
         "drag the card into the done column",
         "move this item onto the trash",
@@ -264,7 +271,7 @@ async def _press_focused(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     properties={"source": {"type": "string", "minLength": 1}, "target": {"type": "string", "minLength": 1}},
     required=["source", "target"],
 )
-async def drag_drop(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def drag_drop(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     page = await ctx.page(args.get("tab_id"))
     src = await resolve_target(page, **_spec(args["source"]))
     dst = await resolve_target(page, **_spec(args["target"]))

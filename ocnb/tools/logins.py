@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..browser.saved_logins import load_state, save_state, state_path, summary
+from ..dispatch import ToolContext
 from ..registry import tool
 
 __all__ = ["storage_state"]
@@ -18,6 +19,7 @@ __all__ = ["storage_state"]
 
 @tool(
     name="storage_state",
+    page_text=("*",),
     examples=(
         "save my login so I do not have to sign in again",
         "load the saved session cookies",
@@ -36,7 +38,7 @@ __all__ = ["storage_state"]
     },
     required=["action", "path"],
 )
-async def storage_state(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def storage_state(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     save = args["action"] == "save"
     path = state_path(args["path"], ctx.config, write=save)  # FILE_NOT_ALLOWED before any file is touched
     context = ctx.browser.live_context()

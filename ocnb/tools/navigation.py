@@ -11,6 +11,7 @@ import contextlib
 import time
 from typing import Any
 
+from ..dispatch import ToolContext
 from ..errors import InvalidArgument, NavigationFailed, OcnbError, Timeout, from_playwright
 from ..registry import tool
 from ..urls import check_url
@@ -60,7 +61,7 @@ def _nav_error(exc: BaseException, url: str) -> OcnbError:
     return err
 
 
-def _tab(ctx: Any, page: Any) -> Any:
+def _tab(ctx: ToolContext, page: Any) -> Any:
     return ctx.browser.tab_of(page)
 
 
@@ -73,6 +74,7 @@ def check_url_arg(config: Any, args: dict[str, Any]) -> None:
 
 @tool(
     name="navigate",
+    page_text=("url", "title", "downloads", "error.details"),
     examples=(
         "go to example.com",
         "open the pricing page",
@@ -91,7 +93,7 @@ def check_url_arg(config: Any, args: dict[str, Any]) -> None:
     },
     required=["url"],
 )
-async def navigate(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def navigate(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     url = args["url"].strip()
     wait_until = args.get("wait_until", "load")
     page = await ctx.page(args.get("tab_id"))
@@ -113,7 +115,8 @@ async def navigate(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
         raise _nav_error(exc, url) from None
     info = await page_info(page, _tab(ctx, page))
     info["status"] = response.status if response is not None else None
-    info["tab_id"] = ctx.browser.tab_of(page).id if ctx.browser.tab_of(page) else None
+    tab = ctx.browser.tab_of(page)
+    info["tab_id"] = tab.id if tab is not None else None
     if url in ("back", "forward") and response is None and info["url"] == "about:blank":
         info["note"] = f"no history entry to go {url} to"
     return info
@@ -121,6 +124,7 @@ async def navigate(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
 
 @tool(
     name="page_reload",
+    page_text=("url", "title", "downloads"),
     examples=(
         "refresh the page",
         "reload this tab",
@@ -131,7 +135,7 @@ async def navigate(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     description="Reload the tab's page. Refs of the old page become stale.",
     properties={"wait_until": WAIT_UNTIL},
 )
-async def page_reload(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def page_reload(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     page = await ctx.page(args.get("tab_id"))
     try:
         response = await page.reload(wait_until=args.get("wait_until", "load"), timeout=ctx.config.default_timeout_ms)
@@ -147,7 +151,7 @@ _WAIT_KINDS = ("selector", "text", "url", "load_state", "time_ms")
 TICK_S = 1.0
 
 
-async def _tick(ctx: Any, message: str, total_ms: float) -> None:
+async def _tick(ctx: ToolContext, message: str, total_ms: float) -> None:
     """Report the milliseconds waited out of ``total_ms`` every :data:`TICK_S` (a no-op for most faces)."""
     if getattr(ctx.call, "progress_fn", None) is None:
         return
@@ -160,6 +164,7 @@ async def _tick(ctx: Any, message: str, total_ms: float) -> None:
 
 @tool(
     name="wait_for",
+    page_text=("url", "title"),
     examples=(
         "wait until the results appear",
         "wait for the page to finish loading",
@@ -178,7 +183,7 @@ async def _tick(ctx: Any, message: str, total_ms: float) -> None:
         "timeout_ms": {"type": "integer", "minimum": 0, "maximum": 120000, "description": "default 10000"},
     },
 )
-async def wait_for(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def wait_for(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     given = [k for k in _WAIT_KINDS if k in args]
     if len(given) != 1:
         raise InvalidArgument(f"give exactly one of {', '.join(_WAIT_KINDS)} (got {', '.join(given) or 'none'})")

@@ -17,8 +17,10 @@ import mimetypes
 import re
 from typing import Any
 
+from ..audit.secret_origins import check_origin
 from ..browser.tabs import RequestRecord, Tab
 from ..contracts.assertions import REGEX_PREFIX, match_pattern
+from ..dispatch import ToolContext
 from ..errors import InvalidArgument, NotFound
 from ..files import atomic_write_bytes
 from ..registry import tool
@@ -79,7 +81,7 @@ def _status_filter(value: Any) -> Any:
     raise InvalidArgument(f"status must be a code, a class like 4xx, failed or pending, not {text[:40]!r}")
 
 
-def _summary(ctx: Any, r: RequestRecord) -> dict[str, Any]:
+def _summary(ctx: ToolContext, r: RequestRecord) -> dict[str, Any]:
     out: dict[str, Any] = {
         "id": r.id,
         "method": r.method,
@@ -99,6 +101,7 @@ def _summary(ctx: Any, r: RequestRecord) -> dict[str, Any]:
 
 @tool(
     name="network_requests",
+    page_text=("requests",),
     examples=(
         "which requests did the page make",
         "list the API calls this page sent",
@@ -120,7 +123,7 @@ def _summary(ctx: Any, r: RequestRecord) -> dict[str, Any]:
         "limit": LIMIT_SCHEMA,
     },
 )
-async def network_requests(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def network_requests(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     tab = ctx.tab(args.get("tab_id"))
     tests = []
     if "url" in args:
@@ -179,7 +182,7 @@ def _decode(data: bytes, content_type: str) -> str | None:
         return None
 
 
-def _masked_bytes(ctx: Any, data: bytes) -> bytes:
+def _masked_bytes(ctx: ToolContext, data: bytes) -> bytes:
     """``data`` with every secret masked: as UTF-8 text, else byte for byte (latin-1)."""
     mask = ctx.session.secrets.mask_text
     try:
@@ -189,7 +192,7 @@ def _masked_bytes(ctx: Any, data: bytes) -> bytes:
 
 
 def _body(
-    ctx: Any, rec: RequestRecord, data: bytes, content_type: str, which: str, args: dict[str, Any]
+    ctx: ToolContext, rec: RequestRecord, data: bytes, content_type: str, which: str, args: dict[str, Any]
 ) -> dict[str, Any]:
     """A body as a result shows it: text cut to ``max_chars``, or written to a file with a preview."""
     out: dict[str, Any] = {"bytes": len(data)}
@@ -222,7 +225,7 @@ async def _response_body(rec: RequestRecord) -> tuple[bytes | None, str | None]:
         return None, "failed" if rec.failure else "no response yet"
     try:
         return await asyncio.wait_for(rec.response.body(), BODY_WAIT_S if rec.end_ts is None else 2 * BODY_WAIT_S), None
-    except asyncio.TimeoutError:
+    except TimeoutError:
         return None, f"unavailable: not loaded within {BODY_WAIT_S:g} s (the page may not have read it)"
     except Exception as exc:  # noqa: BLE001 - a redirect, a navigated-away page, an evicted resource
         return None, "unavailable: " + (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
@@ -243,6 +246,7 @@ def _timing(rec: RequestRecord) -> dict[str, Any]:
 
 @tool(
     name="network_request",
+    page_text=("*",),
     examples=(
         "show the response body of that API call",
         "why did this request fail",
@@ -262,7 +266,7 @@ def _timing(rec: RequestRecord) -> dict[str, Any]:
     },
     required=["id"],
 )
-async def network_request(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def network_request(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     tab = ctx.tab(args.get("tab_id"))
     rec = _find(tab, int(args["id"]))
     to_file = bool(args.get("to_file"))
@@ -327,13 +331,13 @@ def _route_handler(entry: dict[str, Any], args: dict[str, Any]) -> Any:
     return mock
 
 
-def _routes(ctx: Any) -> list[dict[str, Any]]:
+def _routes(ctx: ToolContext) -> list[dict[str, Any]]:
     return [
         {k: v for k, v in r.items() if k not in ("handler", "matcher")} for r in ctx.browser.network.controls.routes
     ]
 
 
-async def _unroute(ctx: Any, entries: list[dict[str, Any]]) -> None:
+async def _unroute(ctx: ToolContext, entries: list[dict[str, Any]]) -> None:
     for entry in entries:
         await ctx.browser.context.unroute(entry["matcher"], entry["handler"])
         ctx.browser.network.controls.routes.remove(entry)
@@ -366,7 +370,7 @@ async def _unroute(ctx: Any, entries: list[dict[str, Any]]) -> None:
         "headers": {"type": "object", "additionalProperties": {"type": "string"}},
     },
 )
-async def network_route(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def network_route(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     action = args.get("action")
     controls = ctx.browser.network.controls
     if action is None:
@@ -404,7 +408,7 @@ def _origin(url: str) -> str | None:
     return m.group(1).lower() if m else None
 
 
-def _auth_origin(ctx: Any, value: dict[str, Any]) -> str:
+def _auth_origin(ctx: ToolContext, value: dict[str, Any]) -> str:
     """The origin HTTP credentials go to: ``value["origin"]``, or the active page's; checked."""
     if ":" in value["username"]:
         raise InvalidArgument("an HTTP Basic username cannot contain ':'")
@@ -432,12 +436,14 @@ def _credentials_setter(context: Any) -> Any:
     return getattr(channel, "setHTTPCredentials", None)
 
 
-async def _set_http_auth(ctx: Any, value: dict[str, Any] | None) -> None:
+async def _set_http_auth(ctx: ToolContext, value: dict[str, Any] | None) -> None:
     """Answer the auth challenges of one origin with these credentials — and with ``send: always``
     also send Basic to it ahead of a challenge (a route that adds the header) — or stop both."""
     controls = ctx.browser.network.controls
     context = ctx.browser.context
     origin = _auth_origin(ctx, value) if value else None  # checked before anything changes
+    if value:
+        check_origin(ctx.session.secrets, value, origin, "the origin the credentials are scoped to")
     send = (value or {}).get("send", "unauthorized")
     setter = _credentials_setter(context)
     if setter is None and value and send != "always":
@@ -529,7 +535,7 @@ async def _set_http_auth(ctx: Any, value: dict[str, Any] | None) -> None:
         },
     },
 )
-async def network_conditions(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def network_conditions(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     state = ctx.browser
     state.live_context()
     controls = state.network.controls

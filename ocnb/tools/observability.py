@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..dispatch import ToolContext
 from ..errors import InvalidArgument
 from ..registry import tool
 
@@ -12,6 +13,7 @@ __all__ = ["oc_connection_health", "oc_journal", "oc_secrets_load"]
 
 @tool(
     name="oc_journal",
+    page_text=("entries", "summary"),
     examples=(
         "what did I do so far",
         "show the audit log of recent calls",
@@ -40,7 +42,7 @@ __all__ = ["oc_connection_health", "oc_journal", "oc_secrets_load"]
         "session_id": {"type": "string", "description": "Another session's journal (read from disk)."},
     },
 )
-async def oc_journal(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def oc_journal(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     journal = ctx.session.journal
     kind = args.get("kind", "recent")
     limit = int(args.get("limit", 20))
@@ -75,7 +77,7 @@ async def oc_journal(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     properties={"path": {"type": "string", "minLength": 1}},
     required=["path"],
 )
-async def oc_secrets_load(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def oc_secrets_load(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     from pathlib import Path
 
     from ..errors import FileNotAllowed
@@ -86,12 +88,18 @@ async def oc_secrets_load(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
         raise FileNotAllowed(f"{path} is outside the working folder and OCNB_HOME")
     if not path.is_file():
         raise InvalidArgument(f"no file {path}")
-    names = ctx.session.secrets.load_dotenv(path)
-    return {"loaded": sorted(names), "count": len(ctx.session.secrets)}
+    store = ctx.session.secrets
+    names = store.load_dotenv(path)
+    out: dict[str, Any] = {"loaded": sorted(names), "count": len(store)}
+    bound = {name: store.origins(name) for name in store.bound}
+    if bound:  # NAME.origins lines: where each bound secret may go (patterns, never values)
+        out["bound"] = bound
+    return out
 
 
 @tool(
     name="oc_connection_health",
+    page_text=("pages",),
     examples=(
         "is the browser still connected",
         "check the browser is alive",
@@ -104,7 +112,7 @@ async def oc_secrets_load(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     "relaunch: true starts a new browser if this one died (after BROWSER_CRASHED the next call does it anyway).",
     properties={"relaunch": {"type": "boolean", "description": "if the browser died, start a new one now"}},
 )
-async def oc_connection_health(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def oc_connection_health(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     relaunched = None
     if args.get("relaunch"):
         # Only a dead browser is replaced: on a live one this stays a read-only report.
@@ -115,7 +123,7 @@ async def oc_connection_health(ctx: Any, args: dict[str, Any]) -> dict[str, Any]
         elif b.crashes.current is not None or not b.connected:
             relaunched = await ctx.session.relaunch_browser()
     b = ctx.browser
-    out = {
+    out: dict[str, Any] = {
         "connected": bool(b.connected) and b.crashes.current is None,
         "version": await b.version() if b.connected and b.crashes.current is None else None,
         "executable": b.executable,

@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..errors import Disabled, OcnbError, from_playwright
+from ..dispatch import ToolContext
+from ..errors import Disabled, OcnbError
 from ..files import atomic_write_bytes
 from ..registry import tool
 
@@ -26,6 +27,7 @@ def pdf_pages(data: bytes) -> int:
 
 @tool(
     name="page_pdf",
+    page_text=("url", "title"),
     examples=(
         "save this page as a PDF",
         "print the page to a PDF file",
@@ -37,7 +39,7 @@ def pdf_pages(data: bytes) -> int:
     "Returns the file path, size and page count; landscape and background (print backgrounds) are optional.",
     properties={"landscape": {"type": "boolean", "default": False}, "background": {"type": "boolean", "default": True}},
 )
-async def page_pdf(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def page_pdf(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     page = await ctx.page(args.get("tab_id"))
     try:
         data = await page.pdf(
@@ -45,10 +47,10 @@ async def page_pdf(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
         )
     except OcnbError:
         raise
-    except Exception as exc:  # noqa: BLE001 - translated at the seam
+    except Exception:  # noqa: BLE001 - headful Chromium cannot print; anything else dispatch translates
         if not ctx.config.headless:
             raise Disabled("Chromium prints PDFs in headless mode only; start the session with headless=True") from None
-        raise from_playwright(exc) from None
+        raise
     path = ctx.home / "pdfs" / ctx.session.id / f"page-{ctx.call.seq:05d}.pdf"
     atomic_write_bytes(path, data)  # 0600, in folders 0700
     title = ""

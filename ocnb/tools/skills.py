@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import Disabled, FileNotAllowed, InvalidArgument, OcnbError
+from ..dispatch import ToolContext
+from ..errors import Disabled, FileNotAllowed, InvalidArgument, error_class
 from ..perception.selectors import TOLERABLE
 from ..registry import tool
 from ..skills.capture import to_skill_steps
@@ -17,6 +18,7 @@ __all__ = ["oc_skill_export", "oc_skill_recall", "oc_skill_record", "oc_skill_re
 
 @tool(
     name="oc_skill_record",
+    page_text=("*",),
     examples=(
         "save these steps as a reusable skill",
         "record what I just did so it can be replayed",
@@ -39,7 +41,7 @@ __all__ = ["oc_skill_export", "oc_skill_recall", "oc_skill_record", "oc_skill_re
     },
     required=["name"],
 )
-async def oc_skill_record(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def oc_skill_record(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     # What is stored is what the caller gave: ${SECRET:…} placeholders, never the substituted values.
     args = {**args, **{k: v for k, v in ctx.call.args.items() if k in ("name", "description", "steps", "domain")}}
     tab = ctx.tab(args.get("tab_id"))
@@ -78,6 +80,7 @@ async def oc_skill_record(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
 
 @tool(
     name="oc_skill_recall",
+    page_text=("skills",),
     examples=(
         "which skills have I recorded",
         "list my saved workflows",
@@ -93,7 +96,7 @@ async def oc_skill_record(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
         "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 10},
     },
 )
-async def oc_skill_recall(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def oc_skill_recall(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     store = SkillStore(ctx.home)
     skills = store.recall(args.get("domain"), args.get("name"), args.get("query"), args.get("limit", 10))
     out: dict[str, Any] = {"skills": skills, "count": len(skills)}
@@ -104,6 +107,7 @@ async def oc_skill_recall(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
 
 @tool(
     name="oc_skill_replay",
+    page_text=("*", "error.details"),
     examples=(
         "do the login workflow again",
         "replay the saved checkout steps",
@@ -135,7 +139,7 @@ async def oc_skill_recall(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     },
     required=["skill_id"],
 )
-async def oc_skill_replay(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def oc_skill_replay(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     # A failure of any code carries {ok: false, failure: {code, step_index, detail}} as data
     # (ocnb.skills.replay.envelope_hook adds it to failures raised before a replay report exists).
     if not ctx.config.skill_replay:
@@ -156,7 +160,7 @@ async def oc_skill_replay(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     if not report["ok"]:
         f = report["failure"]
         data = envelope(report)
-        raise OcnbError(f"step {f['step_index']}: {f['detail']}", code=f["code"], details=data, data=data)
+        raise error_class(f["code"])(f"step {f['step_index']}: {f['detail']}", details=data, data=data)
     return report
 
 
@@ -178,7 +182,7 @@ async def oc_skill_replay(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     },
     required=["skill_id"],
 )
-async def oc_skill_export(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def oc_skill_export(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     skill = SkillStore(ctx.home).get(args["skill_id"])
     from pathlib import Path
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..audit.secret_origins import check_page
+from ..dispatch import ToolContext
 from ..errors import InvalidArgument
 from ..registry import tool
 
@@ -27,6 +29,7 @@ def _cookie_url(raw: str, *, of_page: bool = False) -> str:
 
 @tool(
     name="cookies",
+    page_text=("cookies",),
     examples=(
         "show the cookies of this site",
         "delete all cookies",
@@ -43,11 +46,12 @@ def _cookie_url(raw: str, *, of_page: bool = False) -> str:
     },
     required=["action"],
 )
-async def cookies(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def cookies(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     if args.get("url"):  # checked before anything changes
         _cookie_url(args["url"])
     context = ctx.browser.context
     page = await ctx.page(args.get("tab_id"))
+    await check_page(ctx.session.secrets, page, args, url=args.get("url"))
     action = args["action"]
     if action == "set":
         if "name" not in args or "value" not in args:
@@ -76,6 +80,7 @@ _JS = """([kind, action, key, value]) => {
 
 @tool(
     name="storage",
+    page_text=("items", "origin"),
     examples=(
         "what is in localStorage",
         "clear the session storage",
@@ -92,13 +97,14 @@ _JS = """([kind, action, key, value]) => {
     },
     required=["action"],
 )
-async def storage(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def storage(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     action = args["action"]
     if action == "set" and ("key" not in args or "value" not in args):
         raise InvalidArgument("storage set needs key and value")
     page = await ctx.page(args.get("tab_id"))
     if not page.url.startswith(("http://", "https://")):
         raise InvalidArgument(f"Web Storage needs an http(s) page; the page is at {page.url}")
+    await check_page(ctx.session.secrets, page, args)
     kind = args.get("storage_type", "local")
     items = await page.evaluate(_JS, [kind, action, args.get("key"), args.get("value")])
     if action == "get" and "key" in args:

@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 from typing import Any
 
+from ..dispatch import ToolContext
 from ..errors import InvalidArgument, NavigationFailed
 from ..registry import tool
 from .navigation import CAPTURE_SCHEMA, _nav_error, check_url_arg, page_info
@@ -22,14 +23,14 @@ async def _title(tab: Any) -> bool:
         return False
     try:
         tab.title = await asyncio.wait_for(tab.page.title(), TITLE_WAIT_S)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         return False
     except Exception:  # noqa: BLE001 - mid-navigation: keep the last title
         return True
     return True
 
 
-async def _describe(ctx: Any) -> list[dict[str, Any]]:
+async def _describe(ctx: ToolContext) -> list[dict[str, Any]]:
     """Every tab, asked in parallel; a page that does not answer in time shows its last known title."""
     tabs = list(ctx.browser.tabs.values())
     answered = await asyncio.gather(*(_title(t) for t in tabs))
@@ -46,6 +47,7 @@ async def _describe(ctx: Any) -> list[dict[str, Any]]:
 
 @tool(
     name="tabs_create",
+    page_text=("url", "title", "downloads"),
     examples=(
         "open a new tab",
         "open this link in a new tab",
@@ -58,7 +60,7 @@ async def _describe(ctx: Any) -> list[dict[str, Any]]:
     description="Open a tab (optionally at a URL) and activate it.",
     properties={"url": {"type": "string"}, "capture_artifact": CAPTURE_SCHEMA},
 )
-async def tabs_create(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def tabs_create(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     url = args.get("url")
     if isinstance(url, str) and url.strip() in ("back", "forward"):
         raise InvalidArgument(f"a new tab has no history to go {url.strip()} to; give a URL", details={"url": url})
@@ -84,6 +86,7 @@ async def tabs_create(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
 
 @tool(
     name="tabs_context",
+    page_text=("tabs",),
     examples=(
         "which tabs are open",
         "list the open tabs and their URLs",
@@ -95,12 +98,13 @@ async def tabs_create(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     "(false: the page is busy or hung; its last known title is shown).",
     properties={},
 )
-async def tabs_context(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def tabs_context(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     return {"tabs": await _describe(ctx), "active": ctx.browser.active_id}
 
 
 @tool(
     name="tabs_activate",
+    page_text=("url", "title"),
     examples=(
         "switch to the other tab",
         "go to the second tab",
@@ -113,7 +117,7 @@ async def tabs_context(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     properties={"tab_id": {"type": "string"}},
     required=["tab_id"],
 )
-async def tabs_activate(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def tabs_activate(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     tab = ctx.browser.tab(args["tab_id"])
     await tab.page.bring_to_front()
     ctx.browser.active_id = tab.id
@@ -133,7 +137,7 @@ async def tabs_activate(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     description="Close a tab (default: the active one). The most recent remaining tab becomes active.",
     properties={"tab_id": {"type": "string"}},
 )
-async def tabs_close(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def tabs_close(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     tab = ctx.browser.tab(args.get("tab_id"), crashed_ok=True)
     if tab.closed:
         raise InvalidArgument(f"tab {tab.id} is already closed")

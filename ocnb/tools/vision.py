@@ -18,7 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import InvalidArgument, OcnbError, from_playwright
+from ..dispatch import ToolContext
+from ..errors import InvalidArgument, OcnbError
 from ..files import atomic_write_bytes
 from ..perception.point import element_at
 from ..perception.targets import resolve_target
@@ -54,6 +55,7 @@ async def _border(page: Any, ref: str) -> tuple[float, float]:
 
 @tool(
     name="interact_at",
+    page_text=("name", "element", "target", "changes", "url", "title", "downloads", "error.details"),
     examples=(
         "click at these coordinates",
         "click the spot I see in the screenshot",
@@ -78,7 +80,7 @@ async def _border(page: Any, ref: str) -> tuple[float, float]:
     },
     required=["x", "y"],
 )
-async def interact_at(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def interact_at(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     x, y = float(args["x"]), float(args["y"])
     action = args.get("action", "click")
     if action in ("fill", "type") and args.get("value") is None:
@@ -127,7 +129,7 @@ async def _element_at(page: Any, x: float, y: float) -> dict[str, Any]:
 
 
 async def _drag(
-    ctx: Any,
+    ctx: ToolContext,
     page: Any,
     hit: dict[str, Any],
     named: dict[str, Any],
@@ -143,13 +145,10 @@ async def _drag(
     frames = page.frames
     ordinal = hit.get("frame_ordinal") or 0
     async with _Watch(ctx, page, frames[ordinal] if ordinal < len(frames) else page.main_frame) as watch:
-        try:
-            await page.mouse.move(*start)
-            await page.mouse.down()
-            await page.mouse.move(*end, steps=DRAG_STEPS)
-            await page.mouse.up()
-        except Exception as exc:  # noqa: BLE001 - translated at the seam
-            raise from_playwright(exc) from None
+        await page.mouse.move(*start)
+        await page.mouse.down()
+        await page.mouse.move(*end, steps=DRAG_STEPS)
+        await page.mouse.up()
         changes = await watch.changes()
     element = {k: hit.get(k) for k in ("tag", "rect", "visible", "frame_ordinal")}
     tab = ctx.browser.tab_of(page)
@@ -172,6 +171,7 @@ def _rest(done: dict[str, Any]) -> dict[str, Any]:
 
 @tool(
     name="element_screenshot",
+    page_text=("name", "error.details"),
     examples=(
         "screenshot just the chart",
         "capture an image of this one element",
@@ -183,17 +183,12 @@ def _rest(done: dict[str, Any]) -> dict[str, Any]:
     "Returns the file path, the element and the image size (CSS px, the element's box).",
     properties={**TARGET_PROPS},
 )
-async def element_screenshot(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def element_screenshot(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     ref, query = _target_args(args)
     page = await ctx.page(args.get("tab_id"))
     r = await resolve_target(page, ref=ref, query=query)
-    try:
-        data = await r.element.screenshot(type="png", scale="css", timeout=_timeout(ctx))
-        box = await r.element.bounding_box()
-    except OcnbError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - translated at the seam
-        raise from_playwright(exc) from None
+    data = await r.element.screenshot(type="png", scale="css", timeout=_timeout(ctx))
+    box = await r.element.bounding_box()
     path = ctx.home / "screenshots" / ctx.session.id / f"element-{ctx.call.seq:05d}.png"
     atomic_write_bytes(path, data)  # 0600, in folders 0700
     width, height = png_size(data)

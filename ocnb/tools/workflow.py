@@ -18,6 +18,7 @@ from ..contracts import (
     secret_input_masks,
 )
 from ..contracts.taskguard import TaskBinding, page_url
+from ..dispatch import ToolContext
 from ..errors import InvalidArgument
 from ..placeholders import fill_params, require_params
 from ..registry import tool
@@ -30,11 +31,11 @@ SIGNATURE_SCHEMA = {
 }
 
 
-def _load_signature(ctx: Any, value: Any) -> Any:
+def _load_signature(ctx: ToolContext, value: Any) -> Any:
     return load_signature(value, home=ctx.home, known_tools=ctx.session.registry.names())
 
 
-async def _evaluate(ctx: Any, sig: Any, calls: list[CallInfo], elapsed_ms: float) -> Evaluation:
+async def _evaluate(ctx: ToolContext, sig: Any, calls: list[CallInfo], elapsed_ms: float) -> Evaluation:
     """The signature judged on the active tab now (its assertions, observations, calls and time)."""
     page = await ctx.page()
     tab = ctx.browser.tab_of(page)
@@ -42,7 +43,7 @@ async def _evaluate(ctx: Any, sig: Any, calls: list[CallInfo], elapsed_ms: float
     return await evaluate_signature_on_page(sig, page, observations, calls=calls, elapsed_ms=elapsed_ms)
 
 
-def _mask_secret_inputs(ctx: Any, sig: Any, inputs: dict[str, Any]) -> None:
+def _mask_secret_inputs(ctx: ToolContext, sig: Any, inputs: dict[str, Any]) -> None:
     """Make the session's masker scrub the literal values of secret inputs from every output."""
     masks = secret_input_masks(sig, inputs)
     if masks:
@@ -51,6 +52,7 @@ def _mask_secret_inputs(ctx: Any, sig: Any, inputs: dict[str, Any]) -> None:
 
 @tool(
     name="execute_plan",
+    page_text=("*", "error.details"),
     examples=(
         "run these steps one after another",
         "execute a list of tool calls with parameters",
@@ -83,7 +85,7 @@ def _mask_secret_inputs(ctx: Any, sig: Any, inputs: dict[str, Any]) -> None:
     },
     required=["steps"],
 )
-async def execute_plan(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def execute_plan(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     steps = args["steps"]
     params = args.get("params") or {}
     require_params([st.get("args", {}) for st in steps], params)
@@ -115,7 +117,7 @@ async def execute_plan(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
                     if "timeout_ms" in st
                     else await ctx.dispatch(st["tool"], step_args, source="plan")
                 )
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 from ..results import ToolResult
 
                 result = ToolResult.failure(
@@ -130,7 +132,7 @@ async def execute_plan(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
             "attempts": attempt + 1,
             "duration_ms": round((time.perf_counter() - t0) * 1000, 1),
         }
-        if not result.ok:
+        if result.error is not None:
             record["error_code"] = result.error.code
             record["error"] = result.error.message
         out["steps"].append(record)
@@ -173,7 +175,7 @@ async def execute_plan(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     properties={"signature": SIGNATURE_SCHEMA, "inputs": {"type": "object"}},
     required=["signature"],
 )
-async def oc_task_start(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def oc_task_start(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     sig = _load_signature(ctx, args["signature"])
     inputs = args.get("inputs") or {}
     require_inputs(sig, inputs)
@@ -194,7 +196,7 @@ async def oc_task_start(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     description="Report the bound task's status. Includes calls used, guards and the last evaluation.",
     properties={},
 )
-async def workflow_status(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def workflow_status(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     binding: TaskBinding | None = ctx.session.task
     if binding is None:
         return {"bound": False}
@@ -216,7 +218,7 @@ async def workflow_status(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     description="Unbind the task signature and return its final status.",
     properties={},
 )
-async def oc_task_finish(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+async def oc_task_finish(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     binding: TaskBinding | None = ctx.session.guard.unbind()
     if binding is None:
         return {"bound": False}

@@ -258,7 +258,7 @@ def test_unresolvable_host_tabs_create_leaves_no_tab(session: ocnb.Session) -> N
 @pytest.mark.anyio
 @pytest.mark.parametrize("anyio_backend", ["asyncio"])
 async def test_killed_browser_over_mcp(ocnb_home: Path, anyio_backend: str) -> None:
-    from mcp_shim_helpers import http_client
+    from mcp_shim_helpers import http_client, payload
 
     from ocnb.mcp import serve
 
@@ -270,7 +270,7 @@ async def test_killed_browser_over_mcp(ocnb_home: Path, anyio_backend: str) -> N
 
             async def call(name: str, args: dict[str, Any]) -> dict[str, Any]:
                 res = await client.call_tool(name, args)
-                return dict(json.loads(res.content[0].text))  # type: ignore[union-attr]
+                return dict(payload(res))
 
             assert (await call("navigate", {"url": "data:text/html,<title>M</title>m"}))["ok"]
             kill_browser(s)
@@ -309,14 +309,14 @@ def browser_processes() -> set[int]:
 async def test_killed_browser_over_mcp_stdio(tmp_path: Path, anyio_backend: str) -> None:
     """The stand-alone stdio server (``ocnb mcp``): its Chromium killed, it answers once and comes back."""
     from mcp.client import Client
-    from mcp_shim_helpers import server_params
+    from mcp_shim_helpers import payload, server_params
 
     before = browser_processes()
     async with Client(server_params(tmp_path / "home")) as client:
 
         async def call(name: str, args: dict[str, Any]) -> dict[str, Any]:
             res = await client.call_tool(name, args)
-            return dict(json.loads(res.content[0].text))  # type: ignore[union-attr]
+            return dict(payload(res))
 
         assert (await call("navigate", {"url": "data:text/html,<title>S</title>s"}))["ok"]
         new = browser_processes() - before

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC
+
 import pytest
 
 from ocnb.browser import Ring
@@ -32,9 +34,9 @@ def test_since_pages_forward_oldest_first() -> None:
 
 
 def test_since_a_timestamp() -> None:
-    from datetime import datetime, timezone
+    from datetime import datetime
 
-    iso = datetime.fromtimestamp(1008.0, tz=timezone.utc).isoformat().replace("+00:00", "Z")
+    iso = datetime.fromtimestamp(1008.0, tz=UTC).isoformat().replace("+00:00", "Z")
     assert page({"since": iso}) == ([8, 9, 10], {})
     assert parse_since("1970-01-01T00:16:48") == (None, 1008.0)  # naive means UTC
     with pytest.raises(InvalidArgument):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
@@ -18,7 +17,7 @@ from ocnb.errors import PageCrashed, from_playwright
     ("exc", "code"),
     [
         (PlaywrightTimeout("Page.click: Timeout 500ms exceeded."), "TIMEOUT"),
-        (asyncio.TimeoutError(), "TIMEOUT"),
+        (TimeoutError(), "TIMEOUT"),
         (TargetClosedError(), "TARGET_CLOSED"),
         (PlaywrightError("Frame.evaluate: Target crashed"), "PAGE_CRASHED"),
         (PlaywrightError("Page.goto: Page crashed"), "PAGE_CRASHED"),

@@ -32,6 +32,7 @@ from hypothesis import strategies as st
 from mcp.shared.exceptions import MCPError
 
 import ocnb
+from ocnb.audit.fence import unfence
 from ocnb.errors import ERROR_CODES
 from ocnb.jsonsafe import fix_text
 from ocnb.results import ToolResult
@@ -297,7 +298,7 @@ def test_fuzz_mcp_stdio(mcp_stdio: tuple[StdioClient, Path], site: Any) -> None:
         """The server's tabs and their URLs, asked over MCP (one more journaled call)."""
         nonlocal expected_lines
         expected_lines += 1
-        data = json.loads(client.call("tabs_context", {}).content[0].text)["data"]
+        data = unfence([c.text for c in client.call("tabs_context", {}).content])["data"]
         return data["active"], [(t["tab_id"], t["url"]) for t in data["tabs"]]
 
     @settings(max_examples=max(1, MCP_CALLS // BATCH), **FUZZ_SETTINGS)  # type: ignore[arg-type]

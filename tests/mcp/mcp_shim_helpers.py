@@ -17,6 +17,7 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
+from ocnb.audit.fence import unfence
 from ocnb.mcp import McpHandle
 
 ACCEPT = "application/json, text/event-stream"
@@ -30,16 +31,14 @@ def server_params(home: Path, *extra: str) -> StdioServerParameters:
     return StdioServerParameters(command=sys.executable, args=["-m", "ocnb.mcp.cli", *extra], env=env)
 
 
+def texts(result: types.CallToolResult) -> list[str]:
+    """The text blocks of a tools/call result (the JSON head, then the page's fenced text if any)."""
+    return [c.text for c in result.content if isinstance(c, types.TextContent)]
+
+
 def payload(result: types.CallToolResult) -> dict:
-    """The ToolResult JSON of a tools/call result (read_page's outline, sent as its own block, put back)."""
-    first = result.content[0]
-    assert isinstance(first, types.TextContent)
-    out: dict = json.loads(first.text)
-    if out.get("ok") and out["data"].get("content") == "<next text block>":
-        second = result.content[1]
-        assert isinstance(second, types.TextContent)
-        out["data"]["content"] = second.text
-    return out
+    """The ToolResult JSON of a tools/call result, the page's fenced text put back in its place."""
+    return unfence(texts(result))
 
 
 @asynccontextmanager

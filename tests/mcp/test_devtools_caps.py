@@ -8,7 +8,7 @@ from pathlib import Path
 import mcp_types as types
 import pytest
 from mcp.client import Client
-from mcp_shim_helpers import server_params
+from mcp_shim_helpers import payload, server_params
 
 from ocnb.tokens import count_text
 
@@ -18,9 +18,7 @@ NETWORK_TOOLS = {"console_messages", "network_requests", "network_request", "net
 
 
 def data(result: types.CallToolResult) -> dict:
-    first = result.content[0]
-    assert isinstance(first, types.TextContent)
-    out = json.loads(first.text)
+    out = payload(result)
     assert out["ok"], out
     return out["data"]
 

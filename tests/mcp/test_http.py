@@ -69,7 +69,8 @@ async def test_read_page_then_interact(mcp_server: McpHandle, site) -> None:
         assert page["ok"], page
         content = page["data"]["content"]  # lines like `- button "Clicked 0 times" [ax_7]`
         raw = await client.call_tool("read_page", {})
-        assert raw.content[1].text.startswith("- ") and '\\"' not in raw.content[1].text  # plain, unescaped
+        outline = raw.content[1].text.split("\n")[2:-1]  # inside the fence, after the page's title and URL
+        assert outline[0].startswith("- ") and '\\"' not in "\n".join(outline)  # plain, unescaped
         line = next(x for x in content.splitlines() if "Clicked 0 times" in x)
         ref = re.search(r"\[(ax_\d+)\]", line).group(1)
         acted = payload(await client.call_tool("interact", {"ref": ref, "action": "click"}))

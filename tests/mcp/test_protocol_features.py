@@ -13,7 +13,7 @@ from typing import Any
 import mcp_types as types
 import pytest
 from mcp.shared.exceptions import MCPError
-from mcp_shim_helpers import http_client
+from mcp_shim_helpers import http_client, payload
 
 import ocnb
 from ocnb.audit.journal import read_journal
@@ -22,12 +22,6 @@ from ocnb.mcp import McpHandle, serve
 pytestmark = [pytest.mark.browser, pytest.mark.anyio]
 
 TWO_BUTTONS = "data:text/html,<button onclick=\"document.title='first'\">Go</button><button onclick=\"document.title='second'\">Go</button>"
-
-
-def payload(result: types.CallToolResult) -> dict[str, Any]:
-    text = result.content[0]
-    assert isinstance(text, types.TextContent)
-    return json.loads(text.text)
 
 
 def journal(session: ocnb.Session, tool: str | None = None) -> list[dict[str, Any]]:
@@ -135,7 +129,11 @@ async def test_console_errors_arrive_as_log_messages_at_the_set_level(mcp_server
         assert payload(failed)["error"]["code"] == "NAVIGATION_FAILED"
         await client.call_tool("wait_for", {"time_ms": 300})
     assert [m.level for m in messages if m.data.get("event") == "navigation_failed"] == ["error"]
-    texts = [(m.level, m.data.get("text")) for m in messages if isinstance(m.data, dict)]
+    token = mcp_server.session.fence.token  # the page's console text comes fenced
+    texts = [(m.level, m.data.get("text") or "") for m in messages if isinstance(m.data, dict)]
+    texts = [
+        (level, text.removeprefix(f"[page {token}]\n").removesuffix(f"\n[/page {token}]")) for level, text in texts
+    ]
     assert ("error", "boom") in texts and ("warning", "careful") in texts
     assert all(text not in ("quiet", "boom-before") for _, text in texts)
     assert all(m.logger == "ocnb.browser" for m in messages)

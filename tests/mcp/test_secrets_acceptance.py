@@ -18,7 +18,7 @@ from typing import Any
 
 import anyio
 import pytest
-from mcp_shim_helpers import http_client
+from mcp_shim_helpers import http_client, payload
 
 import ocnb
 from ocnb.audit.secrets import spellings
@@ -62,10 +62,6 @@ def walk(home: Path) -> tuple[dict[str, list[str]], dict[str, str], set[str]]:
             found[rel] = hit
     kinds = {p.relative_to(home).parts[0] for p in home.rglob("*")}
     return found, modes, kinds
-
-
-def payload(result: Any) -> dict[str, Any]:
-    return json.loads(result.content[0].text)
 
 
 def test_a_secret_with_spaces_and_markup_is_never_written_in_any_spelling(

@@ -99,10 +99,7 @@ def jq(doc: Any, path: str) -> Any:
 
 @pytest.mark.anyio
 async def test_seed_scenario_2_renamed_captcha_label_over_mcp(mcp: McpHandle, drift: Any) -> None:
-    from tests.mcp.mcp_shim_helpers import http_client
-
-    def payload(result: Any) -> dict[str, Any]:
-        return json.loads(result.content[0].text)
+    from tests.mcp.mcp_shim_helpers import http_client, payload
 
     url = drift.page("login.html")
     async with http_client(mcp) as client:

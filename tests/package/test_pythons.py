@@ -1,0 +1,222 @@
+"""The Pythons ocnb claims, tested: the oldest and the newest supported interpreter on this machine each
+install the built wheel with every extra into a fresh virtual environment, import ocnb, run the README's
+first example (on real Chromium) and the tests that need no browser. The built sdist installs too, and
+passes the same tests.
+
+``requires-python`` in pyproject.toml is exactly the tested range: its lower bound is the oldest minor
+version tested here, and its classifiers name each minor version from there to the newest tested. An
+interpreter that is not on the machine is a skip that says so, never a silent pass.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+HOUSE = Path(os.environ.get("OCNB_TEST_WHEELHOUSE", Path.home() / ".cache" / "ocnb" / "test-wheelhouse"))
+#: The test folders run on another interpreter: every feature's tests, less those that start servers,
+#: kernels or worker processes of the repo's own Python (MCP, notebooks, batch, fuzz) and this folder.
+FOLDERS = ("core", "audit", "contracts", "discovery", "perception", "tools", "browser", "skills", "widgets")
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(2400)]
+
+
+def _pyproject() -> dict:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())
+
+
+def _minimum() -> tuple[int, int]:
+    spec = _pyproject()["project"]["requires-python"]
+    m = re.fullmatch(r">=\s*3\.(\d+)", spec)
+    assert m, f"requires-python {spec!r} is not a plain lower bound"
+    return (3, int(m.group(1)))
+
+
+def _interpreters() -> dict[tuple[int, int], str]:
+    """Every CPython on the machine (pyenv's and PATH's), by minor version."""
+    found: dict[tuple[int, int], str] = {}
+    candidates = sorted(Path.home().glob(".pyenv/versions/3.*/bin/python3"))
+    candidates += [Path(p) for p in (shutil.which(f"python3.{n}") for n in range(8, 20)) if p]
+    for exe in candidates:
+        out = subprocess.run(
+            [str(exe), "-c", "import sys; print(*sys.version_info[:2])"], capture_output=True, text=True
+        )
+        if out.returncode == 0:
+            major, minor = map(int, out.stdout.split())
+            found.setdefault((major, minor), str(exe))
+    return found
+
+
+def _supported() -> list[tuple[int, int]]:
+    lo = _minimum()
+    return sorted(v for v in _interpreters() if v >= lo)
+
+
+def test_the_claimed_range_is_the_tested_range() -> None:
+    """The classifiers name each minor version from the lower bound to the newest tested one."""
+    supported = _supported()
+    if not supported:
+        pytest.skip(f"no Python {_minimum()[0]}.{_minimum()[1]} or newer on this machine besides the running one")
+    classifiers = _pyproject()["project"]["classifiers"]
+    named = sorted(
+        (3, int(m.group(1)))
+        for c in classifiers
+        if (m := re.fullmatch(r"Programming Language :: Python :: 3\.(\d+)", c))
+    )
+    assert named[0] == _minimum(), (named, _minimum())
+    assert named == [(3, n) for n in range(_minimum()[1], named[-1][1] + 1)], named
+    assert named[-1] <= supported[-1], f"classifiers claim {named[-1]} but the newest on the machine is {supported[-1]}"
+    below = sorted(v for v in _interpreters() if v < _minimum())
+    print(f"\nsupported on this machine: {supported}; older, refused by requires-python: {below}")
+
+
+def _build(kind: str, out: Path) -> Path:
+    """The wheel or the sdist built from this checkout (no build isolation: hatchling is a dev dependency)."""
+    flag = {"wheel": "--wheel", "sdist": "--sdist"}[kind]
+    run = subprocess.run(
+        [sys.executable, "-m", "build", flag, "--no-isolation", "--outdir", str(out), str(ROOT)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-3000:]
+    (built,) = out.glob("ocnb-*.whl" if kind == "wheel" else "ocnb-*.tar.gz")
+    return built
+
+
+def _venv(python: str, base: Path, target: Path) -> Path:
+    """A fresh venv of ``python`` with ``target[all]``, its dependencies from a per-interpreter wheelhouse."""
+    root = base / "venv"
+    made = subprocess.run([python, "-m", "venv", str(root)], capture_output=True, text=True, timeout=300)
+    assert made.returncode == 0, made.stderr
+    py = str(root / "bin" / "python")
+    tag = subprocess.run(
+        [py, "-c", "import sys; print(f'cp{sys.version_info[0]}{sys.version_info[1]}')"], capture_output=True, text=True
+    ).stdout.strip()
+    house = HOUSE / tag
+    house.mkdir(parents=True, exist_ok=True)
+    lock = ROOT / "scripts" / "constraints.txt"
+    pins = ["-c", str(lock)] if f"# python {tag[2]}.{tag[3:]}" in lock.read_text().splitlines() else []
+    want = f"{target}[all]"
+    offline = [py, "-m", "pip", "install", "-q", "--no-compile", "--no-index", "--find-links", str(house), *pins, want]
+    if subprocess.run(offline, capture_output=True, text=True, timeout=900).returncode != 0:
+        for stale in house.glob("ocnb-*"):
+            stale.unlink()
+        fetched = subprocess.run(
+            [py, "-m", "pip", "download", "-q", "-d", str(house), *pins, want],
+            capture_output=True,
+            text=True,
+            timeout=1200,
+        )
+        assert fetched.returncode == 0, fetched.stderr[-3000:]
+        for stale in house.glob("ocnb-*"):
+            stale.unlink()
+        again = subprocess.run(offline, capture_output=True, text=True, timeout=900)
+        assert again.returncode == 0, again.stderr[-3000:]
+    return root
+
+
+def _check(root: Path, tmp: Path) -> str:
+    """Import, the README's first example, and the browserless tests, all from the installed copy."""
+    py = str(root / "bin" / "python")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
+    env.update(VIRTUAL_ENV=str(root), OCNB_HOME=str(tmp / "home"), PYTHONUNBUFFERED="1")
+    where = subprocess.run(
+        [py, "-P", "-c", "import ocnb; print(ocnb.__file__, ocnb.__version__)"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=300,
+    )
+    assert where.returncode == 0, where.stderr[-2000:]
+    assert str(root) in where.stdout, f"ocnb imported from {where.stdout}, not the fresh venv"
+
+    readme = (ROOT / "README.md").read_text()
+    block = re.search(r"```python\n(.*?)```", readme, re.S).group(1)
+    expected = [m.group(1).strip() for m in re.finditer(r"#\s*(.+)$", block, re.M)]
+    example = subprocess.run([py, "-P", "-c", block], capture_output=True, text=True, cwd=tmp, env=env, timeout=600)
+    assert example.returncode == 0, example.stderr[-3000:]
+    assert example.stdout.splitlines() == expected
+
+    # The repo's tests, importing the installed ocnb: `-P` keeps the checkout off sys.path, and the
+    # tests package is reached through a folder that holds only a link to it.
+    shim = tmp / "tests-only"
+    shim.mkdir()
+    (shim / "tests").symlink_to(ROOT / "tests")
+    env.update(PYTHONPATH=str(shim), OCNB_TEST_NO_BROWSER="1")
+    run = subprocess.run(
+        [
+            py,
+            "-P",
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-x",
+            "--timeout",
+            "300",
+            *[str(ROOT / "tests" / f) for f in FOLDERS],
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=2000,
+    )
+    tail = run.stdout[-3000:]
+    assert run.returncode == 0, tail + run.stderr[-2000:]
+    passed = int(re.search(r"(\d+) passed", tail).group(1))
+    assert passed >= 300, tail  # a run that skipped nearly everything is no check
+    return tail.strip().splitlines()[-1]
+
+
+@pytest.mark.parametrize("which", ["oldest", "newest"])
+def test_the_wheel_on_the_oldest_and_newest_supported_python(which: str, tmp_path: Path) -> None:
+    supported = _supported()
+    if not supported:
+        pytest.skip("no supported Python on this machine besides the running one")
+    version = supported[0] if which == "oldest" else supported[-1]
+    if which == "newest" and len(supported) == 1:
+        pytest.skip(f"only Python {version} is on this machine: the oldest run covers it")
+    wheel = _build("wheel", tmp_path / "dist")
+    root = _venv(_interpreters()[version], tmp_path, wheel)
+    try:
+        print(f"\nPython {version[0]}.{version[1]}: {_check(root, tmp_path)}")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def test_the_sdist_builds_installs_and_passes(tmp_path: Path) -> None:
+    """``python -m build`` and ``twine check`` pass on both artifacts; the sdist installs and passes."""
+    dist = tmp_path / "dist"
+    wheel, sdist = _build("wheel", dist), _build("sdist", dist)
+    twine = subprocess.run(
+        [sys.executable, "-m", "twine", "check", "--strict", str(wheel), str(sdist)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert twine.returncode == 0, twine.stdout + twine.stderr
+    import tarfile
+
+    names = tarfile.open(sdist).getnames()
+    assert any(n.endswith("/LICENSE") for n in names) and any(n.endswith("/RELEASING.md") for n in names), names
+    import zipfile
+
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in zipfile.ZipFile(wheel).namelist())
+    version = sys.version_info[:2]
+    root = _venv(_interpreters().get(version, sys.executable), tmp_path, sdist)
+    try:
+        print(f"\nsdist on Python {version[0]}.{version[1]}: {_check(root, tmp_path)}")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
