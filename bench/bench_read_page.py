@@ -50,6 +50,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
+from ocnb.perception.listeners import install as install_listeners  # noqa: E402
 from ocnb.perception.snapshot import read_page  # noqa: E402
 from ocnb.tokens import count_text  # noqa: E402
 
@@ -355,6 +356,7 @@ async def run(pages: list[CorpusPage], runs: int, show: str | None) -> list[dict
     async with async_playwright() as pw, Client(params, read_timeout_seconds=120) as client:
         browser = await pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
         page = await browser.new_page(viewport={"width": VIEWPORT[0], "height": VIEWPORT[1]})
+        await install_listeners(page.context)  # as ocnb's own browser does: script-driven controls get refs
         page.on("dialog", lambda d: asyncio.ensure_future(d.accept()))
         for i, cp in enumerate(pages, 1):
             print(f"[{i}/{len(pages)}] {cp.corpus}/{cp.name}", file=sys.stderr, flush=True)

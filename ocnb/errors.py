@@ -8,8 +8,10 @@
     ├── UnknownTool              UNKNOWN_TOOL
     ├── TargetError
     │   ├── StaleRef             STALE_REF           the ref's element is gone (removed, navigated away)
+    │   ├── UnknownRef           UNKNOWN_REF         the ref was never issued on this tab
     │   ├── ElementNotFound      ELEMENT_NOT_FOUND   with the nearest candidates
     │   └── AmbiguousTarget      AMBIGUOUS_TARGET    with the candidates
+    ├── InvalidValue             INVALID_VALUE       a field did not take the value (details: expected format, holds)
     ├── Timeout                  TIMEOUT
     ├── NavigationFailed         NAVIGATION_FAILED
     ├── TargetClosed             TARGET_CLOSED       page, context or browser closed by a call
@@ -81,6 +83,7 @@ __all__ = [
     "InvalidArgument",
     "Interrupted",
     "InvalidIntent",
+    "InvalidValue",
     "MissingSecret",
     "SecretNotAllowed",
     "NavigationFailed",
@@ -100,6 +103,7 @@ __all__ = [
     "TargetNavigatedAway",
     "Timeout",
     "UnknownOutcome",
+    "UnknownRef",
     "UnknownTool",
     "error_class",
     "from_playwright",
@@ -111,6 +115,8 @@ ERROR_CODES: dict[str, str] = {
     "INVALID_INTENT": "intent must be 1 to 120 characters.",
     "UNKNOWN_TOOL": "No tool of that name is registered.",
     "STALE_REF": "The element behind this ref is gone; read the page again.",
+    "UNKNOWN_REF": "This ref was never issued on this tab; take refs from read_page, find or query_dom.",
+    "INVALID_VALUE": "The field does not hold the value asked; details say the format it expects and what it holds.",
     "ELEMENT_NOT_FOUND": "No element matches the target.",
     "AMBIGUOUS_TARGET": "More than one element matches the target.",
     "TIMEOUT": "The operation did not finish in time.",
@@ -187,12 +193,28 @@ class StaleRef(TargetError):
     code = "STALE_REF"
 
 
+class UnknownRef(TargetError):
+    """A well-formed ref that this tab never issued (a typo, another tab's ref, a made-up number)."""
+
+    code = "UNKNOWN_REF"
+
+
 class ElementNotFound(TargetError):
     code = "ELEMENT_NOT_FOUND"
 
 
 class AmbiguousTarget(TargetError):
     code = "AMBIGUOUS_TARGET"
+
+
+class InvalidValue(OcnbError):
+    """A fill, type, select or check whose field does not hold what was asked afterwards (a date in the
+    wrong format, a number out of range, a value cut by ``maxlength``, an option that does not exist).
+
+    ``details``: ``expected`` (the format the field takes, e.g. ``YYYY-MM-DD``), ``asked`` and ``holds``.
+    """
+
+    code = "INVALID_VALUE"
 
 
 class Timeout(OcnbError):

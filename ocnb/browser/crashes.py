@@ -75,7 +75,7 @@ class CrashLog:
 #: What a call that ran into a dead browser or page may have seen instead of the crash itself.
 _CRASH_SYMPTOMS = frozenset(
     {"TARGET_CLOSED", "INTERNAL", "SCRIPT_ERROR", "TIMEOUT", "NAVIGATION_FAILED", "TARGET_NAVIGATED_AWAY"}
-    | {"STALE_REF", "ELEMENT_NOT_FOUND"}
+    | {"STALE_REF", "UNKNOWN_REF", "ELEMENT_NOT_FOUND"}
     # a replay whose page died under a step or its contract's polling
     | {"STEP_TIMEOUT", "CONTRACT_FAILED", "ARTIFACT_RESOLUTION_FAILED"}
 )

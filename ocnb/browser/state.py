@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidArgument, TargetClosed
+from ..perception.listeners import install as install_listeners
 from ..settings import Settings
 from . import policy as origin_policy
 from .crashes import CrashLog
@@ -141,6 +142,7 @@ class BrowserState:
                 self.origin_guard = await origin_policy.install(
                     self.context, policy, self._event, lambda page: getattr(self._by_page.get(id(page)), "id", None)
                 )
+            await install_listeners(self.context)  # script-driven controls get refs (perception/listeners.py)
             self.context.on("page", self._on_page)
             self.context.on("request", self.network.on_context_request)
             for page in self.context.pages:  # a profile's first page, or the tabs of an attached browser

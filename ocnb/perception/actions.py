@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .fills import field_of, prepare, refused_check, verify
+
 __all__ = ["ACTIONS", "CHECKED_WORDS", "KEY_NAMES", "UNCHECKED_WORDS", "check_key", "checked", "perform"]
 
 #: Strings that check a checkbox (trimmed, any case) and strings that uncheck it. Any other string is
@@ -102,8 +104,13 @@ async def perform(
     key: str | None = None,
     timeout: int,
     position: dict[str, float] | None = None,
-) -> None:
+) -> dict[str, str] | None:
     """Run ``action`` on a Playwright locator or element handle; ValueError for an unknown action.
+
+    ``fill``, ``type``, ``select``, ``check`` and ``uncheck`` are checked (:mod:`.fills`): a value the
+    field cannot take is ``INVALID_VALUE`` before acting, and the field is read back afterwards
+    (``INVALID_VALUE`` when it does not hold what was asked). Returns ``{from, to}`` when a person's
+    value was put into the field's format (``10/11/2011`` → ``2011-10-11``), else None.
 
     ``position`` (``{x, y}`` from the top-left corner of the element's padding box) is where a click, double click or hover
     lands instead of the element's centre (``interact_at`` acts at a point of a screenshot).
@@ -111,6 +118,29 @@ async def perform(
     ``select`` takes one string (matched against option values, then labels, as Playwright does)
     or a list of them; ``type`` sends key presses one by one, for fields that react to each key.
     """
+    if action in _CHECKED:
+        field = await field_of(element)
+        value, converted = prepare(field, action, value)
+        try:
+            await _run(element, action, value, key, timeout, position)
+        except Exception as exc:  # noqa: BLE001 - only the page's refusal is told here; the rest goes on
+            refused = refused_check(field, action, exc)
+            if refused is None:
+                raise
+            raise refused from None
+        await verify(element, field, action, value)
+        return converted
+    await _run(element, action, value, key, timeout, position)
+    return None
+
+
+#: The actions whose result is read back from the field.
+_CHECKED = frozenset({"fill", "type", "select", "check", "uncheck"})
+
+
+async def _run(
+    element: Any, action: str, value: Any, key: str | None, timeout: int, position: dict[str, float] | None
+) -> None:
     if position is not None and action in _AT_POINT:
         await getattr(element, _NO_VALUE[action])(timeout=timeout, position=position)
     elif action in _NO_VALUE:

@@ -3,7 +3,8 @@
 The in-page script keeps, per document, a WeakMap element → number. The counter is owned here,
 per page, and only ever grows; so a ref handed out before a navigation or a removal can never be
 given to another element. The registry also remembers which frame holds each ref, so a ref in a
-(cross-origin) iframe is resolved in that frame. A ref whose element is gone raises ``STALE_REF``.
+(cross-origin) iframe is resolved in that frame. A ref whose element is gone raises ``STALE_REF``; a ref
+this page never issued (a made-up number, another tab's ref) raises ``UNKNOWN_REF``.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from ..errors import InvalidArgument, StaleRef, from_playwright
+from ..errors import InvalidArgument, StaleRef, UnknownRef, from_playwright
 
 __all__ = [
     "REF_PATTERN",
@@ -31,6 +32,7 @@ __all__ = [
     "parse_ref",
     "resolve_ref",
     "script",
+    "unknown_ref",
 ]
 
 REF_PATTERN = re.compile(r"^ax_(\d+)$")
@@ -197,17 +199,26 @@ async def call_handle(frame: Any, page: Any, req: dict[str, Any]) -> Any:
     return el
 
 
+def unknown_ref(ref: str) -> UnknownRef:
+    """The ``UNKNOWN_REF`` error for a ref this tab never issued."""
+    return UnknownRef(
+        f"{ref} was never issued on this tab: take refs from read_page, find or query_dom (of this tab)",
+        details={"ref": ref},
+    )
+
+
 async def resolve_ref(page: Any, ref: str) -> tuple[Any, Any]:
-    """``(frame, element_handle)`` of a live ref, or raise ``STALE_REF`` (nothing is acted on)."""
+    """``(frame, element_handle)`` of a live ref; ``UNKNOWN_REF`` for a ref this page never issued,
+    ``STALE_REF`` for one whose element is gone (nothing is acted on either way)."""
     n = parse_ref(ref)
     state = page_refs(page)
     frame = state.frames.get(n)
+    if frame is None or n >= state.next:
+        raise unknown_ref(ref)
     stale = StaleRef(
         f"{ref} is stale: its element is gone (removed or the page navigated); call read_page for fresh refs",
         details={"ref": ref},
     )
-    if frame is None or n >= state.next:
-        raise stale
     try:
         if frame.is_detached():
             raise stale

@@ -21,6 +21,8 @@
   }
   let next = req.next || 1;
   const PREFIX = "ax_";
+  // Elements the page gave a click/pointer/key listener (ocnb/perception/listeners.py installs the registry).
+  const LISTENED = window[Symbol.for("ocnb.listeners")] || null;
 
   const INTERACTIVE = new Set(["link", "button", "textbox", "searchbox", "checkbox", "radio", "combobox",
     "listbox", "option", "slider", "spinbutton", "switch", "tab", "menuitem", "menuitemcheckbox",
@@ -285,7 +287,7 @@
       const c = el.querySelector(":scope > figcaption");
       if (c) { n = textOf(c); if (n) return [n, "figcaption"]; }
     }
-    if (NAME_FROM_CONTENT.has(role) || (role === "" && (focusable(el) || el.hasAttribute("onclick") || el.getAttribute("draggable") === "true"))) {
+    if (NAME_FROM_CONTENT.has(role) || (SCRIPT_ROLES.has(role) && role !== "img" && (focusable(el) || el.getAttribute("draggable") === "true" || scriptDriven(el)))) {
       n = textOf(el);
       if (n) return [n, "content"];
     }
@@ -293,9 +295,46 @@
       n = ws(el.getAttribute("title")) || ws(el.getAttribute("name"));
       return [n, n ? "title" : ""];
     }
-    n = ws(el.getAttribute("title"));
+    n = ws(el.getAttribute("title")) || ws(el.getAttribute("data-tooltip")) || ws(el.getAttribute("data-original-title"));
     if (n) return [n, "title"];
+    if (isInteractive(el, role)) { n = iconName(el); if (n) return [n, "icon"]; }
     return ["", ""];
+  }
+  // An icon-only control's name inferred from how it is drawn: an icon font's class (fa-trash,
+  // glyphicon-star, icon-reply, bi-heart), a sprite reference (<use href="#icon-like">), data-icon,
+  // or a lone action word as its class (class="retweet"). Reported with the state "inferred".
+  const ICON_CLASS = /^(?:fa[srlbdt]?|bi|glyphicon|icon|icons?|ion|ionicon|mdi|ti|la|octicon|gg|ri|feather|lucide|uil|ph|material-icons)[-_]([a-z0-9][a-z0-9-]*)$/i;
+  const ICON_NOISE = /^(fw|lg|xs|sm|[1-9]x|spin|pulse|border|stack|stack-[12]x|inverse|flip.*|rotate.*|solid|regular|light|thin|duotone|brands|sharp|outline|filled|round|rounded|two-tone|large|small|white|black|primary|secondary|default|button|btn|wrapper|container|only|text)$/i;
+  const ICON_WORDS = new Set(["reply", "retweet", "like", "unlike", "share", "more", "star", "trash", "delete", "remove",
+    "edit", "close", "search", "menu", "send", "forward", "archive", "heart", "bookmark", "save", "download", "upload",
+    "print", "settings", "add", "plus", "minus", "refresh", "copy", "flag", "pin", "bell", "home", "user", "cart",
+    "play", "pause", "stop", "next", "prev", "previous", "back", "expand", "collapse", "info", "help", "comment",
+    "mail", "email", "attach", "important", "spam", "undo", "redo", "filter", "sort", "lock", "unlock", "favorite"]);
+  function iconWords(s) {
+    const w = ws(s.replace(/^([a-z]{2,4}[-_])?(icons?|ico|svg|sprite|symbol|i)[-_]/i, "").replace(/[-_]+/g, " ")
+      .replace(/\b(o|alt|solid|outline|outlined|fill|filled|regular|light|line|sharp|round|rounded|\d+)\b/gi, " "));
+    return w.split(" ").slice(0, 4).join(" ");
+  }
+  function iconName(el) {
+    const els = [el];
+    for (const d of el.querySelectorAll("*")) { els.push(d); if (els.length > 12) break; }
+    for (const e of els) {
+      if (e.tagName === "use" || e.tagName === "USE") {
+        const h = e.getAttribute("href") || e.getAttribute("xlink:href") || "";
+        const m = /#([^#]+)$/.exec(h);
+        if (m && iconWords(m[1])) return iconWords(m[1]);
+      }
+      const di = e.getAttribute("data-icon");
+      if (di && iconWords(di)) return iconWords(di);
+      const cls = (e.getAttribute("class") || "").split(/\s+/).filter(Boolean);
+      for (const c of cls) {
+        const m = ICON_CLASS.exec(c);
+        if (m && !ICON_NOISE.test(m[1]) && iconWords(m[1])) return iconWords(m[1]);
+      }
+      for (const c of cls) if (ICON_WORDS.has(c.toLowerCase())) return c.toLowerCase();
+      if (/^(material-icons|material-symbols)/.test(cls.join(" ")) && ws(e.textContent)) return ws(e.textContent).replace(/_/g, " ");
+    }
+    return "";
   }
 
   function statesOf(el, role) {
@@ -367,13 +406,86 @@
     if (vn !== null) return el.getAttribute("aria-valuetext") || vn;
     return "";
   }
+  // What a typed field takes: a date, time, month or week field its one format; a number or range its bounds.
+  const FORMATS = { date: "YYYY-MM-DD", time: "HH:MM", "datetime-local": "YYYY-MM-DDTHH:MM", month: "YYYY-MM", week: "YYYY-Www" };
+  function fieldFormat(el) {
+    const t = (el.type || "").toLowerCase();
+    if (FORMATS[t]) return "format=" + FORMATS[t];
+    if (t !== "number" && t !== "range") return "";
+    const out = [];
+    for (const a of ["min", "max", "step"]) {
+      const v = el.getAttribute(a);
+      if (v !== null && v !== "" && !(a === "step" && (v === "1" || v === "any"))) out.push(a + "=" + v);
+    }
+    return out.join(" ");
+  }
   function clip(s, n) { return s.length > n ? s.slice(0, n - 1) + "…" : s; }
 
+  // Roles with no interaction of their own that script can give one (a row of an inbox, a day cell).
+  const SCRIPT_ROLES = new Set(["", "paragraph", "listitem", "img", "cell", "row", "columnheader", "rowheader",
+    "term", "definition", "figure", "heading", "strong", "emphasis", "code"]);
+  const CLICK_TYPES = ["click", "dblclick", "mousedown", "mouseup", "pointerdown", "pointerup", "touchstart", "touchend",
+    "keydown", "keyup", "keypress"];
+  const NATIVE_CONTROL = "a[href],button,input,select,textarea,summary,[role=button],[role=link],[role=checkbox],[role=tab],[role=menuitem],[role=option],[role=treeitem],[contenteditable]";
+  // Targets of events a framework delegates to a parent and keeps a table of: jQuery's .on(type, selector).
+  let DELEGATED = null;
+  function delegated() {
+    if (DELEGATED) return DELEGATED;
+    DELEGATED = new Set();
+    const jq = window.jQuery;
+    if (!jq || typeof jq._data !== "function") return DELEGATED;
+    const hosts = [document];
+    if (LISTENED) for (const el of document.querySelectorAll("*")) if (LISTENED.has(el)) hosts.push(el);
+    for (const h of hosts) {
+      let ev = null;
+      try { ev = jq._data(h, "events"); } catch (e) { ev = null; }
+      if (!ev) continue;
+      for (const type of CLICK_TYPES) {
+        for (const hd of ev[type] || []) {
+          if (!hd || !hd.selector) continue;
+          try { for (const t of h.querySelectorAll(hd.selector)) DELEGATED.add(t); } catch (e) { /* a jQuery-only selector */ }
+          if (DELEGATED.size > 5000) return DELEGATED;
+        }
+      }
+    }
+    return DELEGATED;
+  }
+  // Whether script makes `el` act on a click or key: a listener of its own (the registry, an on*
+  // handler), a framework's delegated selector, or — supporting — a cursor:pointer it sets itself.
+  // An element that only wraps one control with the same text is not (the control is the target).
+  const driven = new Map();
+  function scriptDriven(el) {
+    let d = driven.get(el);
+    if (d !== undefined) return d;
+    d = false;
+    const tag = el.tagName;
+    if (tag !== "BODY" && tag !== "HTML" && tag !== "LABEL" && tag !== "svg" && !(el.ownerSVGElement && tag !== "svg")) {
+      if ((LISTENED && LISTENED.has(el)) || typeof el.onclick === "function" || typeof el.onmousedown === "function" ||
+          el.hasAttribute("onclick") || el.hasAttribute("onmousedown") || delegated().has(el)) d = true;
+      else if (style(el).cursor === "pointer") {
+        // the weaker signal: only an element that sets the cursor itself and shows something to name it by
+        const p = el.parentElement;
+        d = (!p || style(p).cursor !== "pointer") && !!(textOf(el) || el.getAttribute("aria-label") ||
+          el.getAttribute("title") || el.querySelector("img[alt]:not([alt='']),[aria-label],[title]") || iconName(el));
+      }
+      if (d && el.querySelector(NATIVE_CONTROL)) {
+        // a wrapper whose text all sits in the controls inside it (a card around its links): they are the targets
+        let inside = 0;
+        for (const c of el.querySelectorAll(NATIVE_CONTROL)) inside += textOf(c).length;
+        if (inside + 2 >= textOf(el).length) d = false;
+      }
+    } else if (el.ownerSVGElement || tag === "svg") {
+      // an icon drawn in SVG: its listener counts, the pointer cursor it inherits does not
+      d = !!(LISTENED && LISTENED.has(el) && tag === "svg") || el.hasAttribute("onclick");
+    }
+    driven.set(el, d);
+    return d;
+  }
   function isInteractive(el, role) {
     if (INTERACTIVE.has(role)) return true;
-    if (role === "" || role === "paragraph" || role === "listitem" || role === "img" || role === "cell") {
+    if (SCRIPT_ROLES.has(role)) {
       if (focusable(el) && el.tagName !== "BODY" && el.tagName !== "HTML") return true;
-      if (el.hasAttribute("onclick")) return true;
+      if (scriptDriven(el)) return true;
     }
     return false;
   }
@@ -464,6 +576,7 @@
           (nameSrc === "content" ? name : textOf(el)).length > ATOMIC_CHARS;
         if (container) name = nameSrc === "content" ? firstWords(el) : clip(name, 120);
         const states = statesOf(el, role);
+        if (nameSrc === "icon") states.unshift("inferred");
         let extra = "";
         if (role === "link") {
           const h = shortHref(el);
@@ -471,9 +584,10 @@
         } else {
           const v = valueOf(el, role);
           if (v && v !== name) extra = "value=" + q(clip(v, 200));
+          if (tag === "INPUT") { const f = fieldFormat(el); if (f) extra += (extra ? " " : "") + f; }
         }
         // A link inside running text stays inline, markdown-style: "see [the docs](ax_9 → /docs) now".
-        if (role === "link" && name && !container && !states.length && !onlyInteractive && bufText &&
+        if ((role === "link" || (!role && tag !== "IMG")) && name && !container && !states.length && !onlyInteractive && bufText &&
             INLINE_DISPLAY.test(style(el).display) && !hasInteractiveInside(el)) {
           pushText(" [" + clip(name, 300).replace(/[\[\]\\]/g, "\\$&") + "](" + PREFIX + ref + extra + ") ");
           return true;
@@ -579,7 +693,7 @@
     }
 
     function hasInteractiveInside(el) {
-      return !!el.querySelector("a[href],button,input,select,textarea,[role=button],[role=link],[role=checkbox],[role=tab],[role=menuitem],[tabindex],[contenteditable],iframe,summary");
+      return !!el.querySelector("a[href],button,input,select,textarea,[role=button],[role=link],[role=checkbox],[role=tab],[role=menuitem],[role=option],[role=treeitem],[role=radio],[role=switch],[role=gridcell],[role=menuitemcheckbox],[role=menuitemradio],[tabindex],[contenteditable],iframe,summary");
     }
 
     function walkNode(n, nestedOnly) {
@@ -727,6 +841,26 @@
     const role = roleOf(el);
     const name = nameOf(el, role);
     return { ref: PREFIX + refOf(el), role: displayRole(el, role), name: name[0], name_source: name[1] };
+  }
+  // Where an element sits, to tell twins apart: its row, list item, card, form or group, as
+  // `row "Invoice 1002 — Globex"` (that container's name, or its text without the element's own).
+  function contextOf(el) {
+    const own = textOf(el);
+    for (let p = el.parentElement; p && p !== document.body; p = p.parentElement) {
+      const r = roleOf(p), tag = p.tagName;
+      let kind = "";
+      if (tag === "TR" || r === "row") kind = "row";
+      else if (r === "listitem") kind = "item";
+      else if (r === "article" || /(^|[\s_-])card([\s_-]|$)/i.test(p.className || "")) kind = "card";
+      else if (r === "form" || r === "search" || tag === "FORM") kind = "form";
+      else if (r === "group" || r === "dialog" || r === "region" || r === "tabpanel" || r === "menu") kind = r;
+      if (!kind) continue;
+      let t = nameOf(p, r)[0];
+      if (!t) t = ws(own ? textOf(p).split(own).join(" ") : textOf(p));
+      if (!t && kind === "form") t = p.id || p.getAttribute("name") || "";
+      if (t) return kind + " " + q(clip(t, 60));
+    }
+    return "";
   }
   function candidateList() {
     const out = [];
@@ -1045,6 +1179,8 @@
     result = info(req.el);
   } else if (op === "candidates") {
     result = candidateList();
+  } else if (op === "contexts") {
+    result = (req.refs || []).map((r) => { const el = lookup(+String(r).replace(PREFIX, "")); return el ? contextOf(el) : ""; });
   } else if (op === "assign") {
     result = (req.els || []).map((el) => info(el));
   } else if (op === "refs") {
@@ -1076,7 +1212,16 @@
       for (let i = hits.length - 1; i >= 0; i--) if (hits[i].contains(el)) hits.splice(i, 1);
       hits.push(el);
     }
-    result = hits.slice(0, 20).map((el) => { const i = info(el); i.tag = el.tagName.toLowerCase(); i.text = textOf(el); return i; });
+    // each as the element a click on it acts on: its nearest interactive ancestor (itself when none is)
+    const targets = [];
+    for (const el of hits) {
+      let t = el;
+      for (let e = el; e && e.nodeType === 1 && e !== document.body; e = e.parentElement) {
+        if (isInteractive(e, roleOf(e))) { t = e; break; }
+      }
+      if (!targets.includes(t)) targets.push(t);
+    }
+    result = targets.slice(0, 20).map((el) => { const i = info(el); i.tag = el.tagName.toLowerCase(); i.text = textOf(el); return i; });
   } else if (op === "chain") {
     result = chainOf(req.el);
   } else if (op === "capture") {

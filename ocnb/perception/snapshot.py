@@ -25,7 +25,7 @@ from typing import Any
 
 from ..errors import InvalidArgument, StaleRef, Timeout
 from ..tokens import count_text
-from .refs import call, frame_ref, page_refs, parse_ref
+from .refs import call, frame_ref, page_refs, parse_ref, unknown_ref
 
 __all__ = ["MODES", "read_page"]
 
@@ -172,7 +172,9 @@ async def read_page(
         if ref_id is not None:
             ref = parse_ref(ref_id)
             frame = state.frames.get(ref)
-            if frame is None or frame.is_detached():
+            if frame is None or ref >= state.next:
+                raise unknown_ref(ref_id)
+            if frame.is_detached():
                 raise StaleRef(f"{ref_id} is stale; call read_page for fresh refs", details={"ref": ref_id})
         try:
             out = await asyncio.wait_for(_read_frame(page, frame, opts, ref, depth_left=8), timeout_s)

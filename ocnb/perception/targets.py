@@ -7,10 +7,16 @@ A query is resolved deterministically, stage by stage, and the first stage with 
 2. label: a ``<label>`` text equals it;
 3. placeholder equals it;
 4. ``name`` attribute, id or data-testid equals it;
-5. visible text equals it (the deepest element whose text is exactly the query);
+5. visible text equals it (the deepest element whose text is exactly the query, as the control a click
+   on it acts on: its nearest interactive ancestor);
 6. fuzzy: the closest names by similarity (only a clear winner counts).
 
-One match → :class:`Resolved`. Several → ``AMBIGUOUS_TARGET`` with the candidates. None →
+With an ``action`` that needs a field (fill, type, select, check; ``set`` for form_input), only the
+candidates that can take it are considered (:func:`~.affordance.takes`): a Search button never makes a
+search box ambiguous for a fill.
+
+One match → :class:`Resolved`. Several → ``AMBIGUOUS_TARGET`` listing the candidates with their role,
+name and context (the row, card or form they sit in), in the message and in ``details``. None →
 ``ELEMENT_NOT_FOUND`` with the nearest candidates. Resolution never acts.
 """
 
@@ -22,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import AmbiguousTarget, ElementNotFound, InvalidArgument, from_playwright
+from .affordance import takes
 from .point import element_at, parse_point
 from .refs import REF_PATTERN, call, page_refs, resolve_ref
 
@@ -198,8 +205,38 @@ async def focused(page: Any) -> Resolved | None:
     return None
 
 
-async def resolve_target(page: Any, ref: str | None = None, query: str | None = None) -> Resolved:
-    """Resolve a ref or a query to exactly one live element (see the module docstring)."""
+async def _ambiguous(page: Any, query: str, stage: str, hits: list[dict[str, Any]], what: str) -> AmbiguousTarget:
+    """``AMBIGUOUS_TARGET`` listing each candidate with its context, so they can be told apart."""
+    shown = [dict(c) for c in hits[:10]]
+    by_frame: dict[int, list[dict[str, Any]]] = {}
+    for c in shown:
+        by_frame.setdefault(int(c.get("frame_ordinal", 0)), []).append(c)
+    state = page_refs(page)
+    frames = page.frames
+    async with state.lock:
+        for ordinal, group in by_frame.items():
+            try:
+                ctx = await call(frames[ordinal], page, {"op": "contexts", "refs": [c["ref"] for c in group]})
+            except Exception:  # noqa: BLE001 - a frame gone meanwhile: no context
+                continue
+            for c, text in zip(group, ctx, strict=False):
+                if text:
+                    c["context"] = text
+    cands = [_brief(c, **({"context": c["context"]} if c.get("context") else {})) for c in shown]
+    listed = "; ".join(
+        f"{c['ref']} {c['role']} {c['name']!r}" + (f" in {c['context']}" if c.get("context") else "") for c in cands
+    )
+    return AmbiguousTarget(
+        f"{len(hits)} elements {what} {query!r} by {stage}: {listed}; use a ref or a more specific query",
+        details={"query": query, "stage": stage, "candidates": cands},
+    )
+
+
+async def resolve_target(
+    page: Any, ref: str | None = None, query: str | None = None, action: str | None = None
+) -> Resolved:
+    """Resolve a ref or a query to exactly one live element (see the module docstring); with an
+    ``action`` such as ``fill``, a query considers only the elements that can take it."""
     if (ref is None) == (query is None):
         raise InvalidArgument("give exactly one of ref or query")
     if ref is not None:
@@ -213,7 +250,8 @@ async def resolve_target(page: Any, ref: str | None = None, query: str | None = 
     if not core:
         raise InvalidArgument("query is empty", details={"query": query})
     full = _norm(query)
-    cands = await candidates(page)
+    every = await candidates(page)
+    cands = [c for c in every if takes(c, action)]
     for stage, values in _STAGES:
         hits = []
         for c in cands:
@@ -225,43 +263,42 @@ async def resolve_target(page: Any, ref: str | None = None, query: str | None = 
         if len(hits) == 1:
             return await _from_candidate(page, hits[0], stage)
         if len(hits) > 1:
-            raise AmbiguousTarget(
-                f"{len(hits)} elements match {query!r} by {stage}; use a ref or a more specific query",
-                details={"query": query, "stage": stage, "candidates": [_brief(c) for c in hits[:10]]},
-            )
+            raise await _ambiguous(page, query, stage, hits, "match")
     if not explicit:
-        texts = [t for t in await _text_matches(page, core) if _fits(t, hints)]
+        texts = [t for t in await _text_matches(page, core) if _fits(t, hints) and takes(t, action)]
         if len(texts) == 1:
             return await _from_candidate(page, texts[0], "visible text")
         if len(texts) > 1:
-            raise AmbiguousTarget(
-                f"{len(texts)} elements show the text {query!r}; use a ref or a more specific query",
-                details={"query": query, "stage": "visible text", "candidates": [_brief(c) for c in texts[:10]]},
-            )
+            raise await _ambiguous(page, query, "visible text", texts, "show the text")
         ranked = [(max(_similar(core, _norm(c.get(k))) for k in ("name", "label", "placeholder")), c) for c in cands]
         ranked = [(s, c) for s, c in ranked if s >= 0.75 and _fits(c, hints)]
         ranked.sort(key=lambda t: -t[0])
         if len(ranked) == 1 or (len(ranked) > 1 and ranked[0][0] - ranked[1][0] >= 0.1):
             return await _from_candidate(page, ranked[0][1], "fuzzy")
         if len(ranked) > 1:
-            raise AmbiguousTarget(
-                f"{len(ranked)} elements are close to {query!r}; use a ref or a more specific query",
-                details={
-                    "query": query,
-                    "stage": "fuzzy",
-                    "candidates": [_brief(c, score=round(s, 3)) for s, c in ranked[:10]],
-                },
-            )
+            raise await _ambiguous(page, query, "fuzzy", [c for _s, c in ranked], "are close to")
+    if len(cands) < len(every):
+        raise ElementNotFound(
+            f"no element that can take {action} matches {query!r}",
+            details={"query": query, "action": action, "nearest": _nearest(cands, core) or _nearest(every, core)},
+        )
     raise ElementNotFound(
         f"nothing matches {query!r}",
         details={"query": query, "nearest": _nearest(cands, core)},
     )
 
 
-async def find(page: Any, query: str, limit: int = 5) -> list[dict[str, Any]]:
-    """Ranked candidates for a plain-words query (``ref, role, name, score, why``); never acts."""
+async def find(page: Any, query: str, limit: int = 5, action: str | None = None) -> list[dict[str, Any]]:
+    """Ranked candidates for a plain-words query (``ref, role, name, score, why``); never acts.
+
+    The elements ranked are exactly those :func:`resolve_target` chooses from for the same query and
+    action: every candidate (native, ARIA and script-driven controls) and the elements showing the
+    query as their visible text (as the control a click on them acts on)."""
     core, hints, _explicit = parse_query(query)
-    cands = await candidates(page)
+    cands = [c for c in await candidates(page) if takes(c, action)]
+    known = {c["ref"] for c in cands}
+    if core:
+        cands += [t for t in await _text_matches(page, core) if t["ref"] not in known and takes(t, action)]
     scored: list[tuple[float, str, dict[str, Any]]] = []
     weights = (
         ("name", 1.0, "name"),

@@ -12,7 +12,8 @@ from typing import Any
 from ..audit.secret_origins import check_target
 from ..dispatch import ToolContext
 from ..errors import FileNotAllowed, InvalidArgument, OcnbError, from_playwright
-from ..perception.actions import checked
+from ..perception.actions import checked, perform
+from ..perception.fills import field_of, prepare
 from ..perception.targets import Resolved, resolve_target
 from ..registry import tool
 from .interact import CAPTURE, TARGET_PROPS, _chain_if, _result, _spec, _target_args, _timeout, _Watch
@@ -20,16 +21,18 @@ from .interact import CAPTURE, TARGET_PROPS, _chain_if, _result, _spec, _target_
 __all__ = ["allowed_files", "file_upload", "fill_form", "form_input"]
 
 
-async def _set_value(r: Resolved, value: Any, timeout: int) -> str:
-    """Set an input, textarea, select, checkbox, radio or contenteditable; fires input/change."""
+async def _set_value(r: Resolved, value: Any, timeout: int) -> tuple[str, dict[str, str] | None]:
+    """Set an input, textarea, select, checkbox, radio or contenteditable; fires input/change. Returns the
+    action taken and ``{from, to}`` when the value was put into the field's format. The field is read
+    back afterwards (:mod:`ocnb.perception.fills`): a value it did not take is ``INVALID_VALUE``."""
     el = r.element
     kind = await el.evaluate(
         "e => ({tag: e.tagName.toLowerCase(), type: (e.type || '').toLowerCase(), editable: e.isContentEditable})"
     )
     try:
         if kind["tag"] == "select":
-            await el.select_option([str(v) for v in value] if isinstance(value, list) else str(value), timeout=timeout)
-            return "select"
+            chosen = [str(v) for v in value] if isinstance(value, list) else str(value)
+            return "select", await perform(el, "select", value=chosen, timeout=timeout)
         if kind["type"] in ("checkbox", "radio") or r.role in ("checkbox", "radio", "switch"):
             try:
                 want = checked(value)
@@ -37,19 +40,32 @@ async def _set_value(r: Resolved, value: Any, timeout: int) -> str:
                 raise InvalidArgument(str(exc), details=r.describe()) from None
             if kind["type"] == "radio" and not want:
                 raise InvalidArgument("a radio button cannot be unchecked; choose another option instead")
-            await el.set_checked(want, timeout=timeout)
-            return "check" if want else "uncheck"
+            action = "check" if want else "uncheck"
+            return action, await perform(el, action, timeout=timeout)
         if kind["type"] == "file":
             raise InvalidArgument("this is a file input; use file_upload")
         if kind["tag"] in ("input", "textarea") or kind["editable"]:
-            await el.fill("" if value is None else str(value), timeout=timeout)
+            converted = await perform(el, "fill", value="" if value is None else str(value), timeout=timeout)
             await el.evaluate("e => e.dispatchEvent(new Event('change', {bubbles: true}))")
-            return "fill"
+            return "fill", converted
     except OcnbError:
         raise
     except Exception as exc:  # noqa: BLE001
         raise from_playwright(exc) from None
     raise InvalidArgument(f"{r.ref} ({r.role} {r.name!r}) is not a form field", details=r.describe())
+
+
+async def _precheck(r: Resolved, value: Any) -> None:
+    """``INVALID_VALUE`` for a value the field cannot take (a date it cannot read, an option it lacks),
+    before anything is set."""
+    try:
+        f = await field_of(r.element)
+    except Exception as exc:  # noqa: BLE001 - translated at the seam
+        raise from_playwright(exc) from None
+    if f.tag == "select":
+        prepare(f, "select", [str(v) for v in value] if isinstance(value, list) else str(value))
+    elif f.textlike and f.type not in ("checkbox", "radio", "file"):
+        prepare(f, "fill", "" if value is None else str(value))
 
 
 #: ``anyOf`` rather than a ``type`` array: some MCP clients accept one type per schema only.
@@ -65,7 +81,7 @@ VALUE_SCHEMA = {
 
 @tool(
     name="form_input",
-    page_text=("element", "fields", "changes", "url", "title", "error.details"),
+    page_text=("element", "fields", "changes", "url", "title", "error.message", "error.details"),
     examples=(
         "set the quantity field to 3",
         "type my email into the email box",
@@ -82,19 +98,20 @@ VALUE_SCHEMA = {
 async def form_input(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     ref, query = _target_args(args)
     page = await ctx.page(args.get("tab_id"))
-    r = await resolve_target(page, ref=ref, query=query)
+    r = await resolve_target(page, ref=ref, query=query, action="set")
     await check_target(ctx.session.secrets, page, r, args)
     await ctx.session.approvals.check(ctx.call, page, r, action="fill")
     chain = await _chain_if(args, page, r)
     async with _Watch(ctx, page, r.frame) as watch:
-        how = await _set_value(r, args["value"], _timeout(ctx))
+        how, converted = await _set_value(r, args["value"], _timeout(ctx))
         changes = await watch.changes()
-    return await _result(ctx, page, r, changes, chain, action=how, via=r.via)
+    extra = {"converted": converted} if converted else {}
+    return await _result(ctx, page, r, changes, chain, action=how, via=r.via, **extra)
 
 
 @tool(
     name="fill_form",
-    page_text=("fields", "changes", "error.details"),
+    page_text=("fields", "changes", "error.message", "error.details"),
     examples=(
         "fill in the signup form with my details",
         "enter name, email and address at once",
@@ -116,19 +133,31 @@ async def fill_form(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     resolved: list[tuple[str, Any, Resolved]] = []
     for key, value in args["fields"].items():
         try:
-            resolved.append((key, value, await resolve_target(page, **_spec(key))))
+            resolved.append((key, value, await resolve_target(page, **_spec(key), action="set")))
             await check_target(ctx.session.secrets, page, resolved[-1][2], (key, value))
         except OcnbError as exc:
             exc.details = {**exc.details, "field": key}
             exc.message = f"field {key!r}: {exc.message}"
             raise
+    for key, value, r in resolved:  # every value checked before any field is set
+        try:
+            await _precheck(r, value)
+        except OcnbError as exc:
+            exc.details = {**exc.details, "field": key}
+            exc.message = f"field {key!r}: {exc.message}"
+            raise
     await ctx.session.approvals.check(ctx.call, page, None, action="fill")
-    report = []
+    report: list[dict[str, Any]] = []
     frame = resolved[0][2].frame
     async with _Watch(ctx, page, frame) as watch:
         for key, value, r in resolved:
             chain = await _chain_if(args, page, r)
-            how = await _set_value(r, value, _timeout(ctx))
+            try:
+                how, converted = await _set_value(r, value, _timeout(ctx))
+            except OcnbError as exc:
+                exc.details = {**exc.details, "field": key, "filled_before": [f["field"] for f in report]}
+                exc.message = f"field {key!r}: {exc.message}"
+                raise
             item = {
                 "field": key,
                 **r.describe(),
@@ -137,6 +166,8 @@ async def fill_form(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
                 "value": value,
                 "frame_ordinal": r.frame_ordinal,
             }
+            if converted:
+                item["converted"] = converted
             if chain is not None:
                 item.update(chain)
             report.append(item)

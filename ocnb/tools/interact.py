@@ -165,9 +165,10 @@ async def _chain_if(args: dict[str, Any], page: Any, r: Resolved) -> dict | None
     return await capture_element(page, r.element, r.frame)
 
 
-async def _act(page: Any, r: Resolved, action: str, args: dict[str, Any], timeout: int) -> None:
+async def _act(page: Any, r: Resolved, action: str, args: dict[str, Any], timeout: int) -> dict[str, str] | None:
+    """Run the action; ``{from, to}`` when a value was put into the field's format (see :mod:`..perception.fills`)."""
     try:
-        await perform(
+        return await perform(
             r.element,
             action,
             value=args.get("value"),
@@ -183,7 +184,8 @@ async def _act(page: Any, r: Resolved, action: str, args: dict[str, Any], timeou
 
 @tool(
     name="interact",
-    page_text=("element", "changes", "url", "title", "downloads", "candidates", "error.details"),
+    # error.message: an ambiguity names its candidates and their context, INVALID_VALUE what a field holds
+    page_text=("element", "changes", "url", "title", "downloads", "candidates", "error.message", "error.details"),
     examples=(
         "click the submit button",
         "press Enter in the search box",
@@ -220,15 +222,16 @@ async def interact(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         return await _press_focused(ctx, args)
     ref, query = _target_args(args)
     page = await ctx.page(args.get("tab_id"))
-    r = await resolve_target(page, ref=ref, query=query)
+    r = await resolve_target(page, ref=ref, query=query, action=action)
     await check_target(ctx.session.secrets, page, r, args, action=action, key=args.get("key"))
     await ctx.session.approvals.check(ctx.call, page, r, action=action, key=args.get("key"))  # confirm: ask first
     ctx.call.extra.setdefault("partial", {"element": r.describe(), "action": action})  # if a dialog interrupts
     chain = await _chain_if(args, page, r)
     async with _Watch(ctx, page, r.frame, r.element if action in ("click", "press") else None) as watch:
-        await _act(page, r, action, args, _timeout(ctx))
+        converted = await _act(page, r, action, args, _timeout(ctx))
         changes = await watch.changes()
-    return await _result(ctx, page, r, changes, chain, action=action, via=r.via)
+    extra = {"converted": converted} if converted else {}
+    return await _result(ctx, page, r, changes, chain, action=action, via=r.via, **extra)
 
 
 async def _press_focused(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:

@@ -84,7 +84,7 @@ def test_an_element_screenshot_is_the_size_of_its_box(s: ocnb.Session) -> None:
     assert by_query["name"] == "Stamp here" and 0 <= by_query["height"] - box_of(s, "#stamp")["height"] <= 1
     before = sorted(Path(r.data["path"]).parent.iterdir())
     refused = s.call("element_screenshot", ref="ax_999")
-    assert not refused.ok and refused.error.code == "STALE_REF"
+    assert not refused.ok and refused.error.code == "UNKNOWN_REF"
     assert sorted(Path(r.data["path"]).parent.iterdir()) == before
 
 

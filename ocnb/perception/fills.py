@@ -1,0 +1,398 @@
+"""Fills that are checked: what a field takes, a person's value in the field's format, and a read-back.
+
+A fill that did nothing must never read as done. :func:`prepare` looks at the field before anything is
+set: a date, time, month or week field takes one ISO format only, so a value a person would write
+(``10/11/2011`` on an en-US page, ``8:04 PM``) is converted when it is unambiguous and refused with
+``INVALID_VALUE`` (naming the format) when it is not; an option that a select does not have is refused
+at once. :func:`verify` reads the field back after the action and compares it with what was asked: a
+value cut by ``maxlength``, a number outside ``min``/``max``/``step``, a range that snapped, a box that a
+script unticked, a select that kept its old option — each is ``INVALID_VALUE`` with what the field
+holds now. Password fields never have their value put in an error, and a value cut by ``maxlength`` is
+said as lengths (what it kept is a prefix of what was asked, which may be a secret).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import InvalidValue
+
+__all__ = ["FORMATS", "Field", "field_of", "prepare", "refused_check", "to_format", "verify"]
+
+#: The one format each typed field takes (``value`` as the HTML spec defines it), and an example.
+FORMATS: dict[str, tuple[str, str]] = {
+    "date": ("YYYY-MM-DD", "2011-10-11"),
+    "time": ("HH:MM (24-hour, seconds optional)", "20:04"),
+    "datetime-local": ("YYYY-MM-DDTHH:MM", "2011-10-11T20:04"),
+    "month": ("YYYY-MM", "2011-10"),
+    "week": ("YYYY-Www", "2011-W41"),
+    "number": ("a number", "42"),
+    "range": ("a number", "50"),
+    "color": ("#rrggbb", "#ff0000"),
+}
+_ISO = {
+    "date": re.compile(r"^\d{4,}-\d{2}-\d{2}$"),
+    "time": re.compile(r"^\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$"),
+    "datetime-local": re.compile(r"^\d{4,}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$"),
+    "month": re.compile(r"^\d{4,}-\d{2}$"),
+    "week": re.compile(r"^\d{4,}-W\d{2}$"),
+    "color": re.compile(r"^#[0-9a-fA-F]{6}$"),
+}
+_MONTHS = {
+    m: i + 1
+    for i, names in enumerate(
+        (
+            "january jan",
+            "february feb",
+            "march mar",
+            "april apr",
+            "may",
+            "june jun",
+            "july jul",
+            "august aug",
+            "september sep sept",
+            "october oct",
+            "november nov",
+            "december dec",
+        )
+    )
+    for m in names.split()
+}
+
+#: What the page says about a field, read in one round trip before acting.
+_FIELD_JS = """e => {
+  const tag = e.tagName.toLowerCase();
+  const lang = (e.closest('[lang]') || document.documentElement).getAttribute('lang') || navigator.language || '';
+  const out = {tag, type: tag === 'input' ? (e.type || 'text').toLowerCase() : '', editable: !!e.isContentEditable,
+               lang, value: e.isContentEditable && tag !== 'input' && tag !== 'textarea' ? e.innerText : (e.value ?? ''),
+               checked: !!e.checked, readonly: !!e.readOnly || e.getAttribute('aria-readonly') === 'true',
+               disabled: !!e.disabled || e.getAttribute('aria-disabled') === 'true'};
+  for (const a of ['min', 'max', 'step', 'maxlength']) { const v = e.getAttribute(a); if (v !== null) out[a] = v; }
+  if (tag === 'select') {
+    out.multiple = e.multiple;
+    out.options = Array.from(e.options).map(o => [o.value, (o.label || o.textContent || '').trim()]);
+  }
+  return out;
+}"""
+
+#: The field after the action: its value (or checked state, or selected options) and validity.
+_READ_JS = """e => {
+  const tag = e.tagName.toLowerCase();
+  const v = e.validity || {};
+  return {value: e.isContentEditable && tag !== 'input' && tag !== 'textarea' ? e.innerText : (e.value ?? ''),
+          checked: !!e.checked,
+          selected: tag === 'select' ? Array.from(e.selectedOptions).map(o => [o.value, (o.label || o.textContent || '').trim()]) : null,
+          bad: !!v.badInput, over: !!v.rangeOverflow, under: !!v.rangeUnderflow, step: !!v.stepMismatch,
+          long: !!v.tooLong};
+}"""
+
+
+@dataclass(frozen=True)
+class Field:
+    """A field as :data:`_FIELD_JS` reads it."""
+
+    tag: str
+    type: str
+    editable: bool
+    lang: str
+    value: str
+    checked: bool
+    attrs: dict[str, str]
+    options: list[tuple[str, str]]
+    multiple: bool = False
+    readonly: bool = False
+    disabled: bool = False
+
+    @property
+    def secret(self) -> bool:
+        return self.type == "password"
+
+    @property
+    def textlike(self) -> bool:
+        return self.tag == "textarea" or self.editable or (self.tag == "input" and self.type not in _NOT_TEXT)
+
+
+_NOT_TEXT = frozenset({"checkbox", "radio", "file", "button", "submit", "reset", "image", "hidden"})
+
+
+async def field_of(element: Any) -> Field:
+    """What ``element`` is as a field (one round trip)."""
+    raw = await element.evaluate(_FIELD_JS)
+    attrs = {k: str(raw[k]) for k in ("min", "max", "step", "maxlength") if k in raw}
+    options = [(str(v), str(label)) for v, label in raw.get("options") or []]
+    return Field(
+        raw["tag"],
+        raw["type"],
+        bool(raw["editable"]),
+        str(raw["lang"]),
+        str(raw["value"]),
+        bool(raw["checked"]),
+        attrs,
+        options,
+        bool(raw.get("multiple")),
+        bool(raw.get("readonly")),
+        bool(raw.get("disabled")),
+    )
+
+
+def _two(n: int) -> str:
+    return f"{n:02d}"
+
+
+def _month_first(lang: str) -> bool:
+    """Whether ``1/2/2011`` reads month first on a page in ``lang`` (en-US and bare ``en``)."""
+    lang = lang.lower().replace("_", "-")
+    return lang in ("", "en", "en-us") or lang.endswith("-us")
+
+
+def _date(text: str, lang: str) -> str | None:
+    """``YYYY-MM-DD`` for a date a person wrote, or None when it is not one (or ambiguous)."""
+    t = text.strip().lower().replace(",", " ")
+    m = re.fullmatch(r"(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})", t)
+    if m:
+        y, mo, d = int(m.group(1)), int(m.group(2)), int(m.group(3))
+    else:
+        m = re.fullmatch(r"(\d{1,2})[/.-](\d{1,2})[/.-](\d{4})", t)
+        if m:
+            a, b, y = int(m.group(1)), int(m.group(2)), int(m.group(3))
+            if a > 12 >= b:
+                d, mo = a, b
+            elif b > 12 >= a:
+                mo, d = a, b
+            elif "." in t or not _month_first(lang):
+                d, mo = a, b
+            else:
+                mo, d = a, b
+        else:
+            words = t.split()
+            names = [w for w in words if w.rstrip(".") in _MONTHS]
+            nums = [int(w.rstrip("stndrh.")) for w in words if re.fullmatch(r"\d{1,4}(st|nd|rd|th)?\.?", w)]
+            if len(names) != 1 or len(nums) != 2:
+                return None
+            mo = _MONTHS[names[0].rstrip(".")]
+            years = [n for n in nums if n > 31]
+            if len(years) != 1:
+                return None
+            y = years[0]
+            d = next(n for n in nums if n != y)
+    if not (1 <= mo <= 12 and 1 <= d <= 31):
+        return None
+    return f"{y:04d}-{_two(mo)}-{_two(d)}"
+
+
+def _time(text: str) -> str | None:
+    """``HH:MM`` (``:SS`` kept) for a time a person wrote (``8:04 PM``, ``20:04``, ``8pm``), or None."""
+    t = text.strip().lower().replace(".", "")
+    m = re.fullmatch(r"(\d{1,2})(?::(\d{2}))?(?::(\d{2}))?\s*(am|pm|a|p)?", t)
+    if not m or (m.group(2) is None and m.group(4) is None):
+        return None
+    h, mi = int(m.group(1)), int(m.group(2) or 0)
+    half = m.group(4)
+    if half:
+        if not 1 <= h <= 12:
+            return None
+        h = h % 12 + (12 if half.startswith("p") else 0)
+    if h > 23 or mi > 59:
+        return None
+    out = f"{_two(h)}:{_two(mi)}"
+    if m.group(3) is not None:
+        out += f":{m.group(3)}"
+    return out
+
+
+def _month(text: str, lang: str) -> str | None:
+    t = text.strip().lower().replace(",", " ")
+    m = re.fullmatch(r"(\d{1,2})[/.-](\d{4})", t) or None
+    if m:
+        mo, y = int(m.group(1)), int(m.group(2))
+    else:
+        m = re.fullmatch(r"(\d{4})[/.](\d{1,2})", t)
+        if m:
+            y, mo = int(m.group(1)), int(m.group(2))
+        else:
+            words = t.split()
+            if len(words) != 2 or words[0].rstrip(".") not in _MONTHS or not re.fullmatch(r"\d{4}", words[1]):
+                return None
+            mo, y = _MONTHS[words[0].rstrip(".")], int(words[1])
+    return f"{y:04d}-{_two(mo)}" if 1 <= mo <= 12 else None
+
+
+def _sane(iso: str) -> bool:
+    """Whether the numbers of an ISO-shaped value are in range (no month 13, no 25:99)."""
+    m = re.search(r"\d{4,}-(\d{2})(?:-(\d{2}))?", iso)
+    if m and not (1 <= int(m.group(1)) <= 12 and (m.group(2) is None or 1 <= int(m.group(2)) <= 31)):
+        return False
+    w = re.search(r"-W(\d{2})$", iso)
+    if w and not 1 <= int(w.group(1)) <= 53:
+        return False
+    t = re.search(r"(?:^|T)(\d{2}):(\d{2})", iso)
+    return not t or (int(t.group(1)) <= 23 and int(t.group(2)) <= 59)
+
+
+def to_format(kind: str, text: str, lang: str = "en-US") -> str | None:
+    """``text`` in the one format a ``kind`` field (``date``, ``time`` …) takes; None when it cannot be
+    read without guessing. A value already in that format is returned as it is."""
+    text = text.strip()
+    iso = _ISO.get(kind)
+    if iso is not None and iso.match(text):
+        return text if _sane(text) else None
+    if kind == "date":
+        return _date(text, lang)
+    if kind == "time":
+        return _time(text)
+    if kind == "month":
+        return _month(text, lang)
+    if kind == "datetime-local":
+        m = re.fullmatch(r"(.+?)(?:\s*(?:T|\s|,|\bat\b)\s*)(\d{1,2}(?::\d{2}){0,2}\s*(?:[ap]\.?m?\.?)?)", text, re.I)
+        if not m:
+            return None
+        d, t = _date(m.group(1), lang), _time(m.group(2))
+        return f"{d}T{t}" if d and t else None
+    return None
+
+
+def _refuse(f: Field, asked: Any, why: str, **details: Any) -> InvalidValue:
+    kind = f.type if f.tag == "input" else f.tag
+    fmt = FORMATS.get(f.type)
+    out: dict[str, Any] = {"field": kind, **details}
+    if fmt:
+        out["expected"] = fmt[0]
+    if f.secret:
+        out.pop("holds", None)
+    else:
+        out["asked"] = asked
+    msg = why
+    if fmt:
+        msg += f"; a {kind} field takes {fmt[0]} (e.g. {fmt[1]})"
+    return InvalidValue(msg, details=out)
+
+
+def prepare(f: Field, action: str, value: Any) -> tuple[Any, dict[str, str] | None]:
+    """``(value to set, converted)`` for ``action`` on field ``f`` — or ``INVALID_VALUE`` before anything
+    is set. ``converted`` is ``{from, to}`` when a person's value was put into the field's format."""
+    if f.disabled or (f.readonly and action in ("fill", "type")):
+        state = "disabled" if f.disabled else "read-only"
+        raise InvalidValue(
+            f"the field is {state}: it takes no value", details={"field": f.type or f.tag, "state": state}
+        )
+    if action in ("fill", "type") and f.tag == "input" and f.type in _ISO:
+        text = "" if value is None else str(value)
+        if text == "" and action == "fill":
+            return text, None  # clearing a field is always possible
+        to = to_format(f.type, text, f.lang)
+        if to is None:
+            raise _refuse(f, text, f"{text!r} is not a {f.type} this field can take", holds=f.value)
+        if action == "type":
+            return text, None  # keys are typed as given; verify() compares with `to`
+        return to, ({"from": text, "to": to} if to != text else None)
+    if action in ("fill", "type") and f.tag == "input" and f.type in ("number", "range") and value not in (None, ""):
+        try:
+            float(str(value).strip())
+        except ValueError:
+            raise _refuse(f, value, f"{value!r} is not a number", holds=f.value) from None
+    if action == "select" and f.tag == "select":
+        wanted = value if isinstance(value, list) else [value]
+        known = {v for v, _ in f.options} | {label for _, label in f.options}
+        missing = [str(w) for w in wanted if str(w) not in known]
+        if missing:
+            shown = [label or v for v, label in f.options[:12]]
+            raise _refuse(
+                f,
+                value,
+                f"the select has no option {missing[0]!r} (options: {', '.join(shown)}"
+                + (", …" if len(f.options) > 12 else "")
+                + ")",
+                holds=f.value,
+                options=shown,
+            )
+    return value, None
+
+
+def _same_text(a: str, b: str) -> bool:
+    """Equal, or equal once case, spacing and punctuation a page's formatter adds are set aside."""
+    if a == b:
+        return True
+    norm = re.compile(r"[\W_]+", re.UNICODE)
+    return bool(norm.sub("", a).casefold() == norm.sub("", b).casefold() and norm.sub("", a))
+
+
+async def verify(element: Any, f: Field, action: str, asked: Any) -> None:
+    """Read the field back after ``action`` and raise ``INVALID_VALUE`` when it does not hold ``asked``."""
+    after = await element.evaluate(_READ_JS)
+    holds = str(after["value"])
+    if action in ("check", "uncheck"):
+        if f.tag == "input" and f.type in ("checkbox", "radio") and bool(after["checked"]) != (action == "check"):
+            raise _refuse(
+                f, action, f"the box is still {'un' if action == 'check' else ''}checked", holds=action != "check"
+            )
+        return
+    if action == "select" and f.tag == "select":
+        wanted = [str(w) for w in (asked if isinstance(asked, list) else [asked])]
+        got = after["selected"] or []
+        if not all(any(w in (v, label) for v, label in got) for w in wanted):
+            raise _refuse(f, asked, "the select did not keep the option asked", holds=[label or v for v, label in got])
+        return
+    if action not in ("fill", "type") or not (f.textlike or f.tag == "input"):
+        return
+    text = "" if asked is None else str(asked)
+    if f.tag == "input" and f.type in _ISO:
+        want = to_format(f.type, text, f.lang) or text
+        if holds != want and not (f.type == "time" and holds.startswith(want)):
+            raise _refuse(f, text, f"the field holds {holds!r}, not {want!r}", holds=holds)
+        return
+    if f.type in ("number", "range"):
+        problems = [
+            p for p, flag in (("above max", "over"), ("below min", "under"), ("off step", "step")) if after[flag]
+        ]
+        if after["bad"] or holds == "" and text != "":
+            problems.append("not a number")
+        limits = ", ".join(f"{k} {f.attrs[k]}" for k in ("min", "max", "step") if k in f.attrs)
+        if not problems:
+            try:
+                if float(holds) == float(text):
+                    return
+            except ValueError:
+                pass
+            problems.append(f"holds {holds}")
+        raise _refuse(
+            f,
+            text,
+            f"{text!r} is not a value this field takes ({'; '.join(problems)}"
+            + (f"; {limits}" if limits else "")
+            + ")",
+            holds=holds,
+            **{k: f.attrs[k] for k in ("min", "max", "step") if k in f.attrs},
+        )
+    if action == "type":
+        ok = text in holds or _same_text(text, holds[-len(text) :] if len(holds) >= len(text) else holds)
+    else:
+        ok = _same_text(text, holds) or (f.editable and _same_text(text, holds.strip()))
+    if not ok and "maxlength" in f.attrs and len(holds) < len(text) and text.startswith(holds):
+        # what it kept is a prefix of what was asked: said as lengths only (the value may be a secret)
+        cut = len(text) - len(holds)
+        raise _refuse(
+            f,
+            "" if f.secret else text,
+            f"the field keeps at most {f.attrs['maxlength']} characters (maxlength): the last {cut} of the "
+            f"{len(text)} characters asked were cut",
+            maxlength=f.attrs["maxlength"],
+            kept=len(holds),
+        )
+    if not ok:
+        why = f"the field holds {'a different value' if f.secret else repr(holds)}, not what was asked"
+        raise _refuse(f, "" if f.secret else text, why, holds=holds)
+
+
+def refused_check(f: Field, action: str, exc: BaseException) -> InvalidValue | None:
+    """``INVALID_VALUE`` for a check or uncheck the page undid at once (Playwright says "did not change
+    its state"); None for any other failure."""
+    if action in ("check", "uncheck") and "did not change its state" in str(exc):
+        return _refuse(
+            f,
+            action,
+            f"the page undid the {action}: the box is {'un' if action == 'check' else ''}checked",
+            holds=action != "check",
+        )
+    return None
