@@ -8,10 +8,10 @@ setup:
 	@bash scripts/setup.sh
 
 demo: setup
-	$(PY) -m ocnb.demo --out reports
+	$(PY) -m ocnb.commands.demo --out reports
 
 test: setup lint
-	$(PY) -m ocnb.capmap --check
+	$(PY) -m ocnb.commands.capmap --check
 	$(PY) -m pytest -q -p no:cacheprovider
 
 lint:
@@ -32,7 +32,7 @@ bench: setup
 	$(PY) -m bench.run_all
 
 capability-map: setup
-	$(PY) -m ocnb.capmap
+	$(PY) -m ocnb.commands.capmap
 
 # Refresh the pins (binder/requirements.txt, scripts/constraints.txt) to the newest releases
 # pyproject.toml allows, then check they resolve on the package index. Not part of `make test`:

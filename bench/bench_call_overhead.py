@@ -17,7 +17,7 @@ from playwright.sync_api import sync_playwright
 
 import ocnb
 from ocnb.browser import find_chromium, launch_args
-from ocnb.demosite import serve
+from ocnb.commands.demosite import serve
 
 from .common import median_ms, save
 

@@ -36,8 +36,8 @@ from typing import Any
 
 import psutil
 
-from ocnb.demosite import serve, site_root
-from ocnb.pool import Pool
+from ocnb.batch.pool import Pool
+from ocnb.commands.demosite import serve, site_root
 from ocnb.skills.store import SkillStore
 
 from .common import raw_signup_row, save
@@ -203,9 +203,9 @@ def _dask(
     except ImportError:
         print("dask: distributed is not installed; skipped")
         return {}
+    from ocnb.batch.dask import replay_on_cluster
     from ocnb.browser import find_chromium
-    from ocnb.dask import replay_on_cluster
-    from ocnb.remote import PlaywrightServer
+    from ocnb.browser.remote import PlaywrightServer
 
     skill = SkillStore(home).get(sid)
     servers = [PlaywrightServer() for _ in range(workers)] if run_server else []

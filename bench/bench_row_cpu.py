@@ -167,7 +167,7 @@ def _pool_child(sid: str, home: str, rows: int, profile: str | None, root: str |
 
     if root:  # another copy of ocnb (a baseline) for an A/B in one run
         sys.path.insert(0, root)
-    from ocnb.pool import Pool
+    from ocnb.batch.pool import Pool
 
     where = str(sys.modules["ocnb"].__file__)
     assert not root or where.startswith(root), where
@@ -276,7 +276,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         roots[name] = str(Path(folder).resolve())
     order = ["raw", *roots]
     runs: dict[str, list[dict[str, Any]]] = {name: [] for name in order}
-    from ocnb.demosite import serve
+    from ocnb.commands.demosite import serve
     from tests.skills.helpers import form_skill
 
     with serve() as site:

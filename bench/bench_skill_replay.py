@@ -29,7 +29,7 @@ from playwright.sync_api import sync_playwright
 
 import ocnb
 from ocnb.browser import find_chromium, launch_args
-from ocnb.demosite import serve
+from ocnb.commands.demosite import serve
 from ocnb.tokens import count_json
 
 from .common import save

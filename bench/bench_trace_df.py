@@ -34,7 +34,7 @@ CHILD = """
 import json, resource, sys, time
 sys.path.insert(0, {root!r})
 import pandas
-from ocnb.telemetry import trace_df
+from ocnb.audit.telemetry import trace_df
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 t0, c0 = time.perf_counter(), time.process_time()
 df = trace_df({session!r}, home={home!r})

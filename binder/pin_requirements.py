@@ -11,7 +11,7 @@ then calls this script, then checks the new pins resolve (``make pins-check``). 
   pinned ``==``. ``scripts/setup.sh`` installs with it as a pip constraints file, so a fresh clone
   gets the environment the tests last passed in, whatever the package index serves that day.
 
-Nothing here is run by the tests: ``tests/unit/test_binder.py`` checks the pins offline, against each
+Nothing here is run by the tests: ``tests/package/test_binder.py`` checks the pins offline, against each
 other and against pyproject.toml's bounds.
 """
 

@@ -24,7 +24,7 @@ SETUP = (
     LOAD_EXT
     + """
 import ocnb
-from ocnb.demosite import serve
+from ocnb.commands.demosite import serve
 
 site = serve()          # the bundled demo site, on 127.0.0.1 only
 s = ocnb.session()      # the shared, headless browser session that %oc drives too
@@ -270,7 +270,7 @@ so Claude figures are estimates.
             """import pandas as pd
 
 from ocnb import capmap, tokens
-from ocnb.token_report import token_report
+from ocnb.commands.token_report import token_report
 
 pages = ["index.html", "form.html", "search.html", "login.html", "dynamic.html", "long.html", "checkout.html"]
 rows = []

@@ -1,16 +1,19 @@
 """ocnb — drive a real Chromium from Jupyter notebooks, for people and LLM agents alike."""
 
+from . import _compat
 from ._version import __version__
 from .audit.secrets import SecretStore
+from .audit.telemetry import journal_df, replay_df, trace_df
+from .batch.pool import Pool
 from .dispatch import dispatch
 from .errors import OcnbError
-from .pool import Pool
 from .registry import Registry, ToolDef, build_registry
 from .registry import use_catalogue as _use_catalogue
 from .results import ToolError, ToolResult
 from .session import Session, session
 from .settings import Settings
-from .telemetry import journal_df, replay_df, trace_df
+
+_compat.install()  # the import paths of modules that moved (ocnb.demosite, ocnb.pool, …) keep working
 
 #: The old name of :class:`Settings`.
 Config = Settings
@@ -30,7 +33,7 @@ def capability_map() -> str:
     The same text as ``ocnb capability-map --print`` and the checked-in ``docs/agent/capability-map.md``;
     load it as a model's system prompt so it can choose a tool before it sees any schema.
     """
-    from .capmap import generate
+    from .commands.capmap import generate
 
     return generate()
 

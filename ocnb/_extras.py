@@ -6,7 +6,7 @@ rest comes with extras declared in ``pyproject.toml`` (``[all]`` is every one of
     notebook   %load_ext ocnb, the widgets, executing the example notebooks
     mcp        the MCP shim (ocnb.mcp, ``ocnb mcp``)
     discovery  the neural retrievers of capability discovery, and manifest hot reload
-    dask       replaying a skill on a dask cluster (ocnb.dask), a batch's journal as a Dask DataFrame
+    dask       replaying a skill on a dask cluster (ocnb.batch.dask), a batch's journal as a Dask DataFrame
 
 A module that needs an extra imports its packages inside ``with extra("NAME"):``; without them the
 import fails with one line that says what to install (a :class:`MissingExtraError`, which is an
@@ -14,7 +14,7 @@ ImportError, so ``except ImportError`` still catches it)::
 
     MissingExtraError: ocnb.mcp needs the 'mcp' extra: pip install 'ocnb[mcp]' (missing: uvicorn)
 
-``tests/unit/test_extras.py`` checks that every third-party import in ``ocnb/`` is a core
+``tests/package/test_extras.py`` checks that every third-party import in ``ocnb/`` is a core
 dependency or sits under the guard of an extra that lists it.
 """
 

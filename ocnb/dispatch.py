@@ -28,7 +28,8 @@ from .registry import ToolDef
 from .results import ToolError, ToolResult
 
 if TYPE_CHECKING:
-    from .browser import BrowserState, Tab
+    from .browser.state import BrowserState
+    from .browser.tabs import Tab
 
 __all__ = ["ToolContext", "dispatch", "dispatch_async"]
 
@@ -275,7 +276,9 @@ async def _run_handler(session: Host, tooldef: ToolDef, call: CallContext) -> An
     state = await session.ensure_browser()
     handler = tooldef.handler(ctx, call.exec_args)
     try:  # the browser layer runs it under the dialog rules (a stand-in host has no browser)
-        return await asyncio.wait_for(state.guard_call(call, handler) if state is not None else handler, timeout)
+        return await asyncio.wait_for(
+            state.dialogs.guard_call(call, handler) if state is not None else handler, timeout
+        )
     except asyncio.TimeoutError:
         raise Timeout(f"{tooldef.name} did not finish within {timeout:.0f} s") from None
 

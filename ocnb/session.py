@@ -31,18 +31,20 @@ from .audit.hooks import AuditLayer
 from .audit.journal import Journal
 from .audit.secrets import SecretStore
 from .audit.trace import TraceWriter
-from .browser import BrowserState, SharedBrowser
-from .calls import CallContext, Extensions, Host, Pipeline, RecentResults
+from .browser.crashes import CrashWatch
+from .browser.runtime import Runtime
+from .browser.shared import SharedBrowser
+from .browser.state import BrowserState
+from .calls import Extensions, Pipeline, RecentResults
+from .contracts.taskguard import TaskBinding, TaskGuard
 from .discovery.learned import DiscoveryLearner
 from .dispatch import dispatch
 from .errors import SessionClosed, TargetClosed
 from .registry import Registry, ToolDef
 from .results import ToolResult
-from .runtime import Runtime
 from .settings import Settings
 from .skills.capture import capture_hook
 from .skills.replay import envelope_hook
-from .workflow import TaskBinding, TaskGuard
 
 __all__ = ["Session", "session"]
 
@@ -76,7 +78,7 @@ class Session:
     """
 
     #: ``(step index, callable)`` a batch sets around one row's replay (:mod:`ocnb.batch`): the replay
-    #: calls it just before that step acts (the row's ledger record, :mod:`ocnb.ledger`). Not a tool argument.
+    #: calls it just before that step acts (the row's ledger record, :mod:`ocnb.batch.ledger`). Not a tool argument.
     commit_hook: tuple[int, Callable[[], None]] | None = None
 
     def __init__(
@@ -249,13 +251,13 @@ class Session:
 
     def journal_df(self, since: Any = None) -> Any:
         """This session's journal as a DataFrame (see :func:`ocnb.journal_df` for the columns)."""
-        from .telemetry import journal_df
+        from .audit.telemetry import journal_df
 
         return journal_df(session_id=self.id, since=since, home=self.home)
 
     def trace_df(self) -> Any:
         """This session's trace as a DataFrame (see :func:`ocnb.trace_df` for the columns)."""
-        from .telemetry import trace_df
+        from .audit.telemetry import trace_df
 
         return trace_df(self.id, home=self.home)
 
@@ -305,7 +307,7 @@ class Session:
             self._start_lock = asyncio.Lock()
         async with self._start_lock:
             old = self._state
-            if old is not None and old.crash is not None and old.crash_reported:
+            if old is not None and old.crashes.current is not None and old.crashes.reported:
                 await self._drop_browser()  # the crash was reported once: this call relaunches
             if self._state is None:
                 state = BrowserState(self.config, on_event=self.trace_event, clip_text=self._clip_text)
@@ -326,7 +328,7 @@ class Session:
         state, self._state = self._state, None
         if state is None:
             return None
-        crash = state.crash
+        crash = state.crashes.current
         if crash is not None:
             self.crash_watch.seen(crash)
         await state.close()
@@ -416,90 +418,6 @@ class Session:
 
     def __dir__(self) -> list[str]:
         return sorted(set(super().__dir__()) | set(self.registry.names()))
-
-
-#: What a call that ran into a dead browser or page may have seen instead of the crash itself.
-_CRASH_SYMPTOMS = frozenset(
-    {"TARGET_CLOSED", "INTERNAL", "SCRIPT_ERROR", "TIMEOUT", "NAVIGATION_FAILED", "TARGET_NAVIGATED_AWAY"}
-    | {"STALE_REF", "ELEMENT_NOT_FOUND"}
-    # a replay whose page died under a step or its contract's polling
-    | {"STEP_TIMEOUT", "CONTRACT_FAILED", "ARTIFACT_RESOLUTION_FAILED"}
-)
-
-
-async def _browser_gone(state: BrowserState) -> bool:
-    """Whether the browser stopped answering (one cheap round trip), after a TARGET_CLOSED."""
-    if state.browser is None:
-        return False
-    try:
-        cdp = await asyncio.wait_for(state.browser.new_browser_cdp_session(), 2)
-        await cdp.detach()
-    except Exception:  # noqa: BLE001 - closed, crashed, or no answer
-        return True
-    return False
-
-
-class CrashWatch:
-    """A session's browser crashes (``crashes``, each relaunched on the next call) and the after-hook
-    that gives a call which ran into one a single code."""
-
-    def __init__(self, host: Host) -> None:
-        self.host = host
-        self.crashes: list[dict[str, Any]] = []
-        #: The crash whose browser the current call relaunched (said once, in that call's summary).
-        self.relaunched: dict[str, Any] | None = None
-
-    def seen(self, crash: dict[str, Any]) -> None:
-        """Remember a dead browser's crash record (once)."""
-        if not any(c is crash for c in self.crashes):
-            self.crashes.append(crash)
-
-    def relaunched_after(self) -> dict[str, Any] | None:
-        """A new browser started: the crash it replaces, if that was not relaunched yet (marked now)."""
-        if not self.crashes or self.crashes[-1].get("relaunched"):
-            return None
-        crash = self.crashes[-1]
-        crash["relaunched"] = True
-        self.relaunched = crash
-        return crash
-
-    async def after(self, call: CallContext, result: ToolResult) -> ToolResult | None:
-        """After-hook: a call that failed because the browser or its page died gets one code.
-
-        ``BROWSER_CRASHED`` (once, with the lost tabs; the next call relaunches) when the browser went
-        away, ``PAGE_CRASHED`` when the tab's renderer died, whatever error the handler happened to see.
-        The call that relaunched a crashed browser says so in its journal summary. A replay's report
-        (data with a ``failure``) is kept, with the crash's code: its ``step_index`` says where it stopped.
-        """
-        if self.relaunched is not None:
-            self.relaunched = None
-            call.extra["summary_note"] = "browser relaunched after a crash"
-        state: BrowserState | None = self.host.state
-        if result.ok or state is None or result.error is None:
-            return None
-        code = result.error.code
-        if code not in _CRASH_SYMPTOMS:
-            return None  # the call was refused on its own merits (unknown tool, bad arguments …)
-        # any of the symptoms, not only TARGET_CLOSED: a call in flight when a remote browser's connection
-        # dropped can fail first with a timeout or a failed contract, before the disconnected event
-        if state.crash is None and not state._closing and await _browser_gone(state):
-            for _ in range(40):  # the disconnected event can trail the error of a call in flight
-                if state.crash is not None or state._closing:
-                    break
-                await asyncio.sleep(0.05)
-        if state.crash is not None:
-            err: Any = state.crashed_error()
-        else:
-            tab = state.tabs.get(call.tab_id) if call.tab_id else state.tabs.get(state.active_id or "")
-            if tab is None or not tab.crashed:
-                return None
-            err = state.page_crashed_error(tab)
-        out = ToolResult.failure(result.tool, err.code, err.message, err.details)
-        data = result.data
-        if isinstance(data, dict) and isinstance(data.get("failure"), dict):
-            # a replay's report keeps the step the crash interrupted (a batch decides on it), under the one code
-            out.data = {**data, "failure": {**data["failure"], "code": err.code, "detail": err.message}}
-        return out
 
 
 def _make_method(tooldef: ToolDef) -> Any:

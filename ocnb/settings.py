@@ -80,7 +80,7 @@ class Settings:
       roll off and are counted as dropped); ``network_bodies``: responses whose body can still be read.
     - ``storage_state``: a saved login (cookies, localStorage, IndexedDB) the browser starts with: a
       bare name is ``OCNB_HOME/state/<name>.json``, a path must lie under ``OCNB_HOME/state`` or the
-      upload root (:mod:`ocnb.logins`).
+      upload root (:mod:`ocnb.browser.saved_logins`).
     - ``user_data_dir``: a persistent Chromium profile folder (logins survive restarts; one session at a time).
     - ``download_max_bytes``: a larger download is refused (not kept) and reported as such.
     - ``discovery_learn``: successful calls' intents become example requests of the capability that

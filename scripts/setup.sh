@@ -57,20 +57,20 @@ add_headless_shell() {
 }
 
 # Chromium: one already there (OCNB_CHROMIUM, Playwright's, or on PATH) → done.
-if "$VENV/bin/python" -m ocnb.browser_setup --check; then
+if "$VENV/bin/python" -m ocnb.browser.setup --check; then
   add_headless_shell
   exit 0
 fi
 echo "ocnb set-up: no Chromium found; trying 'python -m playwright install chromium'"
 if timeout 300 "$VENV/bin/python" -m playwright install chromium; then
-  "$VENV/bin/python" -m ocnb.browser_setup --check && exit 0
+  "$VENV/bin/python" -m ocnb.browser.setup --check && exit 0
 fi
 if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
   echo "ocnb set-up: Playwright's download failed; installing Debian's chromium with apt-get"
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
   add_headless_shell
-  "$VENV/bin/python" -m ocnb.browser_setup --check && exit 0
+  "$VENV/bin/python" -m ocnb.browser.setup --check && exit 0
 fi
 cat >&2 <<'MSG'
 ocnb set-up: no Chromium could be found or installed. Do one of:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import ocnb
-from ocnb.demosite import DemoSite, serve
+from ocnb.commands.demosite import DemoSite, serve
 
 
 @pytest.fixture(autouse=True)

@@ -14,8 +14,8 @@ from typing import Any
 
 from ..calls import CallContext, Host
 from ..errors import InvalidArgument
+from ..files import atomic_write_bytes
 from ..results import ToolError, ToolResult
-from ..storage import atomic_write_bytes
 
 __all__ = ["HANDOFF_CODES", "Handoffs"]
 

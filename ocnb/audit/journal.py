@@ -3,7 +3,7 @@
 Files are ``OCNB_HOME/journal/journal-YYYYMMDD.jsonl``, one per UTC day, pruned by age when a
 :class:`Journal` starts and when the day changes. Each entry is one ``write()`` of a whole line
 to a file opened with ``O_APPEND``, under an inter-process lock (a blocking ``flock`` on POSIX,
-:func:`ocnb.storage.file_lock` elsewhere), so threads of one kernel,
+:func:`ocnb.files.file_lock` elsewhere), so threads of one kernel,
 an MCP server and a second process may all append at once without losing or interleaving lines.
 
 An entry holds exactly these keys, in this order (``intent`` only when the caller gave one —
@@ -32,7 +32,7 @@ from ocnb.audit.jsonl import Clock, dumps_line, iso_ms, iter_jsonl, parse_ts, ut
 from ocnb.audit.sanitize import clip, sanitize_args
 from ocnb.audit.secrets import SecretStore
 from ocnb.calls import SOURCES  # where a call came from: one definition of the faces
-from ocnb.storage import file_lock, open_append, private_dir
+from ocnb.files import file_lock, open_append, private_dir
 
 __all__ = [
     "ENTRY_FIELDS",

@@ -25,7 +25,7 @@ from typing import Any
 from ocnb.audit.jsonl import Clock, dumps_line, iso_ms, iter_jsonl, loads, utc_now
 from ocnb.audit.sanitize import sanitize_args
 from ocnb.audit.secrets import SecretStore
-from ocnb.storage import atomic_write_json, open_append, private_dir, read_json
+from ocnb.files import atomic_write_json, open_append, private_dir, read_json
 
 __all__ = [
     "EVENT_KINDS",

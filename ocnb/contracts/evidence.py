@@ -32,8 +32,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ocnb.errors import InvalidArgument
+from ocnb.files import PRIVATE_FILE, CorruptFile, ocnb_home, private_dir
 from ocnb.jsonsafe import fix_text, strict_dumps
-from ocnb.storage import PRIVATE_FILE, CorruptFile, ocnb_home, private_dir
 
 from .assertions import PageObservations
 from .validation import dumps_canonical

@@ -32,7 +32,7 @@ newline), so the same signature is the same bytes.
 This module is the signature as a document: schema and validation, the dataclasses, canonical JSON,
 a task's input values (:func:`require_inputs`, :func:`redact_inputs`, :func:`secret_input_masks`),
 :class:`SignatureStore`, and :func:`load_signature` (a stored id or an inline document). Judging a
-task against it is :mod:`.evaluator`; binding one to a session is :mod:`ocnb.workflow`.
+task against it is :mod:`.evaluator`; binding one to a session is :mod:`ocnb.contracts.taskguard`.
 """
 
 from __future__ import annotations
@@ -46,8 +46,8 @@ from pathlib import Path
 from typing import Any
 
 from ocnb.errors import InvalidArgument
+from ocnb.files import ocnb_home
 from ocnb.placeholders import is_secret_placeholder
-from ocnb.storage import ocnb_home
 
 from .assertions import ASSERTION_DEFS, assertion_checks
 from .store import ID_RE, RecordStore

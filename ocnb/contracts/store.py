@@ -3,7 +3,7 @@
 One record per file (``<folder>/<id>.json``), written atomically under an inter-process lock with
 stable bytes (sorted keys, 2-space indent, trailing newline) so that a person can diff and commit
 them. A file that does not parse, is not an object, or carries a version this ocnb does not know is
-reported with :class:`~ocnb.storage.CorruptFile` and never overwritten.
+reported with :class:`~ocnb.files.CorruptFile` and never overwritten.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ocnb.errors import InvalidArgument
-from ocnb.storage import CorruptFile, atomic_write_text, file_lock, ocnb_home, read_json
+from ocnb.files import CorruptFile, atomic_write_text, file_lock, ocnb_home, read_json
 
 from .assertions import ASSERTION_DEFS, assertion_checks, validate_assertion
 from .validation import (

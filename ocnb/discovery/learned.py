@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from ocnb.calls import CallContext
+from ocnb.files import atomic_write_text, file_lock, open_append
 from ocnb.results import ToolResult
-from ocnb.storage import atomic_write_text, file_lock, open_append
 
 __all__ = ["DiscoveryLearner", "LearnedExamples", "LEARNED_FILE", "MAX_PER_CAPABILITY"]
 

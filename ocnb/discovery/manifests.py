@@ -23,8 +23,8 @@ from ocnb.discovery.descriptors import (
     ManifestWarning,
     from_manifest,
 )
+from ocnb.files import ocnb_home, private_dir
 from ocnb.settings import Settings
-from ocnb.storage import ocnb_home, private_dir
 
 __all__ = ["ManifestSet", "ManifestWarning", "ManifestWatcher", "manifest_roots"]
 

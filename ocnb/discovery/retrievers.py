@@ -294,7 +294,7 @@ class MiniLMRetriever(Retriever):
         if self._cache_dir is False:
             return None
         if self._cache_dir is None or self._cache_dir is True:
-            from ocnb.storage import ocnb_home
+            from ocnb.files import ocnb_home
 
             return ocnb_home() / "cache" / "discovery" / f"{self.MODEL_ID}.npz"
         return Path(self._cache_dir) / f"{self.MODEL_ID}.npz"
@@ -311,7 +311,7 @@ class MiniLMRetriever(Retriever):
         return {str(k): v for k, v in zip(keys.tolist(), vecs, strict=True)}
 
     def _save_disk(self, path: Path, stored: dict[str, np.ndarray], new: dict[str, np.ndarray]) -> None:
-        from ocnb.storage import atomic_write_bytes
+        from ocnb.files import atomic_write_bytes
 
         merged = {**new, **{k: v for k, v in stored.items() if k not in new}}
         keys = list(merged)[: self.MAX_CACHED]

@@ -116,7 +116,7 @@ def _session(opts: argparse.Namespace) -> Any:
         os.environ["OCNB_HOME"] = os.path.abspath(opts.home)
     extra: dict[str, Any] = {}
     if opts.storage_state:  # a refused or unreadable state file: one line now, before anything starts
-        from ..logins import load_state, state_path
+        from ..browser.saved_logins import load_state, state_path
         from ..settings import Settings
 
         load_state(state_path(opts.storage_state, Settings.from_env()))

@@ -48,7 +48,7 @@ from starlette.datastructures import Headers
 from starlette.responses import PlainTextResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ..storage import atomic_write_text
+from ..files import atomic_write_text
 from .listing import Listing, listed
 from .server import McpBridge, refusal
 
@@ -126,7 +126,7 @@ def load_or_create_token(path: str | os.PathLike[str], token: str | None = None)
     """The bearer token kept in ``path``: read when the file exists, else created there.
 
     A new file holds ``token`` if given, else a fresh random one (``secrets.token_urlsafe(32)``). It is
-    written with mode 0600 by :func:`~ocnb.storage.atomic_write_text` without overwriting, so another
+    written with mode 0600 by :func:`~ocnb.files.atomic_write_text` without overwriting, so another
     process starting at the same moment either sees the whole file or creates its own first and both
     use that one.
     An existing file that is empty or holds something that is not a token raises

@@ -469,7 +469,7 @@ class McpBridge:
         return types.CompleteResult(completion=types.Completion(values=values, total=len(values), has_more=False))
 
     def _capmap(self) -> str:
-        from ..capmap import generate
+        from ..commands.capmap import generate
 
         return generate(list(self.session.registry))
 

@@ -23,11 +23,11 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidArgument
+from ..files import atomic_write_text
 from ..perception.actions import CHECKED_WORDS, UNCHECKED_WORDS, checked
 from ..perception.refs import script as engine_script
 from ..perception.selectors import TOLERABLE, step_fingerprint, stored_chain
 from ..placeholders import param_names
-from ..storage import atomic_write_text
 
 __all__ = ["export_script", "script_data", "write_script"]
 

@@ -300,7 +300,7 @@ async def _replay(
         return True
 
     # (step index, callable): run (off the event loop) just before that step acts — a batch's ledger
-    # records there that the row reached its commit step (ocnb.ledger); set by ocnb.batch, never by a tool.
+    # records there that the row reached its commit step (ocnb.batch.ledger); set by ocnb.batch.row, never by a tool.
     hook = ctx.session.commit_hook
     for i, step in enumerate(steps):
         index = lo + i

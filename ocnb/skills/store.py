@@ -42,8 +42,8 @@ from typing import Any
 from urllib.parse import quote, unquote, urlsplit
 
 from ..errors import CorruptFile, InvalidArgument, OcnbError
+from ..files import atomic_write_bytes, atomic_write_json, file_lock, ocnb_home, read_json
 from ..perception.selectors import step_fingerprint, stored_chain
-from ..storage import atomic_write_bytes, atomic_write_json, file_lock, ocnb_home, read_json
 from .schema import FILE_SCHEMA_VERSIONS, SELECTOR_TYPES, STEP_KINDS, domain_problem, ensure_valid_skill, skill_errors
 
 __all__ = ["SCHEMA_VERSION", "SELECTOR_TYPES", "STEP_KINDS", "SkillStore", "domain_of", "skill_id_for"]

@@ -1,7 +1,7 @@
 """dialog_answer: answer a JavaScript dialog left open by ``dialog_policy="manual"`` (capability group ``dialogs``).
 
 Under the ``manual`` policy a dialog waits instead of being answered at once (see
-:meth:`ocnb.browser.BrowserState.guard_call`): the call that opened it returns at once with
+:meth:`ocnb.browser.dialogs.Dialogs.guard_call`): the call that opened it returns at once with
 ``completed: false`` and ``pending_dialog``, every later result shows ``pending_dialog``, and a
 page-using call on that tab is ``DIALOG_OPEN`` until this tool answers it. The answer reports how the
 interrupted calls ended (``resumed``).
@@ -43,5 +43,7 @@ async def dialog_answer(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
         elif waiting:
             ids = ", ".join(t.id for t in waiting)
             raise InvalidArgument(f"dialogs wait on tabs {ids}; give tab_id", details={"tabs": [t.id for t in waiting]})
-    out: dict[str, Any] = await browser.answer_dialog(tab, accept=bool(args.get("accept", True)), text=args.get("text"))
+    out: dict[str, Any] = await browser.dialogs.answer(
+        tab, accept=bool(args.get("accept", True)), text=args.get("text")
+    )
     return out

@@ -1,7 +1,7 @@
 """downloads: the files pages downloaded in this browser (capability group ``downloads``).
 
 Every download is kept under ``OCNB_HOME/downloads/`` with a safe name, or refused over
-``Settings.download_max_bytes`` (see :mod:`ocnb.downloads`), whether or not this group is offered;
+``Settings.download_max_bytes`` (see :mod:`ocnb.browser.download_store`), whether or not this group is offered;
 the call that caused one reports it in its ``changes``.
 """
 

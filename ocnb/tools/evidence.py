@@ -7,8 +7,8 @@ from typing import Any
 
 from ..contracts.assertions import PageObservations
 from ..contracts.evidence import create_bundle
+from ..files import atomic_write_bytes
 from ..registry import tool
-from ..storage import atomic_write_bytes
 
 __all__ = ["TO_FILE", "oc_evidence_bundle", "output_to_file", "page_screenshot", "png_size"]
 

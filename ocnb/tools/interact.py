@@ -6,7 +6,7 @@ Each takes a ``ref`` (from read_page / find / query_dom) or a plain-words ``quer
 (ref, role, name) and what changed visibly: ``navigated`` (+ ``url``), ``new_tab``, ``dialogs``
 (handled by the browser layer's documented default: alerts/confirms accepted, prompts answered with
 their default value; ``Config.dialog_policy="dismiss"`` dismisses), ``dom_changed``, and ``downloads``
-(only when the action started one: each saved, or refused, see :mod:`ocnb.downloads`).
+(only when the action started one: each saved, or refused, see :mod:`ocnb.browser.download_store`).
 With ``capture_artifact: true`` the result also carries the element's ``selector_chain`` and
 ``fingerprint`` (what skill replay checks before acting again).
 """

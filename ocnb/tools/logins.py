@@ -2,7 +2,7 @@
 
 A state file (cookies, localStorage, IndexedDB) holds live credentials: it is written 0600 under
 ``OCNB_HOME/state`` and its content never reaches a result, the journal or the trace — the result is
-the path and counts. Where a file may be read or written is :func:`ocnb.logins.state_path`'s rule.
+the path and counts. Where a file may be read or written is :func:`ocnb.browser.saved_logins.state_path`'s rule.
 ``Session(storage_state=...)`` / ``ocnb mcp --storage-state`` start a browser logged in.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..logins import load_state, save_state, state_path, summary
+from ..browser.saved_logins import load_state, save_state, state_path, summary
 from ..registry import tool
 
 __all__ = ["storage_state"]

@@ -1,7 +1,7 @@
 """Navigation tools: navigate (also back/forward), page_reload, wait_for.
 
 A URL that is a file to download leaves the page where it was; navigate then reports the download
-(saved under OCNB_HOME/downloads, or refused: see :mod:`ocnb.downloads`) instead of failing.
+(saved under OCNB_HOME/downloads, or refused: see :mod:`ocnb.browser.download_store`) instead of failing.
 """
 
 from __future__ import annotations

@@ -17,11 +17,11 @@ import mimetypes
 import re
 from typing import Any
 
-from ..browser import RequestRecord, Tab
+from ..browser.tabs import RequestRecord, Tab
 from ..contracts.assertions import REGEX_PREFIX, match_pattern
 from ..errors import InvalidArgument, NotFound
+from ..files import atomic_write_bytes
 from ..registry import tool
-from ..storage import atomic_write_bytes
 from .console import LIMIT_SCHEMA, SINCE_SCHEMA, window
 
 __all__ = ["network_conditions", "network_request", "network_requests", "network_route"]
@@ -328,13 +328,15 @@ def _route_handler(entry: dict[str, Any], args: dict[str, Any]) -> Any:
 
 
 def _routes(ctx: Any) -> list[dict[str, Any]]:
-    return [{k: v for k, v in r.items() if k not in ("handler", "matcher")} for r in ctx.browser.controls.routes]
+    return [
+        {k: v for k, v in r.items() if k not in ("handler", "matcher")} for r in ctx.browser.network.controls.routes
+    ]
 
 
 async def _unroute(ctx: Any, entries: list[dict[str, Any]]) -> None:
     for entry in entries:
         await ctx.browser.context.unroute(entry["matcher"], entry["handler"])
-        ctx.browser.controls.routes.remove(entry)
+        ctx.browser.network.controls.routes.remove(entry)
 
 
 @tool(
@@ -366,7 +368,7 @@ async def _unroute(ctx: Any, entries: list[dict[str, Any]]) -> None:
 )
 async def network_route(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     action = args.get("action")
-    controls = ctx.browser.controls
+    controls = ctx.browser.network.controls
     if action is None:
         if "url" in args or any(k in args for k in ("status", "body", "headers")):
             raise InvalidArgument("network_route needs action (block, mock or remove)")
@@ -433,7 +435,7 @@ def _credentials_setter(context: Any) -> Any:
 async def _set_http_auth(ctx: Any, value: dict[str, Any] | None) -> None:
     """Answer the auth challenges of one origin with these credentials — and with ``send: always``
     also send Basic to it ahead of a challenge (a route that adds the header) — or stop both."""
-    controls = ctx.browser.controls
+    controls = ctx.browser.network.controls
     context = ctx.browser.context
     origin = _auth_origin(ctx, value) if value else None  # checked before anything changes
     send = (value or {}).get("send", "unauthorized")
@@ -530,7 +532,7 @@ async def _set_http_auth(ctx: Any, value: dict[str, Any] | None) -> None:
 async def network_conditions(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     state = ctx.browser
     state.live_context()
-    controls = state.controls
+    controls = state.network.controls
     check_headers(args.get("headers") or {})
     if "http_auth" in args:
         await _set_http_auth(ctx, args["http_auth"])
@@ -546,7 +548,7 @@ async def network_conditions(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     if "throttle" in args or ("offline" in args and controls.throttle is not None):
         # Playwright's offline switch resets CDP throttling: send both again to every tab.
         for tab in list(state.tabs.values()):
-            await state.apply_throttle(tab.page)
+            await state.network.apply_throttle(tab.page)
     return {
         "offline": controls.offline,
         "throttle": controls.throttle,

@@ -112,22 +112,22 @@ async def oc_connection_health(ctx: Any, args: dict[str, Any]) -> dict[str, Any]
         b = ctx.browser
         if done:
             relaunched = {"after_crash": True, "lost_tabs": done["lost_tabs"]}
-        elif b.crash is not None or not b.connected:
+        elif b.crashes.current is not None or not b.connected:
             relaunched = await ctx.session.relaunch_browser()
     b = ctx.browser
     out = {
-        "connected": bool(b.connected) and b.crash is None,
-        "version": await b.version() if b.connected and b.crash is None else None,
+        "connected": bool(b.connected) and b.crashes.current is None,
+        "version": await b.version() if b.connected and b.crashes.current is None else None,
         "executable": b.executable,
         "remote": b.remote,
         "pages": len(b.tabs),
         "active_tab": b.active_id,
         "session_id": ctx.session.id,
-        "crashes": len(ctx.session.crashes) + (1 if b.crash is not None else 0),
+        "crashes": len(ctx.session.crashes) + (1 if b.crashes.current is not None else 0),
     }
-    if b.crash is not None:
-        out["crashed"] = {"lost_tabs": b.crash["lost_tabs"], "relaunch": "next call"}
-        b.crash_reported = True  # reported here: the next call relaunches
+    if b.crashes.current is not None:
+        out["crashed"] = {"lost_tabs": b.crashes.current["lost_tabs"], "relaunch": "next call"}
+        b.crashes.reported = True  # reported here: the next call relaunches
     if relaunched is not None:
         out["relaunched"] = relaunched
     return out

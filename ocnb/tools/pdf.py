@@ -11,8 +11,8 @@ import re
 from typing import Any
 
 from ..errors import Disabled, OcnbError, from_playwright
+from ..files import atomic_write_bytes
 from ..registry import tool
-from ..storage import atomic_write_bytes
 
 __all__ = ["page_pdf", "pdf_pages"]
 

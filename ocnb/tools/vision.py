@@ -19,10 +19,10 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import InvalidArgument, OcnbError, from_playwright
+from ..files import atomic_write_bytes
 from ..perception.point import element_at
 from ..perception.targets import resolve_target
 from ..registry import tool
-from ..storage import atomic_write_bytes
 from .evidence import png_size
 from .interact import TARGET_PROPS, _target_args, _timeout, _Watch, interact
 

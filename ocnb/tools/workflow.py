@@ -17,10 +17,10 @@ from ..contracts import (
     require_inputs,
     secret_input_masks,
 )
+from ..contracts.taskguard import TaskBinding, page_url
 from ..errors import InvalidArgument
 from ..placeholders import fill_params, require_params
 from ..registry import tool
-from ..workflow import TaskBinding, page_url
 
 __all__ = ["execute_plan", "oc_task_finish", "oc_task_start", "workflow_status"]
 

@@ -10,7 +10,7 @@ from .._extras import extra
 with extra("notebook"):
     from .assets import assets_dir
     from .browser_view import BrowserView
-    from .calls import ScriptedCaller, SessionCaller
+    from .caller import ScriptedCaller, SessionCaller
     from .handoff import HumanHandoff
     from .journal_view import JournalView
     from .screen import ScreenView

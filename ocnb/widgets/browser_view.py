@@ -22,7 +22,7 @@ import ipywidgets as w
 import traitlets
 
 from ..results import ToolResult
-from .calls import Caller, SessionCaller
+from .caller import Caller, SessionCaller
 from .screen import ScreenView
 from .watch import watcher_for
 

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import ipywidgets as w
 
 from ..results import ToolError, ToolResult
-from .calls import Caller, SessionCaller
+from .caller import Caller, SessionCaller
 from .replay_refusal import Confirmed, candidates_of, confirm_candidate, is_replay_refusal, refusal_payload
 
 if TYPE_CHECKING:

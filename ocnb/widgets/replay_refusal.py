@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..placeholders import fill_params
 from ..results import ToolResult
-from .calls import Caller
+from .caller import Caller
 
 if TYPE_CHECKING:
     from ..session import Session

@@ -21,7 +21,7 @@ import traitlets
 from ..results import ToolResult
 from ..skills.capture import artifact_for
 from .assets import asset_text
-from .calls import Caller, SessionCaller
+from .caller import Caller, SessionCaller
 from .watch import watcher_for
 
 if TYPE_CHECKING:

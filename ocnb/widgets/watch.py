@@ -5,7 +5,7 @@ before and after every layer's hooks); the session keeps the one
 watcher among its extensions and stops it when it closes. The after-hook runs on the browser thread, so it only counts the call, hands it to
 quick ``on_call`` listeners (e.g. the skill recorder collecting steps) and wakes the refresher;
 the refresher thread then calls the ``subscribe`` listeners at most once per ``interval`` seconds,
-however many calls arrived meanwhile. Quiet widget calls (see :mod:`ocnb.widgets.calls`) are
+however many calls arrived meanwhile. Quiet widget calls (see :mod:`ocnb.widgets.caller`) are
 dispatched with ``record=False``: no journal entry, and they wake no one, so a refresh never triggers another refresh.
 """
 

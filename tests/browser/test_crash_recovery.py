@@ -38,7 +38,7 @@ def kill_browser(s: ocnb.Session) -> int:
     pid = browser_pid(s)
     os.kill(pid, signal.SIGKILL)
     deadline = time.monotonic() + 5
-    while s._state is not None and s._state.crash is None and time.monotonic() < deadline:
+    while s._state is not None and s._state.crashes.current is None and time.monotonic() < deadline:
         time.sleep(0.02)
     return pid
 

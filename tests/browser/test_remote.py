@@ -7,7 +7,7 @@ import shutil
 import pytest
 
 import ocnb
-from ocnb.remote import PlaywrightServer
+from ocnb.browser.remote import PlaywrightServer
 
 pytestmark = pytest.mark.browser
 

@@ -201,7 +201,7 @@ async def test_tools_list_changed_reaches_both_protocol_eras(mcp_server: McpHand
 
 
 async def test_calls_are_journaled_with_source_mcp(mcp_server: McpHandle) -> None:
-    from ocnb.telemetry import journal_df
+    from ocnb.audit.telemetry import journal_df
 
     session = mcp_server.session
     session.call("tabs_context")
@@ -364,7 +364,7 @@ def test_stop_ends_open_client_streams_promptly(shared_session: ocnb.Session) ->
 
 async def test_tools_list_matches_the_capability_map(ocnb_home: Path) -> None:
     """tools/list names = the capability map's names + its excluded meta-tools."""
-    from ocnb.capmap import EXCLUDED, generate, map_names
+    from ocnb.commands.capmap import EXCLUDED, generate, map_names
 
     session = ocnb.Session(home=ocnb_home)  # the browser is never started here
     handle = serve(session, quiet=True, all_tools=True)

@@ -22,8 +22,8 @@ from mcp_shim_helpers import http_client
 
 import ocnb
 from ocnb.audit.secrets import spellings
+from ocnb.files import PRIVATE_DIR, PRIVATE_FILE
 from ocnb.mcp import serve
-from ocnb.storage import PRIVATE_DIR, PRIVATE_FILE
 
 pytestmark = pytest.mark.browser
 

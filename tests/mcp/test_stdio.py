@@ -49,7 +49,7 @@ async def test_stdio_session_end_to_end(tmp_path: Path, site, mode: str) -> None
             await client.call_tool("no_such_tool", {})
         assert unknown.value.error.code == -32602 and (unknown.value.error.data or {})["code"] == "UNKNOWN_TOOL"
 
-    from ocnb.telemetry import journal_df
+    from ocnb.audit.telemetry import journal_df
 
     journal = journal_df(home=home)
     if len(journal):  # the journal layer is installed: every call is there, as source "mcp"

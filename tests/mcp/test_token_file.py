@@ -86,7 +86,7 @@ def test_readme_stdio_config_names_the_installed_command() -> None:
     entry = stdio["mcpServers"]["ocnb"]
     assert entry == {"command": "ocnb", "args": ["mcp"]}
     pyproject = (Path(__file__).resolve().parents[2] / "pyproject.toml").read_text(encoding="utf-8")
-    assert 'ocnb = "ocnb.cli:main"' in pyproject  # `ocnb` is the console script pip installs
+    assert 'ocnb = "ocnb.commands:main"' in pyproject  # `ocnb` is the console script pip installs
 
 
 async def test_readme_http_config_works_with_the_token_file(tmp_path: Path) -> None:

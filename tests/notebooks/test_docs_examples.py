@@ -8,7 +8,7 @@
 - `` `%oc ...` `` spans in the prose run in order in the same shell, against the demo site; the one
   rewrite is the placeholder URL ``https://…``, which becomes the demo site's sign-up form.
 - ```` ```bash ```` and ```` ```json ```` blocks are not run here (the two make commands are CI
-  itself; JSON is data); `tests/unit/test_docs.py` checks the tool names they mention.
+  itself; JSON is data); `tests/package/test_docs.py` checks the tool names they mention.
 
 The only network an example may reach is the Anthropic API; it is replaced by a stand-in that
 records the request and answers with a fixed reply.
@@ -28,7 +28,7 @@ from typing import Any
 import pytest
 
 import ocnb
-from ocnb.demosite import DemoSite
+from ocnb.commands.demosite import DemoSite
 
 pytestmark = pytest.mark.browser
 

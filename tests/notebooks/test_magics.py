@@ -12,7 +12,7 @@ from IPython.core.completer import provisionalcompleter
 from IPython.core.error import UsageError
 
 import ocnb
-from ocnb.demosite import DemoSite
+from ocnb.commands.demosite import DemoSite
 from ocnb.errors import OcnbError
 from ocnb.magics import OcMagics, parse_call
 

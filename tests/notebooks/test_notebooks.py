@@ -9,7 +9,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from ocnb.notebooks import notebooks_dir, run_demo_notebooks, run_notebook
+from ocnb.commands.notebooks import notebooks_dir, run_demo_notebooks, run_notebook
 
 NOTEBOOKS = sorted(notebooks_dir().glob("*.ipynb"))
 
@@ -48,7 +48,7 @@ def test_demo_reports_a_failing_notebook_in_one_line(tmp_path: Path, monkeypatch
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1 / 0")])
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nbformat.write(nb, broken / "boom.ipynb")
-    monkeypatch.setattr("ocnb.notebooks.notebooks_dir", lambda: broken)
+    monkeypatch.setattr("ocnb.commands.notebooks.notebooks_dir", lambda: broken)
     failures = run_demo_notebooks(tmp_path / "reports", ("boom", "missing"))
     out = capsys.readouterr().out.splitlines()
     assert len(failures) == 2 and out == failures

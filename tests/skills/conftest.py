@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from ocnb.demosite import DemoSite, serve
+from ocnb.commands.demosite import DemoSite, serve
 from tests.skills.helpers import DRIFT
 
 

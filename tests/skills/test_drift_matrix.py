@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from ocnb.demosite import DemoSite
+from ocnb.commands.demosite import DemoSite
 from tests.skills.helpers import page_states, record_flow
 
 pytestmark = pytest.mark.browser

@@ -75,8 +75,8 @@ def test_b_renamed_label_fails_at_that_step_with_evidence(session, site, module_
 def test_g_replay_makes_no_request_outside_loopback(session, site) -> None:
     sid = record_signup(session, site)
     state = session._state
-    state.requests.clear()
+    state.network.requests.clear()
     assert session.oc_skill_replay(skill_id=sid, params={"who": "Ken"}).ok
-    urls = [r["url"] for r in state.requests]
+    urls = [r["url"] for r in state.network.requests]
     assert urls, "the replay loads the form page"
     assert all(u.startswith(("http://127.0.0.1", "http://localhost", "data:", "about:")) for u in urls), urls

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 import ocnb
-from ocnb.demosite import DemoSite, serve
+from ocnb.commands.demosite import DemoSite, serve
 from ocnb.results import ToolResult
 from ocnb.skills.store import SkillStore
 from ocnb.widgets import HumanHandoff

@@ -1,0 +1,382 @@
+"""One row of a batch replay, the same for the local pool and a Dask worker.
+
+:func:`replay_row` replays a skill once with one row as its ``${var}`` params and returns one result
+row (it never raises). A :class:`Replayer` is one session replaying rows: when a row fails because the
+browser itself is gone (:data:`CRASH_CODES`), it replaces its session and retries that row once.
+:class:`~ocnb.batch.pool.Pool` holds one Replayer per session; each Dask worker holds one.
+
+Exactly-once, as the site sees it: a row is retried (here, then on another browser or worker) only
+when its browser was lost *before* the row's first step that can act on the site (:func:`commit_step`:
+a click, a key press, a submit, or a navigation whose URL carries the row's values). A row lost at or
+after that step may or may not have reached the site: it is not replayed again but reported with
+``outcome`` ``"unknown"`` and failure code :data:`UNKNOWN_OUTCOME`, for a person (or a check of the
+site) to settle. ``replay(..., idempotent=True)`` says the site ignores a repeated row (it dedupes on a
+key the row carries): then such rows are retried like the others.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import re
+import time
+from collections.abc import Callable
+from typing import Any
+
+from ..dispatch import dispatch
+from ..session import Session
+from ..skills.store import SkillStore
+
+__all__ = [
+    "BLOCKABLE",
+    "CRASH_CODES",
+    "OUTCOMES",
+    "RESULT_COLUMNS",
+    "UNKNOWN_OUTCOME",
+    "Replayer",
+    "block_resources",
+    "commit_step",
+    "replay_row",
+]
+
+#: Columns of a result row (and of the DataFrame ``Pool.replay`` returns), in order.
+RESULT_COLUMNS = [
+    "row",
+    "ok",
+    "outcome",
+    "failure_code",
+    "step_reached",
+    "steps_total",
+    "elapsed_ms",
+    "evidence_path",
+    "acted",
+    "retried",
+    "worker",
+    "browser",
+]
+#: Codes that mean the browser itself is gone: the session is replaced and the row retried once.
+CRASH_CODES = ("TARGET_CLOSED", "BROWSER_CRASHED", "PAGE_CRASHED", "BROWSER_UNAVAILABLE", "SESSION_CLOSED")
+#: A row's failure code when its browser was lost at or after the row's first step that can act on
+#: the site: the site may or may not have the row's effect. Such a row is not replayed again.
+UNKNOWN_OUTCOME = "UNKNOWN_OUTCOME"
+#: Values of a result row's ``outcome``: the replay succeeded; it was lost after it began acting on the
+#: site and a ``verify`` check found its effect there; it failed (``failure_code`` says why; a failure
+#: before the commit step left the site untouched); or it is unknown: lost (browser gone, or a step
+#: timed out) at or after its commit step, so the site may or may not have it.
+OUTCOMES = ("done", "verified", "failed", "unknown")
+#: Failures of a step that may have acted anyway: at or after the commit step, the row's outcome is unknown.
+_TIMEOUT_CODES = ("STEP_TIMEOUT", "TIMEOUT")
+#: Step kinds that can send the row to the site (a click may submit a form, Enter too).
+_ACTING_KINDS = ("click", "press", "submit")
+#: What ``block_resources=`` can leave out of every row's pages, by resource kind (file extension, so
+#: the browser side matches and requests of other kinds never cross to Python).
+BLOCKABLE = {
+    "image": ("png", "jpe?g", "gif", "webp", "avif", "svg", "ico", "bmp"),
+    "font": ("woff2?", "ttf", "otf", "eot"),
+    "media": ("mp4", "webm", "ogg", "ogv", "mp3", "wav", "m4a", "mov"),
+}
+
+
+def resource_kinds(value: Any) -> tuple[str, ...]:
+    """``block_resources=`` as kinds: True is every kind of :data:`BLOCKABLE`; a list names some."""
+    if value is True:
+        return tuple(BLOCKABLE)
+    if not value:
+        return ()
+    kinds = (value,) if isinstance(value, str) else tuple(value)
+    unknown = [k for k in kinds if k not in BLOCKABLE]
+    if unknown:
+        raise ValueError(f"block_resources: unknown kind(s) {unknown}; choose from {sorted(BLOCKABLE)}")
+    return kinds
+
+
+def block_resources(session: Session, kinds: tuple[str, ...]) -> None:
+    """Abort requests for images, fonts or media in ``session``'s browser context (a context route)."""
+    if not kinds:
+        return
+    exts = "|".join(e for k in kinds for e in BLOCKABLE[k])
+    pattern = re.compile(rf"\.({exts})(\?.*)?$", re.IGNORECASE)
+
+    async def handler(route: Any) -> None:
+        with contextlib.suppress(Exception):  # the page may be gone already
+            await route.abort("blockedbyclient")
+
+    async def install() -> None:
+        state = await session.ensure_browser()
+        await state.context.route(pattern, handler)
+
+    session.run(install(), timeout=session.config.default_timeout_ms / 1000 + 30)
+
+
+def with_contract(skill: dict[str, Any], home: Any) -> dict[str, Any]:
+    """The skill with its outcome contract's definition attached, for a worker with a home of its own."""
+    if not skill.get("contract_id"):
+        return skill
+    from ..contracts import ContractStore
+
+    try:
+        contract = ContractStore(home).get(skill["contract_id"])
+    except Exception:  # noqa: BLE001 - a missing contract is reported by the replay itself
+        return skill
+    return {**skill, "contract_definition": contract.to_dict()}
+
+
+def ensure_skill(session: Session, skill: dict[str, Any]) -> None:
+    """Make the skill (and its contract) available in the session's own store (workers have their own home)."""
+    definition = skill.get("contract_definition")
+    if definition:
+        from ..contracts import ContractStore
+
+        contracts = ContractStore(session.home)
+        try:
+            contracts.get(definition["id"])
+        except Exception:  # noqa: BLE001 - not there yet
+            contracts.define(definition["id"], definition["assertion"], description=definition.get("description"))
+    store = SkillStore(session.home)
+    try:
+        store.get(skill["id"])
+    except Exception:  # noqa: BLE001 - not there yet: write it under the same (domain, name) → same id
+        store.record(
+            skill["domain"],
+            skill["name"],
+            skill["steps"],
+            description=skill.get("description"),
+            contract_id=skill.get("contract_id"),
+            start_url=skill.get("start_url"),
+        )
+
+
+def acts_on_site(step: dict[str, Any]) -> bool:
+    """True when ``step`` (a low-level replay step, before ``${var}`` filling) can send the row to the site.
+
+    Clicks (but a hover, or checking a box), key presses and submits can; so can a navigation whose URL
+    carries a ``${var}`` (a GET form). Filling a field, choosing an option, scrolling and a navigation to a
+    fixed URL cannot (HTTP's GET is safe; a site whose page load has an effect needs ``idempotent``
+    thinking of its own).
+    """
+    kind = step.get("kind")
+    args = step.get("args") or {}
+    if step.get("risky"):
+        return True
+    if kind == "navigate":
+        return "${" in str(args.get("url", ""))
+    return kind in _ACTING_KINDS and args.get("action") not in ("hover", "check", "uncheck", "scroll_into_view")
+
+
+def commit_step(skill: dict[str, Any]) -> int | None:
+    """Index of the skill's first low-level step that can act on the site (:func:`acts_on_site`), or None.
+
+    A row whose browser is lost before this step has had no effect on the site and is retried; one lost
+    at or after it has an unknown outcome.
+    """
+    from ..skills.replay import flatten
+
+    for i, step in enumerate(flatten(skill) or []):
+        if acts_on_site(step):
+            return i
+    return None
+
+
+def _commit_at(skill: dict[str, Any], options: dict[str, Any]) -> int | None:
+    """The row's commit step: ``commit_step`` given by the caller (``Pool.replay``), else :func:`commit_step`."""
+    return options["commit_step"] if "commit_step" in options else commit_step(skill)
+
+
+def replay_row(
+    session: Session, skill: dict[str, Any], row: dict[str, Any], index: int, *, options: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """Replay ``skill`` once with ``row`` as its ``${var}`` params; one result row (never raises)."""
+    ensure_skill(session, skill)
+    return _replay_stored(session, skill, row, index, options or {})
+
+
+def _replay_stored(
+    session: Session, skill: dict[str, Any], row: dict[str, Any], index: int, options: dict[str, Any]
+) -> dict[str, Any]:
+    t0 = time.perf_counter()
+    start_url = options.get("start_url")
+    if start_url and not _starts_at(skill, start_url):
+        nav = dispatch(session, "navigate", {"url": start_url}, source="replay")
+        if not nav.ok:
+            if nav.error and nav.error.code in _TIMEOUT_CODES:
+                _stop_loading(session)
+            return _row(index, False, nav.error.code if nav.error else "INTERNAL", 0, 0, t0, None)  # before any step
+    args: dict[str, Any] = {"skill_id": skill["id"], "params": {k: ("" if v is None else v) for k, v in row.items()}}
+    for key in ("step_timeout_ms", "allow_risky", "stop_on_contract_failure", "tolerate"):
+        if key in options:
+            args[key] = options[key]
+    on_commit: Callable[[int], None] | None = options.get("_on_commit")  # the row's ledger (ocnb.batch.ledger)
+    commit = _commit_at(skill, options) if on_commit is not None else None
+    if on_commit is not None and commit is not None:  # told just before the commit step acts
+        session.commit_hook = (commit, functools.partial(on_commit, commit))
+    try:
+        r = dispatch(session, "oc_skill_replay", args, source="replay")
+    finally:
+        session.commit_hook = None
+    if isinstance(r.data, dict):
+        report = r.data
+    else:
+        report = r.error.details if r.error and isinstance(r.error.details, dict) else {}
+    failure = report.get("failure") or {}
+    out = _row(
+        index,
+        r.ok,
+        None if r.ok or r.error is None else r.error.code,
+        int(report.get("steps_executed", 0)),
+        int(report.get("steps_total", 0)),
+        t0,
+        failure.get("evidence_bundle_path"),
+    )
+    if not r.ok and out["failure_code"] in _TIMEOUT_CODES:
+        _stop_loading(session)
+    # the row stopped in step ``step_index`` (None: before the first step began, or after the last)
+    lost_at, commit = failure.get("step_index"), _commit_at(skill, options)
+    committed = lost_at is not None and commit is not None and int(lost_at) >= commit
+    # ``acted``: the row's commit step began, so the site may have it even when the row failed after it
+    # (a contract that found no confirmation, a later step): such a row is not one to rerun blindly
+    out["acted"] = commit is not None and (r.ok or committed or out["step_reached"] > commit)
+    if not r.ok and out["failure_code"] in (*CRASH_CODES, *_TIMEOUT_CODES):
+        if out["failure_code"] in CRASH_CODES:
+            out["_committed"] = committed
+        elif committed:  # the click timed out, say: the site may have the row all the same
+            out["outcome"] = "unknown"
+    return out
+
+
+def _stop_loading(session: Session) -> None:
+    """After a timed-out step: leave the page (about:blank), so a navigation still pending cannot abort
+    the next row's (Chromium answers a new load of the same URL with ``net::ERR_ABORTED`` meanwhile)."""
+    dispatch(session, "navigate", {"url": "about:blank"}, source="replay")
+
+
+def _starts_at(skill: dict[str, Any], url: str) -> bool:
+    """True when the skill's first step navigates to ``url`` itself: a separate ``start_url`` load is waste."""
+    steps = skill.get("steps") or []
+    first = steps[0] if steps else {}
+    return (first.get("kind") or first.get("tool")) == "navigate" and str(
+        (first.get("args") or {}).get("url", "")
+    ).split("#")[0] == url.split("#")[0]
+
+
+def _row(
+    index: int, ok: bool, code: str | None, reached: int, total: int, t0: float, evidence: str | None
+) -> dict[str, Any]:
+    return {
+        "row": index,
+        "ok": ok,
+        "outcome": "done" if ok else "failed",
+        "failure_code": code,
+        "step_reached": reached,
+        "steps_total": total,
+        "elapsed_ms": round((time.perf_counter() - t0) * 1000, 1),
+        "evidence_path": evidence,
+        "acted": False,
+        "retried": False,
+        "worker": "local",
+        "browser": None,
+    }
+
+
+class Replayer:
+    """One session replaying rows of batches; a crashed browser's session is replaced and its row retried
+    once, unless the row had begun acting on the site (then its outcome is unknown: see the module)."""
+
+    def __init__(self, new_session: Callable[[], Session], browser: str | None = None) -> None:
+        self._new_session = new_session
+        #: Which browser this replayer's sessions use, for the ``browser`` column (an endpoint, or ``browser 0``).
+        self.browser = browser
+        self.session = new_session()
+        #: Ids of the skills already in this session's store, so a batch reads the store once per session.
+        self._skills: set[str] = set()
+        #: Resource kinds already blocked in this session's context (routes last as long as the context).
+        self._blocked: set[str] = set()
+
+    def replay(self, skill: dict[str, Any], row: dict[str, Any], index: int, options: dict[str, Any]) -> dict[str, Any]:
+        """:func:`replay_row` on this session; on a crash, once more on a fresh one (``retried`` says so).
+
+        A row whose browser was lost at or after its :func:`commit_step` is not replayed again (unless
+        ``options["idempotent"]``): it comes back with ``outcome`` ``"unknown"`` and :data:`UNKNOWN_OUTCOME`.
+        """
+        return self._attempts(skill, row, index, options, reads_only=False)
+
+    def check(
+        self,
+        skill: dict[str, Any],
+        verify: dict[str, Any],
+        row: dict[str, Any],
+        index: int,
+        options: dict[str, Any],
+        unknown: dict[str, Any],
+    ) -> dict[str, Any]:
+        """Settle a row whose outcome is unknown (``unknown``, its result row) with the ``verify`` skill.
+
+        ``verify`` is replayed with the row's values on this session; it must only read the site. When
+        it passes, the row's effect is there: ``unknown`` comes back as ``ok``, outcome ``"verified"``
+        (done once, where its ``browser`` says). When its contract fails (``CONTRACT_FAILED``: the check
+        ran and found nothing), the row never reached the site and is replayed now. Any other failure
+        leaves the row unknown; a crash comes back with its crash code, for the caller to move the check
+        to another browser.
+        """
+        probe_options: dict[str, Any] = {
+            k: options[k] for k in ("step_timeout_ms", "tolerate", "block_resources") if k in options
+        }
+        probe = self._attempts(verify, row, index, probe_options, reads_only=True)
+        if probe["ok"]:
+            return {**unknown, "ok": True, "outcome": "verified", "failure_code": None}
+        if probe["failure_code"] == "CONTRACT_FAILED":
+            return {**self.replay(skill, row, index, options), "retried": True}
+        if probe["failure_code"] in CRASH_CODES:
+            return {**unknown, "failure_code": probe["failure_code"]}
+        return unknown
+
+    def _attempts(
+        self, skill: dict[str, Any], row: dict[str, Any], index: int, options: dict[str, Any], *, reads_only: bool
+    ) -> dict[str, Any]:
+        retried = False
+        while True:
+            result = self._replay(skill, row, index, options)
+            committed = result.pop("_committed", False) and not reads_only
+            if result["ok"] or result["failure_code"] not in CRASH_CODES:
+                break
+            if committed and not options.get("idempotent"):
+                self.renew()  # for the next row; this one may have reached the site: not replayed again
+                result["outcome"] = "unknown"
+                result["failure_code"] = UNKNOWN_OUTCOME
+                break
+            if retried:
+                break  # still no browser: the caller may move the row to another one
+            self.renew()
+            retried = True
+        result["retried"] = retried
+        result["browser"] = self.browser or "own"
+        return result
+
+    def _replay(
+        self, skill: dict[str, Any], row: dict[str, Any], index: int, options: dict[str, Any]
+    ) -> dict[str, Any]:
+        if skill["id"] not in self._skills:
+            ensure_skill(self.session, skill)
+            self._skills.add(skill["id"])
+        kinds = tuple(k for k in resource_kinds(options.get("block_resources")) if k not in self._blocked)
+        if kinds:
+            try:
+                block_resources(self.session, kinds)
+            except Exception as exc:  # noqa: BLE001 - a dead browser: the row's crash code says so, and retries
+                code = getattr(exc, "code", "BROWSER_UNAVAILABLE")
+                return _row(
+                    index, False, code if isinstance(code, str) else "INTERNAL", 0, 0, time.perf_counter(), None
+                )
+            self._blocked.update(kinds)
+        return _replay_stored(self.session, skill, row, index, options)
+
+    def renew(self) -> None:
+        """Close this session (whatever state it is in) and start over with a new one."""
+        with contextlib.suppress(Exception):
+            self.session.close()
+        self.session = self._new_session()
+        self._skills.clear()
+        self._blocked.clear()
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self.session.close()

@@ -1,0 +1,199 @@
+"""N sessions replaying rows over K shared browsers: the machinery under :class:`~ocnb.batch.pool.Pool` and
+under each Dask worker's pool (:mod:`ocnb.batch.dask`).
+
+:class:`ReplayPool` holds one :class:`~ocnb.batch.Replayer` per session, the sessions' shared browsers
+(local Chromiums, or remote ones with ``connect=``/``cdp=``) and one browser thread, and runs rows on
+its free sessions, ``size`` at a time (:meth:`ReplayPool.run_rows`). :class:`~ocnb.batch.pool.Pool` adds the
+face (a skill id and a DataFrame in, a DataFrame out, a progress bar, a Dask client); a Dask worker
+builds a ReplayPool of its own and runs each task's rows on it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+import queue
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from ..browser.runtime import Runtime
+from ..browser.shared import SharedBrowser
+from ..session import Session
+from ..settings import Settings
+from .row import CRASH_CODES, Replayer
+
+#: Browsers a pool shares its sessions over when ``browsers=`` is not given: one, measured fastest on
+#: 2 cores (bench/bench_pool.py: contexts of one browser beat a browser each; see docs/scale.md).
+DEFAULT_BROWSERS = 1
+
+__all__ = ["DEFAULT_BROWSERS", "ReplayPool"]
+
+
+def _endpoints(connect: Any, cdp: Any) -> list[dict[str, str]]:
+    """``connect=`` / ``cdp=`` as one endpoint per browser: a list is a farm, a string one server."""
+    out: list[dict[str, str]] = []
+    for key, value in (("connect", connect), ("cdp", cdp)):
+        if value:
+            out += [{key: str(v)} for v in ([value] if isinstance(value, str) else value)]
+    return out
+
+
+def _settings(kwargs: dict[str, Any], home: Any) -> Settings:
+    """The settings the pool's sessions will have, for launching their shared browsers."""
+    base = kwargs.get("settings") or kwargs.get("config") or Settings.from_env()
+    names = {f.name for f in dataclasses.fields(Settings)}
+    changes = {k: v for k, v in kwargs.items() if k in names}
+    if home is not None:
+        changes["home"] = home
+    return base.with_changes(**changes)
+
+
+class ReplayPool:
+    """N sessions for batch replay over K shared browsers. Extra keyword arguments go to every :class:`Session`.
+
+    ``browsers``: how many browsers the sessions share (default :data:`DEFAULT_BROWSERS`, at most
+    ``size``); session *i* opens its context in browser *i mod K*. ``connect`` may be a list of
+    Playwright server URLs (and ``cdp`` a list of endpoints): one browser on each, ``browsers`` is
+    their number. ``screenshots``: whether failed rows' evidence bundles include a screenshot.
+    """
+
+    def __init__(
+        self,
+        size: int = 2,
+        *,
+        browsers: int | None = None,
+        home: str | os.PathLike[str] | None = None,
+        screenshots: bool = False,
+        **session_kwargs: Any,
+    ) -> None:
+        if size < 1:
+            raise ValueError("size must be at least 1")
+        self.size = size
+        self.home = home
+        #: ``browsers=`` as asked (None: the default), for the pool each Dask worker builds alike.
+        self.browsers_asked = browsers
+        self.closed = False
+        session_kwargs.setdefault("evidence_screenshots", screenshots)
+        # a page's title read at every load is for tabs_context, which a batch never calls: one round trip less a row
+        session_kwargs.setdefault("titles_on_load", False)
+        self._kwargs = session_kwargs
+        self.endpoints = _endpoints(session_kwargs.get("connect"), session_kwargs.get("cdp"))
+        k = len(self.endpoints) if self.endpoints else min(browsers or DEFAULT_BROWSERS, size)
+        if k < 1:
+            raise ValueError("browsers must be at least 1")
+        local = {key: v for key, v in session_kwargs.items() if key not in ("connect", "cdp", "executable_path")}
+        self._session_kwargs = local
+        self.runtime = Runtime(name="ocnb-pool")
+        config = _settings(session_kwargs, home)
+        path = session_kwargs.get("executable_path")
+        self.browsers = [
+            SharedBrowser(
+                self.runtime,
+                config,
+                executable_path=str(path) if path else None,
+                **(self.endpoints[i] if self.endpoints else {}),
+            )
+            for i in range(k)
+        ]
+        self._replayers = [
+            Replayer(
+                self._session_factory(self.browsers[i % k]), browser=self.browsers[i % k].remote or f"browser {i % k}"
+            )
+            for i in range(size)
+        ]
+        self._alive = set(self._replayers)
+        self._alive_lock = threading.Lock()
+        self._free: queue.Queue[Replayer] = queue.Queue()
+        for r in self._replayers:
+            self._free.put(r)
+
+    def _session_factory(self, browser: SharedBrowser) -> Any:
+        def new() -> Session:
+            return Session(home=self.home, shared_browser=browser, **self._session_kwargs)
+
+        return new
+
+    @property
+    def sessions(self) -> list[Session]:
+        return [r.session for r in self._replayers]
+
+    def run_rows(
+        self,
+        skill: dict[str, Any],
+        entries: list[tuple[Any, ...]],
+        options: dict[str, Any],
+        *,
+        verify: dict[str, Any] | None = None,
+        tick: Callable[[], Any] | None = None,
+        on_commit: Callable[[int, int], None] | None = None,
+        on_result: Callable[[tuple[Any, ...], dict[str, Any]], None] | None = None,
+    ) -> list[dict[str, Any]]:
+        """Each entry on a free session of the pool, ``size`` at a time; result rows in the entries' order.
+
+        ``(index, row)`` entries are replayed (:meth:`~ocnb.batch.Replayer.replay`); with ``verify``,
+        ``(index, row, result)`` entries (rows whose outcome is unknown) are settled by
+        :meth:`~ocnb.batch.Replayer.check`. A row whose browser stays unreachable after a fresh session
+        moves to another session (that session is taken out of service) until one session is left; its
+        crash result then comes back as it is, for the caller to move it further (a Dask worker's
+        caller: to another worker). The local pool and each Dask worker's pool both run their rows here.
+
+        ``on_commit(index, step)`` runs just before a row's commit step acts, and ``on_result(entry,
+        result)`` as each row finishes (a batch's ledger, :mod:`ocnb.batch.ledger`).
+        """
+
+        def run(act: Callable[[Replayer], dict[str, Any]]) -> tuple[dict[str, Any], bool]:
+            """``act`` on a free replayer; while its browser stays unreachable, on another. (result, moved)"""
+            moved = False
+            while True:
+                replayer = self._free.get()
+                result = act(replayer)
+                if result["ok"] or result["failure_code"] not in CRASH_CODES or not self._retire(replayer):
+                    self._free.put(replayer)
+                    return result, moved
+                moved = True  # its browser stays unreachable after a fresh session: the row goes to another
+
+        def one(entry: tuple[Any, ...]) -> dict[str, Any]:
+            index, row = int(entry[0]), entry[1]
+            opts = options
+            if on_commit is not None:
+                opts = {**options, "_on_commit": lambda step: on_commit(index, step)}
+            try:
+                if verify is not None and len(entry) > 2:
+                    result = run(lambda r: r.check(skill, verify, row, index, opts, entry[2]))[0]
+                else:
+                    result, moved = run(lambda r: r.replay(skill, row, index, opts))
+                    result["retried"] = result["retried"] or moved
+                if on_result is not None:
+                    on_result(entry, result)
+                return result
+            finally:
+                if tick is not None:
+                    tick()
+
+        if len(entries) <= 1:
+            return [one(e) for e in entries]
+        with ThreadPoolExecutor(max_workers=min(self.size, len(entries)), thread_name_prefix="ocnb-pool") as ex:
+            return list(ex.map(one, entries))
+
+    def _retire(self, replayer: Replayer) -> bool:
+        """Take a replayer whose browser is lost out of service, unless it is the last one; True if taken."""
+        with self._alive_lock:
+            if len(self._alive) <= 1:
+                return False
+            self._alive.discard(replayer)
+        replayer.close()
+        return True
+
+    def close(self) -> None:
+        """Close every session (its context), then the shared browsers and the pool's browser thread."""
+        self.closed = True
+        for r in self._replayers:
+            r.close()
+        if not self.runtime.stopped and self.runtime._thread is not None:
+            for b in self.browsers:
+                with contextlib.suppress(Exception):
+                    self.runtime.run(b.close(), timeout=30)
+        self.runtime.stop()

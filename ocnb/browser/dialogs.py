@@ -1,0 +1,196 @@
+"""A browser state's dialogs part: alerts, confirms and prompts, answered by the policy or left open.
+
+``dialog_policy`` ``accept`` and ``dismiss`` answer a dialog at once; ``manual`` leaves it open for
+``dialog_answer``, and :meth:`Dialogs.guard_call` (dispatch runs every handler through it) returns a
+call that a dialog interrupted at once and finishes it once the dialog is answered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from typing import Any
+
+from ..errors import DialogOpen, InvalidArgument, OcnbError
+from .tabs import PendingDialog, Tab, TabSet, refresh_emulation
+
+__all__ = ["RESUME_WAIT_S", "Dialogs"]
+
+#: How long ``dialog_answer`` waits for the calls a dialog interrupted to finish once it is answered.
+RESUME_WAIT_S = 5.0
+
+
+class Dialogs:
+    """The dialogs of a browser state's tabs (each tab's ``dialogs`` log and ``pending_dialog``)."""
+
+    def __init__(self, owner: TabSet, on_event: Callable[[str, dict[str, Any]], None]) -> None:
+        self._owner = owner
+        self._on_event = on_event
+        #: Futures of running calls, each resolved with the tab whose dialog opened under "manual".
+        self._waiters: set[Any] = set()
+
+    def on_dialog(self, tab: Tab, dialog: Any) -> None:
+        """Record a dialog on the tab and handle it with the configured policy: ``accept`` and
+        ``dismiss`` answer it at once; ``manual`` leaves it open for ``dialog_answer`` and wakes the
+        running call (see :meth:`guard_call`)."""
+        policy = self._owner.config.dialog_policy
+        accept = policy == "accept"
+        record = {
+            "ts": time.time(),
+            "type": dialog.type,
+            "message": dialog.message,
+            "default_value": dialog.default_value,
+            "action": "pending" if policy == "manual" else "accepted" if accept else "dismissed",
+        }
+        tab.dialogs.append(record)
+        self._on_event(
+            "dialog",
+            {"tab_id": tab.id, "type": record["type"], "message": record["message"], "action": record["action"]},
+        )
+        if policy == "manual":
+            tab.pending_dialog = PendingDialog(dialog, record)
+            for waiter in list(self._waiters):
+                if not waiter.done():
+                    waiter.set_result(tab)
+            return
+        coro = (
+            dialog.accept(dialog.default_value)
+            if (accept and dialog.type == "prompt")
+            else (dialog.accept() if accept else dialog.dismiss())
+        )
+        task = asyncio.ensure_future(coro)
+        task.add_done_callback(lambda t: t.exception() if not t.cancelled() else None)
+
+    # -- dialogs left open ("manual") and the calls around them ---------------------------------
+    def pending(self) -> list[dict[str, Any]]:
+        """Every dialog waiting for an answer, as results show it (``tab_id``, ``type``, ``message``, ``default``)."""
+        return [t.pending_dialog.describe(t.id) for t in self._owner.tabs.values() if t.pending_dialog is not None]
+
+    async def answer(self, tab: Tab, *, accept: bool = True, text: str | None = None) -> dict[str, Any]:
+        """Answer the dialog waiting on ``tab``; then wait (at most :data:`RESUME_WAIT_S`) for the
+        calls it interrupted and report how each ended.
+
+        ``text`` answers a prompt (accepted); without it a prompt gets its default value, as the
+        ``accept`` policy does. No dialog, or ``text`` for a dialog that is not a prompt, is
+        ``INVALID_ARGUMENT`` and answers nothing.
+        """
+        pending = tab.pending_dialog
+        if pending is None:
+            raise InvalidArgument(
+                f"no dialog is waiting on tab {tab.id}", details={"tab_id": tab.id, "pending": self.pending()}
+            )
+        kind = pending.record["type"]
+        if text is not None and kind != "prompt":
+            raise InvalidArgument(f"text answers a prompt; this dialog is {kind}", details={"type": kind})
+        dialog = pending.dialog
+        try:
+            if not accept:
+                await dialog.dismiss()
+            elif kind == "prompt":
+                await dialog.accept(dialog.default_value if text is None else text)
+            else:
+                await dialog.accept()
+        except Exception:  # noqa: BLE001 - the page went away or navigated: the dialog is gone either way
+            pending.record["action"] = "gone"
+        else:
+            pending.record["action"] = "accepted" if accept else "dismissed"
+        tab.pending_dialog = None
+        self._on_event(
+            "dialog",
+            {"tab_id": tab.id, "type": kind, "message": pending.record["message"], "action": pending.record["action"]},
+        )
+        resumed = []
+        tasks = [task for _, _, task in pending.interrupted]
+        if tasks:
+            await asyncio.wait(tasks, timeout=RESUME_WAIT_S)
+        for name, seq, task in pending.interrupted:
+            entry: dict[str, Any] = {"tool": name, "seq": seq, "done": task.done()}
+            if task.done() and not task.cancelled():
+                exc = task.exception()
+                entry["ok"] = exc is None
+                if isinstance(exc, OcnbError):
+                    entry["error"] = {"code": exc.code, "message": exc.message}
+                elif exc is not None:
+                    entry["error"] = {"code": "INTERNAL", "message": f"{type(exc).__name__}: {exc}"[:300]}
+                else:
+                    entry["data"] = task.result()
+            resumed.append(entry)
+        return {
+            "tab_id": tab.id,
+            "type": kind,
+            "message": pending.record["message"],
+            "action": pending.record["action"],
+            "resumed": resumed,
+        }
+
+    def _call_tab(self, call: Any) -> Tab | None:
+        tab_id = call.exec_args.get("tab_id") if isinstance(call.exec_args, dict) else None
+        owner = self._owner
+        return owner.tabs.get(tab_id if isinstance(tab_id, str) else (owner.active_id or ""))
+
+    async def guard_call(self, call: Any, coro: Any) -> Any:
+        """Run one call's handler (dispatch does, for every call) under the dialog rules.
+
+        Under ``dialog_policy="manual"`` a page-using call on a tab whose dialog waits is refused at
+        once (``DIALOG_OPEN``: the page is frozen, the call would hang), except the ``dialogs``
+        tools; a call during which a dialog opens returns at once with ``completed: false`` and the
+        ``pending_dialog`` (what the handler put in ``call.extra["partial"]`` first, e.g. the element
+        about to be clicked), and finishes in the background once the dialog is answered. While a
+        dialog waits, every result's data (a dict) carries ``pending_dialog``. A tab with emulation
+        gets it re-applied after the call.
+        """
+        tooldef = call.tooldef
+        target = self._call_tab(call)
+        manual = self._owner.config.dialog_policy == "manual"
+        if not manual and not any(t.pending_dialog is not None for t in self._owner.tabs.values()):
+            result = await coro
+            await refresh_emulation(target)
+            return result
+        if (
+            target is not None
+            and target.pending_dialog is not None
+            and getattr(tooldef, "uses_page", False)
+            and getattr(tooldef, "category", "") != "dialogs"
+        ):
+            coro.close()
+            pending = target.pending_dialog.describe(target.id)
+            raise DialogOpen(
+                f"a {pending['type']} dialog waits on tab {target.id} ({pending['message'][:80]!r}); "
+                "answer it with dialog_answer, or close the tab",
+                details={"pending_dialog": pending},
+            )
+        waiter = asyncio.get_running_loop().create_future()
+        self._waiters.add(waiter)
+        task = asyncio.ensure_future(coro)
+        try:
+            await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+        except BaseException:  # the call's timeout (or shutdown): the handler goes with it
+            task.cancel()
+            raise
+        finally:
+            self._waiters.discard(waiter)
+        if not task.done():
+            tab: Tab = waiter.result()
+            pending_dialog = tab.pending_dialog
+            task.add_done_callback(lambda t: t.exception() if not t.cancelled() else None)
+            if pending_dialog is not None:
+                pending_dialog.interrupted.append((call.name, call.seq, task))
+                described = pending_dialog.describe(tab.id)
+            else:  # answered already (by another face): nothing to report but that the call goes on
+                described = None
+            partial = call.extra.get("partial")
+            return {**(partial if isinstance(partial, dict) else {}), "completed": False, "pending_dialog": described}
+        await refresh_emulation(target)
+        waiting = self.pending()
+        pending_now = next((d for d in waiting if target is not None and d["tab_id"] == target.id), None)
+        pending_now = pending_now or (waiting[0] if waiting else None)
+        try:
+            data = task.result()
+        except OcnbError as exc:
+            if pending_now is not None:
+                exc.details.setdefault("pending_dialog", pending_now)
+            raise
+        if pending_now is not None and isinstance(data, dict):
+            data = {**data, "pending_dialog": pending_now}
+        return data

@@ -1,0 +1,66 @@
+"""One browser that several sessions share, each in a context of its own (``ocnb.Pool(browsers=K)``)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any
+
+from ..settings import Settings
+from .launch import open_browser
+
+__all__ = ["SharedBrowser"]
+
+
+class SharedBrowser:
+    """One browser that several sessions share, each with its own context.
+
+    It runs on one :class:`~ocnb.browser.runtime.Runtime` that those sessions share (Playwright objects
+    belong to one event loop). :meth:`ensure` launches it (or connects: ``connect=`` a Playwright
+    server, ``cdp=`` an endpoint) on first use and again after it died; a session's ``close()``
+    closes only its context, and :meth:`close` closes the browser.
+    """
+
+    def __init__(
+        self,
+        runtime: Any,
+        config: Settings,
+        *,
+        executable_path: str | None = None,
+        connect: str | None = None,
+        cdp: str | None = None,
+    ) -> None:
+        self.runtime = runtime
+        self.config = config
+        self.executable_path = executable_path
+        self.connect, self.cdp = connect, cdp
+        self.playwright: Any = None
+        self.browser: Any = None
+        self.executable: str | None = None
+        self.remote = connect or cdp
+        self._lock: asyncio.Lock | None = None
+
+    async def ensure(self) -> Any:
+        """The live browser: launched or connected now if it is not (first use, or it died)."""
+        from playwright.async_api import async_playwright
+
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        async with self._lock:
+            if self.browser is not None and self.browser.is_connected():
+                return self.browser
+            if self.playwright is None:
+                self.playwright = await async_playwright().start()
+            opened = await open_browser(
+                self.playwright, self.config, executable_path=self.executable_path, connect=self.connect, cdp=self.cdp
+            )
+            self.browser, self.executable = opened.browser, opened.executable
+            return self.browser
+
+    async def close(self) -> None:
+        """Close the browser (every context on it) and stop Playwright; safe to call twice."""
+        for obj, method in ((self.browser, "close"), (self.playwright, "stop")):
+            if obj is not None:
+                with contextlib.suppress(Exception):  # already gone is fine
+                    await getattr(obj, method)()
+        self.browser = self.playwright = None

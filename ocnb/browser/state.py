@@ -1,0 +1,328 @@
+"""A browser, its one context and its tabs: what a session drives, on the browser thread.
+
+:class:`BrowserState` opens the browser (:func:`~ocnb.browser.launch.open_browser`: launched, or
+connected to a Playwright server or a CDP endpoint, or a context in a
+:class:`~ocnb.browser.shared.SharedBrowser`), registers each page as a :class:`~ocnb.browser.tabs.Tab`,
+and owns one part per concern, each holding its own state: ``network``
+(:class:`~ocnb.browser.network.NetworkLog`), ``dialogs`` (:class:`~ocnb.browser.dialogs.Dialogs`),
+``crashes`` (:class:`~ocnb.browser.crashes.CrashLog`) and ``downloads``
+(:class:`~ocnb.browser.download_store.Downloads`). Everything here runs on the browser thread
+(:mod:`ocnb.browser.runtime`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import InvalidArgument, TargetClosed
+from ..settings import Settings
+from .crashes import CrashLog
+from .dialogs import Dialogs
+from .download_store import DOWNLOADS_DIR, Downloads
+from .launch import open_browser
+from .network import NetworkLog
+from .saved_logins import load_state, state_path
+from .tabs import Ring, Tab
+
+if TYPE_CHECKING:
+    from .shared import SharedBrowser
+
+__all__ = ["CONSOLE_MAX_CHARS", "BrowserState"]
+
+#: Console messages are kept (and traced) cut to this many characters, after masking secrets.
+CONSOLE_MAX_CHARS = 2000
+
+
+class BrowserState:
+    """The browser, its one context and its tabs. Create with :meth:`start` on the browser thread."""
+
+    def __init__(
+        self,
+        config: Settings,
+        on_event: Callable[[str, dict[str, Any]], None] | None = None,
+        clip_text: Callable[[str, int], str] | None = None,
+    ) -> None:
+        self.config = config
+        #: Receives page events for the trace: navigation, console, dialog, download, popup.
+        self.on_event = on_event or (lambda kind, body: None)
+        #: Cuts console text to a length; the session's masks secrets first (``SecretStore.clip_text``).
+        self.clip_text = clip_text or (lambda text, n: text[:n])
+        self._pw: Any = None
+        self.browser: Any = None
+        self.context: Any = None
+        self.tabs: dict[str, Tab] = {}
+        self.active_id: str | None = None
+        self.executable: str | None = None
+        self.remote: str | None = None
+        self.connected = False
+        #: True from the start of :meth:`close`: a disconnect after it is no crash.
+        self.closing = False
+        self._ids = itertools.count(1)
+        #: One sequence for console entries and requests of every tab: a ``mark`` is its last value.
+        self._seq = itertools.count(1)
+        self.last_seq = 0
+        self._by_page: dict[int, Tab] = {}
+        #: Requests of every tab, and what network_route and network_conditions set.
+        self.network = NetworkLog(self)
+        #: Dialogs: answered by the policy, or left open for dialog_answer ("manual").
+        self.dialogs = Dialogs(self, self._event)
+        #: Whether the browser died under us, and the tabs it took.
+        self.crashes = CrashLog(self._event)
+        #: Files the pages downloaded (kept under OCNB_HOME/downloads, or refused).
+        self.downloads = Downloads(config.home_path / DOWNLOADS_DIR, config.download_max_bytes, self._event)
+        #: False when attached (CDP) to a browser's own context: close() leaves it open.
+        self._own_context = True
+        #: False when the browser is a :class:`SharedBrowser`'s: close() closes only the context.
+        self._own_browser = True
+
+    @property
+    def playwright(self) -> Any:
+        """The Playwright instance behind this browser (None before :meth:`start` and after close)."""
+        return self._pw
+
+    # -- lifecycle ----------------------------------------------------------------------------
+    async def start(
+        self,
+        *,
+        executable_path: str | None = None,
+        connect: str | None = None,
+        cdp: str | None = None,
+        shared: SharedBrowser | None = None,
+    ) -> None:
+        """Launch or connect a browser and open this state's context; with ``shared``, only the context."""
+        from playwright.async_api import async_playwright
+
+        # A saved login is checked and read before anything starts: a refused one changes nothing.
+        initial = load_state(state_path(self.config.storage_state, self.config)) if self.config.storage_state else None
+        profile = self.config.user_data_dir
+        if profile is not None and (connect or cdp or shared):
+            raise InvalidArgument("user_data_dir is for a browser ocnb launches, not with connect, cdp or shared")
+        width, height = self.config.viewport
+        if shared is None:
+            self._pw = await async_playwright().start()
+        try:
+            if shared is not None:  # somebody else's browser: this state owns only its context
+                self.browser = await shared.ensure()  # first: it starts the shared Playwright
+                self._pw = shared.playwright
+                self.executable, self.remote, self._own_browser = shared.executable, shared.remote, False
+            else:
+                opened = await open_browser(
+                    self._pw,
+                    self.config,
+                    executable_path=executable_path,
+                    connect=connect,
+                    cdp=cdp,
+                    profile=_private_profile(profile) if profile is not None else None,
+                    initial=initial,
+                    attach=True,
+                )
+                self.browser, self.context, self._own_context = opened.browser, opened.context, opened.own_context
+                self.executable, self.remote = opened.executable, opened.remote
+            self.connected = True
+            if self.browser is not None:
+                self.browser.on("disconnected", self._on_disconnected)
+            if self.context is None:
+                self.context = await self.browser.new_context(
+                    viewport={"width": width, "height": height}, accept_downloads=True, storage_state=initial
+                )
+            self.context.on("page", self._on_page)
+            self.context.on("request", self.network.on_context_request)
+            for page in self.context.pages:  # a profile's first page, or the tabs of an attached browser
+                self.active_id = self._register(page).id
+            if not self.tabs:
+                await self.new_tab()
+        except BaseException:
+            await self.close()
+            raise
+
+    def _on_disconnected(self, _browser: Any) -> None:
+        self.connected = False
+        if self.closing or self.crashes.current is not None:
+            return
+        self.crashes.disconnected(self.tabs.values(), self.remote)
+
+    async def close(self) -> None:
+        """Close context, browser and Playwright; safe to call twice and after a crash."""
+        self.closing = True
+        context = self.context if self._own_context else None  # an attached browser's own context stays
+        browser, pw = (self.browser, self._pw) if self._own_browser else (None, None)
+        if not self._own_browser and self.browser is not None:
+            self.browser.remove_listener("disconnected", self._on_disconnected)
+        for obj, method in ((context, "close"), (browser, "close"), (pw, "stop")):
+            if obj is None:
+                continue
+            try:
+                await getattr(obj, method)()
+            except Exception:  # noqa: BLE001 - already gone is fine
+                pass
+        self.context = self.browser = self._pw = None
+        self.connected = False
+        self.tabs.clear()
+        self._by_page.clear()
+        self.active_id = None
+
+    # -- tabs ---------------------------------------------------------------------------------
+    def _register(self, page: Any, opener: str | None = None) -> Tab:
+        existing = self._by_page.get(id(page))
+        if existing is not None:
+            return existing
+        tab = Tab(
+            id=f"t{next(self._ids)}",
+            page=page,
+            opener=opener,
+            console=Ring(self.config.console_buffer),
+            network=Ring(self.config.network_buffer),
+        )
+        self.tabs[tab.id] = tab
+        self._by_page[id(page)] = tab
+        page.on("console", lambda msg, t=tab: self._on_console(t, msg))
+        page.on("framenavigated", lambda frame, t=tab: self._on_navigated(t, frame))
+        page.on("download", lambda d, t=tab: self._on_download(t, d))
+        page.on("pageerror", lambda err, t=tab: self._on_page_error(t, err))
+        self.network.watch(tab)
+        page.on("dialog", lambda d, t=tab: self.dialogs.on_dialog(t, d))
+        page.on("close", lambda p, t=tab: self._on_close(t))
+        page.on("crash", lambda p, t=tab: self.crashes.page_crashed(t))
+        if self.config.titles_on_load:
+            page.on("domcontentloaded", lambda p, t=tab: self._refresh_title(t))
+        return tab
+
+    def _event(self, kind: str, body: dict[str, Any]) -> None:
+        self.on_event(kind, body)
+
+    def _on_download(self, tab: Tab, download: Any) -> None:
+        """Record a download for the trace and keep its file (or refuse it): see :mod:`~ocnb.browser.download_store`."""
+        self.on_event("download", {"tab_id": tab.id, "url": download.url, "filename": download.suggested_filename})
+        request = next((r for r in reversed(tab.network) if r.url == download.url), None)
+        self.downloads.max_bytes = self.config.download_max_bytes
+        self.downloads.start(tab.id, download, request)
+
+    def _refresh_title(self, tab: Tab) -> None:
+        """Remember the title of a page that just loaded (``tabs_context`` shows it if the page hangs later)."""
+
+        async def read() -> None:
+            with contextlib.suppress(Exception):
+                tab.title = await asyncio.wait_for(tab.page.title(), 2)
+
+        asyncio.ensure_future(read())
+
+    def next_seq(self) -> int:
+        """The next id of a console entry or request (shared by every tab)."""
+        self.last_seq = next(self._seq)
+        return self.last_seq
+
+    def _on_console(self, tab: Tab, msg: Any) -> None:
+        where = ""
+        with contextlib.suppress(Exception):
+            loc = msg.location
+            if loc and loc.get("url"):
+                where = self.clip_text(f"{loc['url']}:{loc.get('lineNumber', 0)}", 300)
+        self._console_entry(tab, msg.type, msg.text, where)
+
+    def _on_page_error(self, tab: Tab, err: Any) -> None:
+        """An uncaught exception in the page: a console entry of type ``pageerror``."""
+        name = getattr(err, "name", "") or "Error"
+        self._console_entry(tab, "pageerror", f"{name}: {getattr(err, 'message', None) or err}", "")
+
+    def _console_entry(self, tab: Tab, kind: str, text: str, where: str) -> None:
+        entry = {
+            "id": self.next_seq(),
+            "ts": time.time(),
+            "type": kind,
+            "text": self.clip_text(text, CONSOLE_MAX_CHARS),
+        }
+        if where:
+            entry["url"] = where
+        tab.console.append(entry)
+        self.on_event("console", {"tab_id": tab.id, "type": entry["type"], "text": entry["text"]})
+
+    def _on_navigated(self, tab: Tab, frame: Any) -> None:
+        if frame.parent_frame is None:
+            self.on_event("navigation", {"tab_id": tab.id, "url": frame.url})
+
+    def _on_page(self, page: Any) -> None:
+        opener = self.active_id
+        tab = self._register(page, opener=opener)
+        if opener is not None and tab.id != opener:
+            self.active_id = tab.id  # a popup the page opened comes to the front, as in a browser
+            self.on_event("popup", {"tab_id": tab.id, "opener": opener})
+
+    def _on_close(self, tab: Tab) -> None:
+        if tab.id in self.tabs and not tab.closing:
+            self.crashes.tab_gone(tab)
+        self.tabs.pop(tab.id, None)
+        self._by_page.pop(id(tab.page), None)
+        self.network.forget(tab)
+        if self.active_id == tab.id:
+            self.active_id = next(reversed(self.tabs), None) if self.tabs else None
+
+    async def new_tab(self) -> Tab:
+        self._check()
+        page = await self.context.new_page()
+        tab = self._register(page)
+        self.active_id = tab.id
+        return tab
+
+    async def close_tab(self, tab: Tab) -> None:
+        """Close a tab on purpose and forget it; the next most recent tab becomes active."""
+        tab.closing = True
+        try:
+            await tab.page.close()
+        finally:
+            self._on_close(tab)
+
+    def live_context(self) -> Any:
+        """The browser context, or the error a call on a dead or closed browser gets."""
+        self._check()
+        return self.context
+
+    def _check(self) -> None:
+        if self.crashes.current is not None:
+            raise self.crashes.error(self.remote)
+        if self.context is None or not self.connected:
+            raise TargetClosed("the browser is not connected" + (f" ({self.remote})" if self.remote else ""))
+
+    def tab(self, tab_id: str | None = None, *, crashed_ok: bool = False) -> Tab:
+        """The tab ``tab_id`` (default: the active one); ``PAGE_CRASHED`` for a crashed one."""
+        self._check()
+        if tab_id is None:
+            if self.active_id is None or self.active_id not in self.tabs:
+                raise TargetClosed("no open tab; create one with tabs_create")
+            tab = self.tabs[self.active_id]
+        else:
+            found = self.tabs.get(tab_id)
+            if found is None:
+                raise InvalidArgument(
+                    f"no tab {tab_id!r}; open tabs: {', '.join(self.tabs) or 'none'}", details={"tab_id": tab_id}
+                )
+            tab = found
+        if tab.crashed and not crashed_ok:
+            raise CrashLog.page_error(tab)
+        return tab
+
+    async def page(self, tab_id: str | None = None) -> Any:
+        """The Playwright page of a tab; opens a fresh tab when the last one was closed."""
+        self._check()
+        if tab_id is None and not self.tabs:
+            await self.new_tab()
+        return self.tab(tab_id).page
+
+    def tab_of(self, page: Any) -> Tab | None:
+        return self._by_page.get(id(page))
+
+    async def version(self) -> str:
+        self._check()
+        return str(self.browser.version)
+
+
+def _private_profile(folder: Path) -> str:
+    """A profile folder, created 0700 when new (it holds cookies and logins)."""
+    from ..files import private_dir
+
+    return str(private_dir(folder))
