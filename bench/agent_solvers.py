@@ -163,6 +163,8 @@ async def sign_agreement(ag: Agent, u: str) -> None:
         return
     name, button = m.groups()
     area = next((b for b in fields(o) if b.state()), None)
+    if area is not None and "disabled" in area.flags:
+        raise GaveUp("the agreement opens the name field only when scrolled by the wheel: no such call")
     await ag.click(area.acting_ref() if area else None, "the agreement")
     await ag.press("Control+End")  # read to the bottom: the name field opens
     o = await ag.look()
@@ -277,12 +279,13 @@ async def stock_market(ag: Agent, u: str) -> None:
             (float(m.group(1)) for t in o.texts() if (m := re.search(r"Stock price: \$(\d+(?:\.\d+)?)", t))), None
         )
         if price is None:
-            raise GaveUp("no stock price")
+            await asyncio.sleep(0.3)
+            continue
         if price < limit:
             await ag.click_text(o, "Buy", role="button")
             return
         await asyncio.sleep(0.3)
-    raise GaveUp("price never fell")
+    raise GaveUp("no stock price below the limit shown")
 
 
 @solves("social-media-all", "social-media-some")
@@ -619,6 +622,8 @@ async def click_checkboxes_soft(ag: Agent, u: str) -> None:
 
 @solves("order-food")
 async def order_food(ag: Agent, u: str) -> None:
+    if ":" not in u:
+        raise GaveUp("ordering by a food type needs the type of each dish")
     items = [x.strip() for x in u.split(":", 1)[1].split(",")]
     o = await ag.look()
     for item in items:
