@@ -290,7 +290,7 @@ class McpBridge:
         #: The session's groups before discovery mode turned every group on; :meth:`release` puts
         #: them back when this server stops.
         self._caps_before: tuple[str, ...] | None = None
-        if discovery:  # every tool available, only the ones a turn needs in context
+        if self.discovery:  # every tool available, only the ones a turn needs in context
             self._caps_before = session.settings.caps
             session.configure(caps=capability_groups())
         self.bus = InMemorySubscriptionBus()

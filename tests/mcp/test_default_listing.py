@@ -50,9 +50,12 @@ async def test_default_lists_the_essentials_and_the_rest_is_one_discovery_away(t
         assert payload(await client.call_tool("interact", {"ref": ref}))["ok"] is True
 
         # A tool that is not listed is still there: discovery names it, and it joins the list.
-        found = await client.call_tool(
-            "discover_capabilities", {"query": "read the journal of calls made", "kind": "tool"}
-        )
+        query = {"query": "read the journal of calls made", "kind": "tool"}
+        for _ in range(3):  # the first discovery loads its models: on a loaded machine that can time out
+            found = await client.call_tool("discover_capabilities", query)
+            if '"TIMEOUT"' not in found.content[0].text:
+                break
+        assert found.is_error is False, found.content[0].text
         ids = [r["id"] for r in json.loads(found.content[0].text)["data"]["results"]]
         assert "tool:oc_journal" in ids
         with anyio.fail_after(10):
