@@ -221,6 +221,8 @@ async def open_sections(ag: Agent, u: str) -> None:
 @solves("click-menu-2")
 async def click_menu(ag: Agent, u: str) -> None:
     q = quoted(u)
+    if len(q) < 2:
+        raise GaveUp("the item is named by an icon the instruction shows as a picture")
     o = await ag.look()
     await ag.click_text(o, q[0], role="button")
     o = await ag.look()
@@ -231,7 +233,8 @@ async def click_menu(ag: Agent, u: str) -> None:
 @solves("buy-ticket")
 async def buy_ticket(ag: Agent, u: str) -> None:
     o = await ag.look()
-    cheapest = "cheapest" in u or "lowest" in u
+    by_price = "cost" in u or "cheapest" in u
+    sign = -1 if ("longest" in u or "most expensive" in u) else 1  # the largest: the smallest negated
     best: tuple[float, Node] | None = None
     duration: float | None = None
     for n in o.nodes:
@@ -240,7 +243,9 @@ async def buy_ticket(ag: Agent, u: str) -> None:
             duration = int(m.group(1)) * 60 + int(m.group(2))
         if n.role == "button" and n.name.startswith("Book for $"):
             price = float(n.name.split("$")[1])
-            key = price if cheapest else (duration if duration is not None else 1e9)
+            if not by_price and duration is None:
+                raise GaveUp("no duration beside a Book button")
+            key = sign * (price if by_price else duration)  # type: ignore[operator]
             if best is None or key < best[0]:
                 best = (key, n)
     await ag.click(best[1].ref if best else None, "Book button")

@@ -316,6 +316,22 @@ def summarize(runs: dict[str, dict[str, Any]], tasks: list[str]) -> dict[str, An
         totals["ratio_tokens_with_tools_list"] = round(
             oc["tokens_per_episode_with_tools_list"] / max(pw["tokens_per_episode_with_tools_list"], 1), 3
         )
+        # Giving up early is cheap: the fairer token figure pairs the episodes both servers won.
+        won = {(e["task"], e["seed"]): e for e in runs["ocnb"]["episodes"] if e["won"]}
+        pairs = [
+            (won[(e["task"], e["seed"])], e)
+            for e in runs["pwmcp"]["episodes"]
+            if e["won"] and (e["task"], e["seed"]) in won
+        ]
+        if pairs:
+            oc_t = sum(a["tokens"] for a, _ in pairs) / len(pairs)
+            pw_t = sum(b["tokens"] for _, b in pairs) / len(pairs)
+            totals["episodes_both_won"] = len(pairs)
+            totals["both_won_result_tokens_per_episode"] = {"ocnb": round(oc_t, 1), "pwmcp": round(pw_t, 1)}
+            totals["both_won_ratio_result_tokens"] = round(oc_t / max(pw_t, 1), 3)
+            totals["both_won_ratio_tokens_with_tools_list"] = round(
+                (oc_t + oc["tools_list_tokens"]) / max(pw_t + pw["tools_list_tokens"], 1), 3
+            )
         totals["task_types_ocnb_behind"] = [t for t, e in per_task.items() if e["ocnb"]["won"] < e["pwmcp"]["won"]]
     return {"per_task": per_task, "totals": totals}
 
@@ -351,6 +367,17 @@ def markdown(summary: dict[str, Any], seeds: int) -> str:
         "tokens_per_episode_with_tools_list",
         "ratio_tokens_with_tools_list",
     )
+    if "episodes_both_won" in t:
+        both, n = t["both_won_result_tokens_per_episode"], t["episodes_both_won"]
+        lines.append(
+            f"| the {n} episodes both won: result tokens per episode | {both['ocnb']} | {both['pwmcp']} | "
+            f"{t['both_won_ratio_result_tokens']} |"
+        )
+        lines.append(
+            f"| the {n} episodes both won: tools/list once + results | "
+            f"{round(both['ocnb'] + t['ocnb']['tools_list_tokens'], 1)} | "
+            f"{round(both['pwmcp'] + t['pwmcp']['tools_list_tokens'], 1)} | {t['both_won_ratio_tokens_with_tools_list']} |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -370,7 +397,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, default=5, help="episodes per task type and server (default 5)")
     parser.add_argument("--only", choices=("ocnb", "pwmcp"), help="run one server only")
     parser.add_argument("--out", default="agent_tasks", help="results name under bench/results (default agent_tasks)")
+    parser.add_argument("--resummarize", action="store_true", help="rewrite the summary and table of a saved run")
     opts = parser.parse_args(argv)
+    if opts.resummarize:
+        return resummarize(opts.out)
     tasks = opts.tasks.split(",") if opts.tasks else list(TASKS)
     unknown = [t for t in tasks if t not in TASKS]
     if unknown:
@@ -397,6 +427,26 @@ def main(argv: list[str] | None = None) -> int:
     path = save(opts.out, {**summary, "episodes": {k: r["episodes"] for k, r in runs.items()}})
     (RESULTS / f"{opts.out}.md").write_text(md)
     print(f"wrote {path.relative_to(ROOT)} and bench/results/{opts.out}.md")
+    return 0
+
+
+def resummarize(name: str) -> int:
+    """Recompute the summary and the Markdown table of ``bench/results/<name>.json`` from its episodes."""
+    path = RESULTS / f"{name}.json"
+    saved = json.loads(path.read_text())
+    runs = {
+        k: {
+            "episodes": eps,
+            "tools": saved["totals"][k]["tools"],
+            "tools_list_tokens": saved["totals"][k]["tools_list_tokens"],
+        }
+        for k, eps in saved["episodes"].items()
+    }
+    saved.update(summarize(runs, list(saved["per_task"])))
+    path.write_text(json.dumps(saved, indent=2, sort_keys=True) + "\n")
+    md = markdown(saved, saved["seeds"])
+    (RESULTS / f"{name}.md").write_text(md)
+    print(md)
     return 0
 
 
