@@ -10,7 +10,8 @@ Measured in one run:
      for it is the same ``Session.call`` figure, measured here),
   and the median added by each transport (target: ≤ 5 ms);
 - cl100k tokens of ``tools/list`` as a client receives it (every tool entry, annotations included,
-  and the ``{name, description, inputSchema}`` core only) for ocnb and for Playwright MCP
+  and the ``{name, description, inputSchema}`` core only) for ocnb's default listing (the essentials,
+  see ``ocnb/mcp/listing.py``) and for Playwright MCP
   (``@playwright/mcp``, pinned, installed into ``bench/.node`` when missing, run over stdio on the
   same Chromium).
 
@@ -291,7 +292,7 @@ def main(argv: list[str] | None = None) -> int:
             pairs["sdk_http_2026"] = http["sdk_http_2026"]
             pairs["sdk_stdio"] = asyncio.run(sdk_stdio_pairs(session, n, home))
             session.configure(caps=capability_groups())  # every opt-in group: the whole toolbox
-            handle = serve(session, quiet=True)
+            handle = serve(session, quiet=True, all_tools=True)  # every tool listed, not the essentials
             try:
                 all_tools = asyncio.run(list_tools(handle))
             finally:
@@ -356,7 +357,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  ratio ocnb / Playwright MCP: {tokens['ratio']} ({tokens['ratio_core']} without annotations)")
     print(
         f"  with everything on: ocnb, every capability group: {tokens['ocnb_tools_all_groups']} tools "
-        f"{tokens['ocnb_tokens_all_groups']} tokens (target: default set ≤ 4,300); Playwright MCP --caps "
+        f"{tokens['ocnb_tokens_all_groups']} tokens (target: default listing ≤ 1,850); Playwright MCP --caps "
         f"{PW_MCP_ALL_CAPS}: {tokens['playwright_mcp_tools_all_caps']} tools {tokens['playwright_mcp_tokens_all_caps']} tokens"
     )
     load = round(os.getloadavg()[0], 1)

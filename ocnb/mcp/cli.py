@@ -3,6 +3,7 @@
 Examples::
 
     ocnb mcp                              # stdio; e.g. `claude mcp add ocnb -- ocnb mcp`
+    ocnb mcp --all-tools                  # list every tool, not the essentials + discover_capabilities
     ocnb mcp --http 8765                  # HTTP on 127.0.0.1:8765 with a bearer token
     ocnb mcp --http 8765 --token-file ~/.ocnb/mcp-token   # the same token after every restart
     ocnb mcp --headed --home ./.ocnb --secrets .env
@@ -24,6 +25,7 @@ import warnings
 from typing import Any, TextIO
 
 from ..errors import OcnbError
+from .listing import Listing
 
 __all__ = ["build_parser", "main"]
 
@@ -65,8 +67,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="keep the HTTP bearer token in PATH: reused if it exists, else created (mode 0600)",
     )
     p.add_argument("--caps", metavar="GROUPS", help="opt-in capability groups of tools to serve too, comma-separated")
-    p.add_argument(
+    listing = p.add_mutually_exclusive_group()
+    listing.add_argument(
         "--discovery", action="store_true", help="start tools/list with discover_capabilities only; it grows"
+    )
+    listing.add_argument(
+        "--all-tools",
+        action="store_true",
+        help="list every tool in tools/list (default: the essentials and discover_capabilities, which lists "
+        "the others when a task needs them; every tool is callable either way)",
     )
     p.add_argument("--headed", action="store_true", help="show the browser window")
     p.add_argument(
@@ -169,6 +178,7 @@ def _serve_http(session: Any, opts: argparse.Namespace) -> int:
             auth=not opts.no_auth,
             host=opts.host,
             discovery=opts.discovery,
+            all_tools=opts.all_tools,
             token_file=opts.token_file,
             allow_remote=opts.allow_remote,
         )
@@ -237,10 +247,9 @@ def main(argv: list[str] | None = None) -> int:
         from .http import tools_line
         from .server import run_stdio
 
-        print(
-            f"ocnb MCP server on stdio (session {session.id}, {tools_line(session, opts.discovery)})", file=sys.stderr
-        )
-        anyio.run(lambda: run_stdio(session, discovery=opts.discovery))
+        listing: Listing = "discovery" if opts.discovery else "all" if opts.all_tools else "essentials"
+        print(f"ocnb MCP server on stdio (session {session.id}, {tools_line(session, listing)})", file=sys.stderr)
+        anyio.run(lambda: run_stdio(session, listing=listing))
         return 0
     except KeyboardInterrupt:
         return 130

@@ -49,7 +49,8 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..files import atomic_write_text
-from .server import McpBridge, discovery_tools, refusal
+from .listing import Listing, listed
+from .server import McpBridge, refusal
 
 if TYPE_CHECKING:
     from ..session import Session
@@ -74,12 +75,20 @@ DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
 _LOOPBACK_NAMES = {"localhost"}
 
 
-def tools_line(session: Any, discovery: bool) -> str:
-    """How many tools a client sees, for a start-up banner: all of them, or discovery mode's start."""
+def tools_line(session: Any, listing: bool | Listing) -> str:
+    """How many tools a client sees, for a start-up banner, under ``listing`` (``True``: discovery
+    mode, ``False``: every tool, as before listings had names)."""
+    if isinstance(listing, bool):
+        listing = "discovery" if listing else "all"
     n = len(session.registry)
-    if not discovery:
+    if listing == "all":
         return f"{n} tools"
-    start = [t.name for t in discovery_tools(session.registry)]
+    start = [t.name for t in listed(session.registry, listing)]
+    if listing == "essentials":
+        return (
+            f"tools/list shows {len(start)} essential tools of {n}; discover_capabilities lists the others "
+            "when a task needs them (--all-tools: every tool)"
+        )
     return (
         f"discovery mode: tools/list starts with {len(start)} tool{'' if len(start) == 1 else 's'} of {n}, "
         f"{', '.join(start)}, and grows with what it finds"
@@ -419,7 +428,7 @@ class McpHandle:
     def banner(self) -> str:
         """What :func:`serve` prints: URL, token and client configuration."""
         lines = [
-            f"ocnb MCP server: {self.url}  (session {self.session.id}, {tools_line(self.session, self.bridge.discovery)})"
+            f"ocnb MCP server: {self.url}  (session {self.session.id}, {tools_line(self.session, self.bridge.listing)})"
         ]
         if not self.token:
             lines.append("Auth: OFF (anyone who can reach the port)")
@@ -485,6 +494,7 @@ class McpHandle:
             "tools": len(self.session.registry),
             "tools_listed": len(self.bridge.visible_tools()),
             "discovery": self.bridge.discovery,
+            "listing": self.bridge.listing,
             "caps": sorted(self.session.registry.caps),
             "connections": self.bridge.connections,
             "tool_calls": self.bridge.calls,
@@ -539,6 +549,7 @@ def serve(
     quiet: bool = False,
     startup_timeout: float = 15.0,
     discovery: bool = False,
+    all_tools: bool = False,
     token: str | None = None,
     token_file: str | os.PathLike[str] | None = None,
     allow_remote: bool = False,
@@ -558,6 +569,9 @@ def serve(
         quiet: do not print the banner (URL, token, client configuration).
         discovery: discovery mode — ``tools/list`` starts with ``discover_capabilities`` only and
             grows with what discovery finds, so an agent starts with a few hundred tokens of tools.
+        all_tools: list every tool in ``tools/list``. By default it lists the essentials
+            (:data:`ocnb.mcp.listing.ESSENTIALS`) and ``discover_capabilities``, whose results add the
+            tools they found; every tool is callable either way.
         token: the bearer token to require (default: ``$OCNB_MCP_TOKEN`` if set, else a new one).
         token_file: keep the token in this file: reused when it exists, else created with mode 0600
             (see :func:`load_or_create_token`), so client configurations survive a restart.
@@ -605,7 +619,9 @@ def serve(
     names = _host_names(host) | set(allowed_hosts)
     hosts = {f"{n}:{bound_port}" for n in names}
     origins = {f"http://{n}:{bound_port}" for n in names} | set(allowed_origins)
-    bridge = McpBridge(session, discovery=discovery)
+    if discovery and all_tools:
+        raise ValueError("discovery and all_tools contradict each other")
+    bridge = McpBridge(session, listing="discovery" if discovery else "all" if all_tools else "essentials")
     app = bridge.server.streamable_http_app(
         streamable_http_path=MCP_PATH,
         host=host,

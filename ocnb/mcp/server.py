@@ -24,8 +24,10 @@ no tool-specific code here: a tool added to the registry is served as it is.
 - Live tool list: when the registry changes, handshake-era clients (2025 protocol versions) get
   ``notifications/tools/list_changed`` on their connection; 2026-era clients get the same event on
   their ``subscriptions/listen`` stream.
-- Discovery mode: ``tools/list`` starts with the tools that find other tools (those whose
-  :attr:`~ocnb.registry.ToolDef.reveals` is set) plus, per turn, the tools the latest result named.
+- What ``tools/list`` shows (:mod:`ocnb.mcp.listing`): by default the essentials and the tools that
+  find other tools (those whose :attr:`~ocnb.registry.ToolDef.reveals` is set), plus, per turn, the
+  tools the latest discovery result named; every tool with ``--all-tools``; only the finders at first
+  in discovery mode. Every tool of the registry is callable whatever is listed.
 - Cancellation: a client's ``notifications/cancelled`` (or its time-out, or the server shutting down)
   cancels the call on the browser thread; dispatch journals it as ``CANCELLED``. The cancelled request
   gets no response, over stdio and HTTP (whose stream for it just ends; see :mod:`ocnb.mcp.http`).
@@ -83,6 +85,7 @@ from ..jsonsafe import has_nonfinite
 from ..registry import ToolDef, capability_groups
 from ..results import ToolError, ToolResult
 from . import resources
+from .listing import LISTINGS, Listing, finders, listed
 
 if TYPE_CHECKING:
     from ..session import Session
@@ -274,22 +277,28 @@ def _unknown_tool(name: str, result: ToolResult | None) -> MCPError:
 
 def discovery_tools(tools: Iterable[ToolDef]) -> list[ToolDef]:
     """The tools discovery mode starts with: those that find other tools (``ToolDef.reveals``)."""
-    return [t for t in tools if t.reveals is not None]
+    return finders(tools)
 
 
 class McpBridge:
     """One MCP server over one :class:`~ocnb.session.Session` (serve it over stdio or HTTP)."""
 
-    def __init__(self, session: Session, *, name: str = "ocnb", discovery: bool = False) -> None:
+    def __init__(
+        self, session: Session, *, name: str = "ocnb", discovery: bool = False, listing: Listing | None = None
+    ) -> None:
         self.session = session
-        #: Discovery mode: ``tools/list`` shows :func:`discovery_tools` and the tools the latest
-        #: discovery result named (filtered per turn; announced with ``list_changed``).
-        self.discovery = discovery
+        #: What ``tools/list`` shows (:mod:`ocnb.mcp.listing`): the essentials by default, every tool,
+        #: or discovery mode's start (``discovery=True``); then, unless every tool is listed, the
+        #: tools the latest discovery result named (filtered per turn; announced with ``list_changed``).
+        self.listing: Listing = listing or ("discovery" if discovery else "essentials")
+        if self.listing not in LISTINGS:
+            raise ValueError(f"listing must be one of {', '.join(LISTINGS)}, not {self.listing!r}")
+        self.discovery = self.listing == "discovery"
         self.discovered: set[str] = set()
         #: The session's groups before discovery mode turned every group on; :meth:`release` puts
         #: them back when this server stops.
         self._caps_before: tuple[str, ...] | None = None
-        if discovery:  # every tool available, only the ones a turn needs in context
+        if self.discovery:  # every tool available, only the ones a turn needs in context
             self._caps_before = session.settings.caps
             session.configure(caps=capability_groups())
         self.bus = InMemorySubscriptionBus()
@@ -369,13 +378,8 @@ class McpBridge:
         return tooldef.input_schema if tooldef else None
 
     def visible_tools(self) -> list[ToolDef]:
-        """The tools ``tools/list`` shows: all of the registry, or in discovery mode
-        :func:`discovery_tools` plus the tools the latest discovery result named."""
-        tools = list(self.session.registry)
-        if not self.discovery:
-            return tools
-        start = {t.name for t in discovery_tools(tools)}
-        return [t for t in tools if t.name in start or t.name in self.discovered]
+        """The tools ``tools/list`` shows under this server's listing (see :func:`listing.listed`)."""
+        return listed(self.session.registry, self.listing, self.discovered)
 
     async def _list_tools(self, ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         return types.ListToolsResult(tools=[tool_to_mcp(t) for t in self.visible_tools()])
@@ -416,7 +420,7 @@ class McpBridge:
             failed = {"message": result.error.message}
             self._log_event("error", self.session.fence.event("navigation_failed", failed))
         tooldef = self.session.registry.get(name)
-        if self.discovery and result.ok and tooldef is not None and tooldef.reveals is not None:
+        if self.listing != "all" and result.ok and tooldef is not None and tooldef.reveals is not None:
             self._learn(tooldef.reveals(result.data))
         return to_call_result(result, self.session.home, self.session.fence)
 
@@ -605,9 +609,11 @@ class McpBridge:
                 log.debug("could not notify a client of the tool list change", exc_info=True)
 
 
-async def run_stdio(session: Session, *, name: str = "ocnb", discovery: bool = False) -> None:
+async def run_stdio(
+    session: Session, *, name: str = "ocnb", discovery: bool = False, listing: Listing | None = None
+) -> None:
     """Serve ``session``'s tools over this process's stdin/stdout until the client closes the pipe."""
-    bridge = McpBridge(session, name=name, discovery=discovery)
+    bridge = McpBridge(session, name=name, discovery=discovery, listing=listing)
     async with stdio_server() as (read_stream, write_stream):
         strict_send, strict_read = create_context_streams[SessionMessage | Exception](0)
         async with anyio.create_task_group() as tg:

@@ -234,7 +234,7 @@ class StdioClient:
         env = {"OCNB_HOME": str(home), "PATH": os.environ.get("PATH", "")}
         if os.environ.get("OCNB_CHROMIUM"):
             env["OCNB_CHROMIUM"] = os.environ["OCNB_CHROMIUM"]
-        self.params = StdioServerParameters(command=sys.executable, args=["-m", "ocnb.mcp.cli"], env=env)
+        self.params = StdioServerParameters(command=sys.executable, args=["-m", "ocnb.mcp.cli", "--all-tools"], env=env)
         self._client_cls = Client
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, name="fuzz-mcp-client", daemon=True)

@@ -18,6 +18,8 @@ def anyio_backend() -> str:
 @pytest.fixture(scope="module")
 def mcp_server(shared_session: ocnb.Session) -> Iterator[McpHandle]:
     """The module's session served over streamable HTTP on loopback (with a bearer token)."""
-    handle = serve(shared_session, quiet=True)
+    # Every tool listed: these tests hold the shim to the registry. The default listing (the
+    # essentials) is tested in test_default_listing.py.
+    handle = serve(shared_session, quiet=True, all_tools=True)
     yield handle
     handle.stop()

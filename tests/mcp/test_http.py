@@ -368,7 +368,7 @@ async def test_tools_list_matches_the_capability_map(ocnb_home: Path) -> None:
     from ocnb.commands.capmap import EXCLUDED, generate, map_names
 
     session = ocnb.Session(home=ocnb_home)  # the browser is never started here
-    handle = serve(session, quiet=True)
+    handle = serve(session, quiet=True, all_tools=True)
     try:
         async with http_client(handle) as client:
             names = {t.name for t in (await client.list_tools()).tools}

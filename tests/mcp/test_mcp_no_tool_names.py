@@ -59,7 +59,13 @@ def test_any_tool_that_reveals_others_drives_discovery_mode() -> None:
     assert finder.reveals is not None
     bridge._learn(finder.reveals({"found": ["beta", "not_a_tool"]}))
     assert [t.name for t in bridge.visible_tools()] == ["beta", "my_finder"]
-    assert [t.name for t in McpBridge(session).visible_tools()] == ["alpha", "beta", "gamma", "my_finder"]
+    assert [t.name for t in McpBridge(session, listing="all").visible_tools()] == [
+        "alpha",
+        "beta",
+        "gamma",
+        "my_finder",
+    ]
+    assert [t.name for t in McpBridge(session).visible_tools()] == ["my_finder"]  # none is an essential
 
 
 def test_discovery_results_reveal_their_registry_tools_best_first() -> None:

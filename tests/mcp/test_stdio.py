@@ -14,6 +14,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_shim_helpers import payload, read_banner, server_params
 
 from ocnb.mcp.cli import build_parser
+from ocnb.mcp.listing import listed
 from ocnb.registry import Registry
 
 pytestmark = [pytest.mark.browser, pytest.mark.anyio]
@@ -24,7 +25,7 @@ async def test_stdio_session_end_to_end(tmp_path: Path, site, mode: str) -> None
     home = tmp_path / "home"
     async with Client(server_params(home), mode=mode) as client:
         tools = (await client.list_tools()).tools
-        registry = list(Registry())
+        registry = listed(Registry(), "essentials")  # the default listing (test_default_listing.py)
         assert [t.name for t in tools] == [t.name for t in registry]
         assert [t.input_schema for t in tools] == [t.input_schema for t in registry]
 
@@ -63,7 +64,7 @@ async def test_stdio_secrets_flag(tmp_path: Path) -> None:
         names = [t.name for t in (await client.list_tools()).tools]
         length = await client.call_tool("javascript_tool", {"expression": "'${SECRET:DEMO_PW}'.length"})
         echoed = await client.call_tool("javascript_tool", {"expression": "'${SECRET:DEMO_PW}'"})
-    assert names == Registry().names()
+    assert names == [t.name for t in listed(Registry(), "essentials")]
     assert payload(length)["data"]["result"] == len("hunter2secret")  # the secret reached the page
     assert "hunter2secret" not in echoed.content[0].text  # and never the agent
     assert payload(echoed)["data"]["result"] == "${SECRET:DEMO_PW}"
