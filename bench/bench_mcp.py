@@ -357,7 +357,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  ratio ocnb / Playwright MCP: {tokens['ratio']} ({tokens['ratio_core']} without annotations)")
     print(
         f"  with everything on: ocnb, every capability group: {tokens['ocnb_tools_all_groups']} tools "
-        f"{tokens['ocnb_tokens_all_groups']} tokens (target: default listing ≤ 1,850); Playwright MCP --caps "
+        f"{tokens['ocnb_tokens_all_groups']} tokens (target: default listing ≤ 1,950); Playwright MCP --caps "
         f"{PW_MCP_ALL_CAPS}: {tokens['playwright_mcp_tools_all_caps']} tools {tokens['playwright_mcp_tokens_all_caps']} tokens"
     )
     load = round(os.getloadavg()[0], 1)

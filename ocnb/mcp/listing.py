@@ -7,7 +7,7 @@ tools (measured in ``bench/bench_agent_tasks.py``: MiniWoB++ episodes need ``rea
 ``interact`` only).
 
 - ``essentials`` (the default): :data:`ESSENTIALS` — open a page, read it, find and act on elements,
-  fill forms, wait, run a script, take a screenshot, manage tabs — plus the tools that find other tools
+  fill forms, take its data out as rows (``extract``), wait, run a script, take a screenshot, manage tabs — plus the tools that find other tools
   (``discover_capabilities``) and the tools of every opt-in group the session was given
   (``--caps network``: asked for, so listed). A discovery result's tools join the list for that turn (announced with
   ``notifications/tools/list_changed``), so the rest of the toolbox is one discovery call away.
@@ -46,6 +46,7 @@ ESSENTIALS = frozenset(
         "tabs_context",
         "tabs_create",
         "tabs_close",
+        "extract",  # a page's data as rows: the first thing most people ask of a page
     }
 )
 

@@ -20,8 +20,9 @@ from ocnb.tokens import count_tools
 pytestmark = [pytest.mark.browser, pytest.mark.anyio]
 
 #: The default tools/list, counted as the client receives it (cl100k, compact JSON of the entries).
-#: Was 4,279 tokens (35 tools) before the essentials listing; Playwright MCP 0.0.83's is 4,310.
-DEFAULT_LIST_BUDGET = 1_850
+#: Was 4,279 tokens (35 tools) before the essentials listing; Playwright MCP 0.0.83's is 4,310. extract (issue
+#: 33) is among the essentials.
+DEFAULT_LIST_BUDGET = 1_950
 
 
 def wire_tokens(tools: list[types.Tool]) -> int:
@@ -39,6 +40,7 @@ async def test_default_lists_the_essentials_and_the_rest_is_one_discovery_away(t
         first = (await client.list_tools()).tools
         names = {t.name for t in first}
         assert names == ESSENTIALS | {"discover_capabilities"}
+        print(f"\ndefault tools/list: {len(first)} tools, {wire_tokens(first)} tokens")
         assert wire_tokens(first) <= DEFAULT_LIST_BUDGET, wire_tokens(first)
         assert len(Registry()) > len(first)  # the Python API keeps every tool
 

@@ -149,10 +149,11 @@ def _check(root: Path, tmp: Path) -> str:
     assert example.stdout.splitlines() == expected
 
     # The repo's tests, importing the installed ocnb: `-P` keeps the checkout off sys.path, and the
-    # tests package is reached through a folder that holds only a link to it.
+    # tests package (and bench) are reached through a folder that holds only links to them.
     shim = tmp / "tests-only"
     shim.mkdir()
     (shim / "tests").symlink_to(ROOT / "tests")
+    (shim / "bench").symlink_to(ROOT / "bench")  # a corpus test reads the bench's page server
     env.update(PYTHONPATH=str(shim), OCNB_TEST_NO_BROWSER="1")
     run = subprocess.run(
         [
