@@ -309,7 +309,7 @@ def on_files(files: Files, config: Any) -> Files:
     add("notebook.md", "# The notebook face\n\n" + _relink(readme["In a notebook"]))
     add("mcp.md", "# The MCP server\n\n" + _relink(readme["Connecting an MCP client"]))
     if files.get_file_from_path("security.md") is None:
-        add("security.md", "# Security model\n\n" + _relink(readme.get("Safe by default", "")))
+        add("security.md", "# Security model\n\n" + _relink(readme.get("Security model", "")))
     tools = sorted(all_tooldefs(), key=lambda t: t.name)
     add("reference/tools.md", tools_index(tools))
     for t in tools:
