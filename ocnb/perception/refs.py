@@ -129,6 +129,12 @@ async def call(frame: Any, page: Any, req: dict[str, Any]) -> Any:
             state.primed.add(frame)
     except Exception as exc:  # noqa: BLE001 - translated at the seam
         raise from_playwright(exc) from exc
+    return _settle(state, frame, out)
+
+
+def _settle(state: Any, frame: Any, out: dict[str, Any]) -> Any:
+    """Record the refs an in-page run assigned in ``frame`` (``out["next"]`` past the state's) and
+    return its result."""
     before, after = state.next, int(out["next"])
     if after > before:
         _record(state, frame, before, after)
@@ -148,11 +154,7 @@ async def call_script(frame: Any, page: Any, source: str, req: dict[str, Any]) -
         out = await frame.evaluate(source, req)
     except Exception as exc:  # noqa: BLE001 - translated at the seam
         raise from_playwright(exc) from exc
-    before, after = state.next, int(out["next"])
-    if after > before:
-        _record(state, frame, before, after)
-        state.next = after
-    return out["result"]
+    return _settle(state, frame, out)
 
 
 async def frame_ref(page: Any, frame: Any) -> int | None:

@@ -131,6 +131,21 @@ def _library_resume(session: Session, call: Caller) -> Resume:
     return resume
 
 
+def _screenshot_views(shot: Path | None, candidates: list[dict[str, Any]]) -> tuple[Any, list[dict[str, Any]], Any]:
+    """The plain screenshot widget, the candidates that can be marked on it, and the marked picture
+    (shown instead of the plain one when there are marks)."""
+    image = w.Image(value=shot.read_bytes() if shot else b"", format="png", layout=w.Layout(max_width="100%"))
+    marks = [
+        {"position": c["position"], "ref": c["ref"], "box": c["box"]}
+        for c in candidates
+        if isinstance(c.get("box"), dict) and c.get("position")
+    ]
+    marked = w.HTML(marked_screenshot(shot.read_bytes(), candidates) if shot and marks else "")
+    if shot is None or marks:
+        image.layout.display = "none"
+    return image, marks, marked
+
+
 class HumanHandoff(w.VBox):
     """A ``NEEDS_HUMAN`` payload with a candidate picker and a *Resume* button, or a replay refusal
     with its candidates as buttons.
@@ -191,16 +206,9 @@ class HumanHandoff(w.VBox):
             lines.append(f"why: {html.escape(str(p.get('reason') or p.get('code')))}")
         self.header = w.HTML("<br>".join(lines))
         shot = _screenshot(p)
-        self.image = w.Image(value=shot.read_bytes() if shot else b"", format="png", layout=w.Layout(max_width="100%"))
-        #: The candidates drawn on the screenshot: ``{"position", "ref", "box"}`` each.
-        self.marks = [
-            {"position": c["position"], "ref": c["ref"], "box": c["box"]}
-            for c in self.candidates
-            if isinstance(c.get("box"), dict) and c.get("position")
-        ]
-        self.marked = w.HTML(marked_screenshot(shot.read_bytes(), self.candidates) if shot and self.marks else "")
-        if shot is None or self.marks:  # with marks, the marked picture replaces the plain one
-            self.image.layout.display = "none"
+        #: The screenshot; ``marks`` the candidates drawn on it (``{"position", "ref", "box"}`` each), and
+        #: ``marked`` the picture with them, which replaces the plain one.
+        self.image, self.marks, self.marked = _screenshot_views(shot, self.candidates)
         self.picker = w.RadioButtons(
             options=[(_label(c), c["ref"]) for c in self.candidates],
             value=self.candidates[0]["ref"] if self.candidates else None,
@@ -334,16 +342,9 @@ class HumanHandoff(w.VBox):
         self.header = w.HTML("<br>".join(lines))
         bundle = f.get("evidence_bundle_path")
         shot = _screenshot({"screenshot": str(Path(bundle) / "screenshot.png")}) if bundle else None
-        self.image = w.Image(value=shot.read_bytes() if shot else b"", format="png", layout=w.Layout(max_width="100%"))
-        #: The candidates drawn on the screenshot: ``{"position", "ref", "box"}`` each.
-        self.marks = [
-            {"position": c["position"], "ref": c["ref"], "box": c["box"]}
-            for c in self.candidates
-            if isinstance(c.get("box"), dict) and c.get("position")
-        ]
-        self.marked = w.HTML(marked_screenshot(shot.read_bytes(), self.candidates) if shot and self.marks else "")
-        if shot is None or self.marks:  # with marks, the marked picture replaces the plain one
-            self.image.layout.display = "none"
+        #: The screenshot; ``marks`` the candidates drawn on it (``{"position", "ref", "box"}`` each), and
+        #: ``marked`` the picture with them, which replaces the plain one.
+        self.image, self.marks, self.marked = _screenshot_views(shot, self.candidates)
         self.candidate_buttons: dict[str, w.Button] = {}
         for c in self.candidates:
             why = f" (refused: {', '.join(c.get('differs') or [])})" if c.get("refused") else ""
