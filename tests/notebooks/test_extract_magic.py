@@ -17,20 +17,6 @@ from ocnb.commands.demosite import DemoSite
 pytestmark = pytest.mark.browser
 
 
-@pytest.fixture(scope="module")
-def ip(module_home: Path) -> Iterator[Any]:
-    from IPython import get_ipython
-    from IPython.testing.globalipapp import start_ipython
-
-    shell = start_ipython() or get_ipython()
-    shell.run_line_magic("load_ext", "ocnb.magics")
-    mp = pytest.MonkeyPatch()
-    mp.setenv("OCNB_HOME", str(module_home))
-    ocnb.session().start()
-    mp.undo()
-    yield shell
-    ocnb.session().close()
-
 
 def test_extract_shows_the_dataframe_and_leaves_it_in_underscore(
     ip: Any, site: DemoSite, monkeypatch: pytest.MonkeyPatch

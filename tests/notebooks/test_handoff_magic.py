@@ -16,21 +16,6 @@ from ocnb.commands.demosite import DemoSite
 pytestmark = pytest.mark.browser
 
 
-@pytest.fixture(scope="module")
-def ip(module_home: Path) -> Iterator[Any]:
-    from IPython import get_ipython
-    from IPython.testing.globalipapp import start_ipython
-
-    shell = start_ipython() or get_ipython()
-    shell.run_line_magic("load_ext", "ocnb.magics")
-    mp = pytest.MonkeyPatch()
-    mp.setenv("OCNB_HOME", str(module_home))
-    ocnb.session().start()
-    mp.undo()
-    yield shell
-    shell.run_line_magic("config", "OcMagics.handoff = False")
-    ocnb.session().close()
-
 
 def test_a_needs_human_call_shows_the_handoff_widget_and_resume_acts(ip: Any, site: DemoSite) -> None:
     from ocnb.widgets.handoff import HumanHandoff

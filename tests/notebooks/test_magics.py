@@ -19,22 +19,6 @@ from ocnb.magics import OcMagics, parse_call
 pytestmark = pytest.mark.browser
 
 
-@pytest.fixture(scope="module")
-def ip(module_home: Path) -> Iterator[Any]:
-    """IPython's test shell with the extension loaded; the shared session lives under module_home."""
-    from IPython import get_ipython
-    from IPython.testing.globalipapp import start_ipython
-
-    shell = start_ipython() or get_ipython()  # the test shell is started once per process
-    shell.run_line_magic("load_ext", "ocnb.magics")
-    mp = pytest.MonkeyPatch()
-    mp.setenv("OCNB_HOME", str(module_home))
-    ocnb.session().start()
-    mp.undo()
-    yield shell
-    magics(shell)._mcp_server = None
-    ocnb.session().close()
-
 
 def magics(shell: Any) -> OcMagics:
     return shell.magics_manager.registry["OcMagics"]
