@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,22 +12,38 @@ import pytest
 import ocnb
 from ocnb.commands.demosite import DemoSite, serve
 
+#: ``OCNB_TEST_NO_BROWSER=1`` (the other-Python runs of tests/package/test_pythons.py): the browserless
+#: tests run, and a test that tries to launch or connect a browser is reported as skipped, saying so.
+NO_BROWSER = os.environ.get("OCNB_TEST_NO_BROWSER") == "1"
+NO_BROWSER_SAID = "needs a browser (OCNB_TEST_NO_BROWSER=1)"
+_tried_browser = threading.Event()
 
-@pytest.fixture(autouse=True)
-def _no_browser_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``OCNB_TEST_NO_BROWSER=1`` (the other-Python runs of tests/package/test_pythons.py): a test that
-    would launch or connect a browser is skipped at that point, so the rest of the suite runs alone."""
-    if os.environ.get("OCNB_TEST_NO_BROWSER") != "1":
-        return
-
-    async def refuse(*args: object, **kwargs: object) -> None:
-        pytest.skip("needs a browser (OCNB_TEST_NO_BROWSER=1)")
-
+if NO_BROWSER:
     import ocnb.browser.shared
     import ocnb.browser.state
+    from ocnb.errors import BrowserUnavailable
 
-    monkeypatch.setattr(ocnb.browser.state, "open_browser", refuse)
-    monkeypatch.setattr(ocnb.browser.shared, "open_browser", refuse)
+    async def _refuse(*args: object, **kwargs: object) -> None:
+        _tried_browser.set()  # from any thread: the browser thread, or a test's own
+        raise BrowserUnavailable(NO_BROWSER_SAID)
+
+    ocnb.browser.state.open_browser = _refuse  # type: ignore[assignment]
+    ocnb.browser.shared.open_browser = _refuse  # type: ignore[assignment]
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    _tried_browser.clear()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    outcome = yield
+    if not NO_BROWSER:
+        return
+    report = outcome.get_result()  # type: ignore[attr-defined]
+    if report.failed and (_tried_browser.is_set() or NO_BROWSER_SAID in str(report.longrepr)):
+        report.outcome = "skipped"
+        report.longrepr = (str(item.path), item.location[1] or 0, f"Skipped: {NO_BROWSER_SAID}")
 
 
 @pytest.fixture(autouse=True)
