@@ -49,6 +49,7 @@ sys.path.insert(0, str(HERE))
 from agent_solvers import SOLVERS, Agent, GaveUp  # noqa: E402
 from common import RESULTS, save  # noqa: E402
 
+from ocnb.audit.fence import unfence  # noqa: E402
 from ocnb.tokens import count_text, count_tools  # noqa: E402
 
 PW_MCP_VERSION = "0.0.83"
@@ -143,8 +144,8 @@ class Ocnb(Server):
         await self._call("navigate", {"url": url}, counted=False)
 
     async def evaluate(self, js: str) -> Any:
-        text = await self._call("javascript_tool", {"expression": js}, counted=False)
-        envelope = json.loads(text.split("\n", 1)[0])
+        result = await self.client.call_tool("javascript_tool", {"expression": js})  # the harness's: not counted
+        envelope = unfence([getattr(c, "text", "") for c in result.content])  # the page's value comes fenced
         if not envelope.get("ok"):
             raise RuntimeError(f"javascript_tool: {envelope}")
         return json.loads(envelope["data"]["result"])
