@@ -16,23 +16,36 @@ from ocnb.commands.demosite import DemoSite, serve
 #: tests run, and a test that tries to launch or connect a browser is reported as skipped, saying so.
 NO_BROWSER = os.environ.get("OCNB_TEST_NO_BROWSER") == "1"
 NO_BROWSER_SAID = "needs a browser (OCNB_TEST_NO_BROWSER=1)"
-_tried_browser = threading.Event()
 
 if NO_BROWSER:
     import ocnb.browser.shared
     import ocnb.browser.state
     from ocnb.errors import BrowserUnavailable
 
-    async def _refuse(*args: object, **kwargs: object) -> None:
-        _tried_browser.set()  # from any thread: the browser thread, or a test's own
-        raise BrowserUnavailable(NO_BROWSER_SAID)
+    # Once per process: this file is imported twice when a test imports ``tests.conftest``, and both
+    # copies must read the same record of a browser start (kept on the refusing function).
+    if not hasattr(ocnb.browser.state.open_browser, "tried"):
+        tried = threading.Event()
 
-    ocnb.browser.state.open_browser = _refuse  # type: ignore[assignment]
-    ocnb.browser.shared.open_browser = _refuse  # type: ignore[assignment]
+        async def _refuse(*args: object, **kwargs: object) -> None:
+            tried.set()  # from any thread: the browser thread, or a test's own
+            raise BrowserUnavailable(NO_BROWSER_SAID)
+
+        _refuse.tried = tried  # type: ignore[attr-defined]
+        ocnb.browser.state.open_browser = _refuse  # type: ignore[assignment]
+        ocnb.browser.shared.open_browser = _refuse  # type: ignore[assignment]
+
+
+def _tried_browser() -> threading.Event | None:
+    import ocnb.browser.state
+
+    return getattr(ocnb.browser.state.open_browser, "tried", None)
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    _tried_browser.clear()
+    tried = _tried_browser()
+    if tried is not None:
+        tried.clear()
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -41,7 +54,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     if not NO_BROWSER:
         return
     report = outcome.get_result()  # type: ignore[attr-defined]
-    if report.failed and (_tried_browser.is_set() or NO_BROWSER_SAID in str(report.longrepr)):
+    tried = _tried_browser()
+    if report.failed and ((tried is not None and tried.is_set()) or NO_BROWSER_SAID in str(report.longrepr)):
         report.outcome = "skipped"
         report.longrepr = (str(item.path), item.location[1] or 0, f"Skipped: {NO_BROWSER_SAID}")
 
