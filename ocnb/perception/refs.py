@@ -214,13 +214,15 @@ async def resolve_ref(page: Any, ref: str) -> tuple[Any, Any]:
     ``STALE_REF`` for one whose element is gone (nothing is acted on either way)."""
     n = parse_ref(ref)
     state = page_refs(page)
-    frame = state.frames.get(n)
-    if frame is None or n >= state.next:
+    if n >= state.next:  # the page's counter never reached it
         raise unknown_ref(ref)
     stale = StaleRef(
         f"{ref} is stale: its element is gone (removed or the page navigated); call read_page for fresh refs",
         details={"ref": ref},
     )
+    frame = state.frames.get(n)
+    if frame is None:  # issued here, then forgotten (the newest REFS_KEPT are remembered): never guessed
+        raise stale
     try:
         if frame.is_detached():
             raise stale
