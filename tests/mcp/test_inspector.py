@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from ocnb.audit.fence import unfence
 from ocnb.mcp import McpHandle
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -65,7 +66,8 @@ def test_inspector_lists_and_calls_tools(inspector: Path, mcp_server: McpHandle,
     assert called.returncode == 0, called.stderr
     result = json.loads(called.stdout)
     assert result["isError"] is False
-    assert json.loads(result["content"][0]["text"])["data"]["result"] == 42
+    texts = [c["text"] for c in result["content"] if c.get("type") == "text"]
+    assert unfence(texts)["data"]["result"] == 42  # the page's value comes fenced
 
     refused_before = mcp_server.status()["refused"]
     refused = run_inspector(inspector, mcp_server, tmp_path, "--stored-auth-only", "--method", "tools/list")
