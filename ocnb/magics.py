@@ -483,12 +483,10 @@ class OcMagics(Magics):
         notebook extra is installed); True when it was shown."""
         if result.error is None or result.error.code != "APPROVAL_REQUIRED":
             return False
-        try:
-            from IPython.display import display
+        from IPython.display import display  # the notebook extra, which this module needs anyway
 
-            from .widgets.handoff import HumanHandoff
-        except ImportError:  # no ipywidgets: the one-line error says what is needed
-            return False
+        from .widgets.handoff import HumanHandoff
+
         display(HumanHandoff(result, self.session()))
         return True
 

@@ -11,19 +11,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._extras import extra
+
 __all__ = ["call_timeline", "replay_durations", "tokens_by_tool"]
 
 _OK, _FAILED = "#2f6fb0", "#d33"
 
 
 def _pyplot() -> Any:
-    try:
+    with extra("notebook"):  # a missing matplotlib names the extra that installs it
         import matplotlib
 
         matplotlib.use(matplotlib.get_backend())  # keep the kernel's inline backend
         import matplotlib.pyplot as plt
-    except ImportError as exc:  # pragma: no cover - the notebook extra has it
-        raise ImportError("ocnb.widgets.plots needs matplotlib: pip install 'ocnb[notebook]'") from exc
     return plt
 
 

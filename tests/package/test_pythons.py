@@ -106,7 +106,7 @@ def _venv(python: str, base: Path, target: Path) -> Path:
     lock = ROOT / "scripts" / "constraints.txt"
     pins = ["-c", str(lock)] if f"# python {tag[2]}.{tag[3:]}" in lock.read_text().splitlines() else []
     # ocnb with every extra, what the tests run with, and hatchling (an sdist builds with it, offline)
-    want = [f"{target}[all]", "pytest", "pytest-timeout", "hypothesis", "hatchling"]
+    want = [f"{target}[all]", "pytest", "pytest-timeout", "hypothesis", "anthropic", "httpx", "lxml", "packaging", "hatchling"]
     offline = [py, "-m", "pip", "install", "-q", "--no-compile", "--no-index", "--find-links", str(house), *pins, *want]
     if subprocess.run(offline, capture_output=True, text=True, timeout=900).returncode != 0:
         for stale in house.glob("ocnb-*"):
