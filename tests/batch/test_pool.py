@@ -101,7 +101,9 @@ def test_each_dask_worker_runs_its_tasks_on_a_pool_of_two(signup, ocnb_home) -> 
             dask_client(2) as client,
         ):
             remote = pool.replay(signup, rows, client=client, step_timeout_ms=2000, progress=False)
-            sizes = client.run(lambda: {a: p.size for a, (_, p) in __import__("ocnb.batch.dask").batch.dask._POOLS.items()})
+            sizes = client.run(
+                lambda: {a: p.size for a, (_, p) in __import__("ocnb.batch.dask").batch.dask._POOLS.items()}
+            )
     cols = ["row", "ok", "failure_code", "step_reached", "steps_total", "outcome"]
     pd.testing.assert_frame_equal(local[cols], remote[cols])
     assert sorted(remote.loc[~remote["ok"], "row"].tolist()) == [2, 6, 12]

@@ -25,6 +25,13 @@ HOUSE = Path(os.environ.get("OCNB_TEST_WHEELHOUSE", Path.home() / ".cache" / "oc
 #: The test folders run on another interpreter: every feature's tests, less those that start servers,
 #: kernels or worker processes of the repo's own Python (MCP, notebooks, batch, fuzz) and this folder.
 FOLDERS = ("core", "audit", "contracts", "discovery", "perception", "tools", "browser", "skills", "widgets")
+#: Tests of a source checkout itself (where its files are found), or that start a real browser in a
+#: process of their own: not what an installed copy is asked.
+CHECKOUT_ONLY = (
+    "tests/discovery/test_capmap_reader.py::test_default_path_is_the_checkouts_not_the_working_folder",
+    "tests/widgets/test_assets.py::test_source_checkout_reads_the_repo_widgets_folder",
+    "tests/browser/test_runtime.py::test_no_chromium_after_interpreter_exit",
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(2400)]
 
@@ -106,7 +113,17 @@ def _venv(python: str, base: Path, target: Path) -> Path:
     lock = ROOT / "scripts" / "constraints.txt"
     pins = ["-c", str(lock)] if f"# python {tag[2]}.{tag[3:]}" in lock.read_text().splitlines() else []
     # ocnb with every extra, what the tests run with, and hatchling (an sdist builds with it, offline)
-    want = [f"{target}[all]", "pytest", "pytest-timeout", "hypothesis", "anthropic", "httpx", "lxml", "packaging", "hatchling"]
+    want = [
+        f"{target}[all]",
+        "pytest",
+        "pytest-timeout",
+        "hypothesis",
+        "anthropic",
+        "httpx",
+        "lxml",
+        "packaging",
+        "hatchling",
+    ]
     offline = [py, "-m", "pip", "install", "-q", "--no-compile", "--no-index", "--find-links", str(house), *pins, *want]
     if subprocess.run(offline, capture_output=True, text=True, timeout=900).returncode != 0:
         for stale in house.glob("ocnb-*"):
