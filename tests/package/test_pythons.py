@@ -185,6 +185,7 @@ def _check(root: Path, tmp: Path) -> str:
             "--timeout",
             "300",
             *[str(ROOT / "tests" / f) for f in FOLDERS],
+            *[f"--deselect={t}" for t in CHECKOUT_ONLY],
         ],
         capture_output=True,
         text=True,
