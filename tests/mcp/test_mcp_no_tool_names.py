@@ -9,13 +9,15 @@ from typing import Any
 
 import pytest
 
-from ocnb.mcp import http, server
+from ocnb.mcp import content, elicitation, guard, handle, http, notify, progress, sdk_seams, server
 from ocnb.mcp.server import McpBridge, discovery_tools
 from ocnb.registry import ToolDef, all_tooldefs
 from ocnb.tools.discovery import tools_found
 
+FACES = [server, http, content, elicitation, guard, handle, notify, progress, sdk_seams]
 
-@pytest.mark.parametrize("module", [server, http], ids=["server", "http"])
+
+@pytest.mark.parametrize("module", FACES, ids=[m.__name__.rpartition(".")[2] for m in FACES])
 def test_no_tool_name_is_spelled_in_the_mcp_faces(module: Any) -> None:
     source = Path(module.__file__).read_text(encoding="utf-8")
     spelled = [t.name for t in all_tooldefs() if f'"{t.name}"' in source or f"'{t.name}'" in source]

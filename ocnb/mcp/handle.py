@@ -1,0 +1,211 @@
+"""A running MCP HTTP server as the user holds it: its URL, token, banner, client configurations, status, stop."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as _dt
+import json
+import socket
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import uvicorn
+
+from .listing import Listing, listed
+from .server import McpBridge
+
+if TYPE_CHECKING:
+    from ..session import Session
+
+__all__ = ["McpHandle", "tools_line"]
+
+
+def tools_line(session: Any, listing: bool | Listing) -> str:
+    """How many tools a client sees, for a start-up banner, under ``listing`` (``True``: discovery
+    mode, ``False``: every tool, as before listings had names)."""
+    if isinstance(listing, bool):
+        listing = "discovery" if listing else "all"
+    n = len(session.registry)
+    if listing == "all":
+        return f"{n} tools"
+    start = [t.name for t in listed(session.registry, listing)]
+    if listing == "essentials":
+        return (
+            f"tools/list shows {len(start)} essential tools of {n}; discover_capabilities lists the others "
+            "when a task needs them (--all-tools: every tool)"
+        )
+    return (
+        f"discovery mode: tools/list starts with {len(start)} tool{'' if len(start) == 1 else 's'} of {n}, "
+        f"{', '.join(start)}, and grows with what it finds"
+    )
+
+
+@dataclass
+class McpHandle:
+    """A running MCP HTTP server: ``url``, ``token``, :meth:`status`, :meth:`stop` (idempotent)."""
+
+    url: str
+    token: str | None = field(repr=False)  # never in a repr: a notebook saves what it shows
+    host: str
+    port: int
+    bridge: McpBridge
+    _server: uvicorn.Server = field(repr=False)
+    _thread: threading.Thread = field(repr=False)
+    _sock: socket.socket = field(repr=False)
+    _stats: dict[str, int] = field(repr=False)
+    started_at: float = field(default_factory=time.time)
+    _stopped: bool = field(default=False, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    #: Cancels the stop this server is registered for when its session closes.
+    _cancel_on_close: Callable[[], None] = field(default=lambda: None, repr=False)
+    #: Where the token is kept across restarts (``token_file=``), or ``None`` for a per-start token.
+    token_file: Path | None = None
+
+    @property
+    def session(self) -> Session:
+        return self.bridge.session
+
+    @property
+    def running(self) -> bool:
+        return not self._stopped and self._thread.is_alive()
+
+    @property
+    def headers(self) -> dict[str, str]:
+        """HTTP headers a client must send (the bearer token), empty without auth."""
+        return {"Authorization": f"Bearer {self.token}"} if self.token else {}
+
+    def claude_code_command(self) -> str:
+        """The ``claude mcp add`` line that registers this server with Claude Code."""
+        header = f' --header "Authorization: Bearer {self.token}"' if self.token else ""
+        return f"claude mcp add --transport http ocnb {self.url}{header}"
+
+    def client_config(self) -> dict[str, Any]:
+        """``mcpServers`` JSON for clients that speak streamable HTTP (Cursor, VS Code, .mcp.json)."""
+        entry: dict[str, Any] = {"type": "http", "url": self.url}
+        if self.token:
+            entry["headers"] = self.headers
+        return {"mcpServers": {"ocnb": entry}}
+
+    def desktop_config(self) -> dict[str, Any]:
+        """``mcpServers`` JSON for Claude Desktop, which reaches HTTP servers through ``mcp-remote``."""
+        args = ["-y", "mcp-remote", self.url]
+        entry: dict[str, Any] = {"command": "npx", "args": args}
+        if self.token:
+            args += ["--header", "Authorization:${OCNB_MCP_AUTH}"]
+            entry["env"] = {"OCNB_MCP_AUTH": f"Bearer {self.token}"}
+        return {"mcpServers": {"ocnb": entry}}
+
+    def banner(self) -> str:
+        """What :func:`serve` prints: URL, token and client configuration."""
+        lines = [
+            f"ocnb MCP server: {self.url}  (session {self.session.id}, {tools_line(self.session, self.bridge.listing)})"
+        ]
+        if not self.token:
+            lines.append("Auth: OFF (anyone who can reach the port)")
+        elif self.token_file is not None:
+            lines.append(f"Bearer token: {self.token}  (kept in {self.token_file}; the same after a restart)")
+        else:
+            lines.append(f"Bearer token: {self.token}  (new at every start; --token-file PATH keeps one)")
+        if self.token:
+            lines.append("Clients send it as the HTTP header  Authorization: Bearer <token>")
+        lines += ["", "Claude Code:", f"  {self.claude_code_command()}", ""]
+        lines += ["Cursor / VS Code / .mcp.json:", json.dumps(self.client_config(), indent=2), ""]
+        lines += ["Claude Desktop (claude_desktop_config.json, via mcp-remote):"]
+        lines.append(json.dumps(self.desktop_config(), indent=2))
+        return "\n".join(lines)
+
+    def masked_token(self) -> str:
+        """The token's first characters only (``abcd…``): enough to tell two tokens apart."""
+        return f"{self.token[:4]}… ({len(self.token)} characters)" if self.token else "none (auth off)"
+
+    def safe_banner(self) -> str:
+        """The banner without the token itself, for output that is saved (a notebook's cell).
+
+        The token is named by its 0600 file (``$(cat FILE)`` in a shell) or, without one, by
+        ``handle.token``; the client configurations say where to put it.
+        """
+        lines = [
+            f"ocnb MCP server: {self.url}  (session {self.session.id}, {tools_line(self.session, self.bridge.discovery)})"
+        ]
+        if not self.token:
+            lines.append("Auth: OFF (anyone who can reach the port)")
+            lines += ["", "Claude Code:", f"  {self.claude_code_command()}"]
+            return "\n".join(lines)
+        where = f"the file {self.token_file} (mode 0600)" if self.token_file is not None else "handle.token"
+        lines.append(f"Bearer token: {self.masked_token()}, in {where}; not shown here, so a saved notebook holds none")
+        source = f"$(cat {self.token_file})" if self.token_file is not None else "<handle.token>"
+        stand_in = f"<the token in {self.token_file}>" if self.token_file is not None else "<handle.token>"
+        header = f' --header "Authorization: Bearer {source}"'
+        lines += ["", "Claude Code:", f"  claude mcp add --transport http ocnb {self.url}{header}", ""]
+        client = {
+            "mcpServers": {
+                "ocnb": {"type": "http", "url": self.url, "headers": {"Authorization": f"Bearer {stand_in}"}}
+            }
+        }
+        lines += ["Cursor / VS Code / .mcp.json:", json.dumps(client, indent=2), ""]
+        desktop = self.desktop_config()
+        desktop["mcpServers"]["ocnb"]["env"] = {"OCNB_MCP_AUTH": f"Bearer {stand_in}"}
+        lines += ["Claude Desktop (claude_desktop_config.json, via mcp-remote):", json.dumps(desktop, indent=2)]
+        return "\n".join(lines)
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        p.text(self.safe_banner() if not cycle else f"McpHandle({self.url!r})")
+
+    def status(self) -> dict[str, Any]:
+        """A JSON-able snapshot: running, url, port, auth, session, tools, traffic, uptime."""
+        return {
+            "running": self.running,
+            "url": self.url,
+            "host": self.host,
+            "port": self.port,
+            "auth": self.token is not None,
+            "token_file": str(self.token_file) if self.token_file is not None else None,
+            "session_id": self.session.id,
+            "tools": len(self.session.registry),
+            "tools_listed": len(self.bridge.visible_tools()),
+            "discovery": self.bridge.discovery,
+            "listing": self.bridge.listing,
+            "caps": sorted(self.session.registry.caps),
+            "connections": self.bridge.connections,
+            "tool_calls": self.bridge.calls,
+            "requests": self._stats["requests"],
+            "refused": self._stats["refused"],
+            "started_at": _dt.datetime.fromtimestamp(self.started_at, _dt.UTC).isoformat(),
+            "uptime_s": round(time.time() - self.started_at, 1) if self.running else 0.0,
+        }
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Shut the server down, close client streams and release the port. Idempotent."""
+        with self._lock:
+            if self._stopped:
+                return
+            self._stopped = True
+        loop = self.bridge.loop
+        if loop is not None and self._thread.is_alive() and threading.current_thread() is not self._thread:
+            try:
+                asyncio.run_coroutine_threadsafe(self.bridge.close_streams(), loop).result(timeout / 4)
+            except Exception:  # noqa: BLE001 - the loop is gone or slow; shut down regardless
+                pass
+        self._server.should_exit = True
+        if threading.current_thread() is not self._thread:
+            self._thread.join(timeout / 2)
+            if self._thread.is_alive():
+                self._server.force_exit = True
+                self._thread.join(timeout / 2)
+        self._sock.close()
+        self._cancel_on_close()
+        self.bridge.release()
+
+    def __enter__(self) -> McpHandle:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def __repr__(self) -> str:
+        state = "running" if self.running else "stopped"
+        return f"<ocnb.mcp server {self.url} {state}, auth {'on' if self.token else 'OFF'}>"
