@@ -10,14 +10,15 @@ environment variable), or ``token_file=PATH`` — the file's token is reused whe
 a new one is written there (mode 0600, atomically), so a saved client configuration survives restarts
 (see :func:`load_or_create_token`).
 
-Security: every request needs ``Authorization: Bearer <token>`` (401 otherwise); ``Host`` must name
-this server and a browser ``Origin`` must be this server's own (DNS-rebinding protection: 421/403);
-bodies over ``max_body_bytes`` get 413. OAuth discovery (``/.well-known/*``, and the ``/authorize``,
-``/token``, ``/register`` fallbacks) answers 404 with or without the token: there is no authorization
-server, so an OAuth-capable client finds nothing to register with and asks for the bearer token. A
-request the client cancelled gets no response: its SSE stream ends without one. A non-loopback bind
-address is refused (:class:`McpRemoteBindError`) unless ``allow_remote=True``; that, or ``auth=False``,
-is an explicit choice that emits :class:`McpSecurityWarning`.
+Security (:mod:`ocnb.mcp.guard`): every request needs ``Authorization: Bearer <token>`` (401
+otherwise); ``Host`` must name this server and a browser ``Origin`` must be this server's own
+(DNS-rebinding protection: 421/403); bodies over ``max_body_bytes`` get 413. OAuth discovery
+(``/.well-known/*``, and the ``/authorize``, ``/token``, ``/register`` fallbacks) answers 404 with or
+without the token: there is no authorization server, so an OAuth-capable client finds nothing to
+register with and asks for the bearer token. A request the client cancelled gets no response: its SSE
+stream ends without one. A non-loopback bind address is refused (:class:`McpRemoteBindError`) unless
+``allow_remote=True``; that, or ``auth=False``, is an explicit choice that emits
+:class:`McpSecurityWarning`.
 """
 
 from __future__ import annotations
