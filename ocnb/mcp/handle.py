@@ -200,6 +200,10 @@ class McpHandle:
         self._cancel_on_close()
         self.bridge.release()
 
+    def stop_with_session(self) -> None:
+        """Stop this server when its session closes (the registration :meth:`stop` undoes)."""
+        self._cancel_on_close = self.session.on_close(self.stop)
+
     def __enter__(self) -> McpHandle:
         return self
 

@@ -321,7 +321,7 @@ def serve(
             handle.stop()
             raise RuntimeError(f"the MCP server on {url} did not start")
         time.sleep(0.01)
-    handle._cancel_on_close = session.on_close(handle.stop)  # the server stops when its session closes
+    handle.stop_with_session()
     if not quiet:  # a notebook saves its output: there the banner names the token, never shows it
         print(handle.safe_banner() if _output_is_saved() else handle.banner(), file=sys.stdout, flush=True)
     return handle

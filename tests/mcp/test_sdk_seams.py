@@ -316,3 +316,16 @@ def test_the_rule_lets_a_module_use_its_own_private_names() -> None:
     source = "class A:\n    def __init__(self):\n        self._connections = set()\n    def f(self):\n        return self._connections\n"
     # even a name the SDK also uses (as here, by fiat) is ours where we define it
     assert private_sdk_uses(source, _sdk_private_names() | {"_connections"}) == []
+
+
+def test_every_test_the_seams_module_names_exists() -> None:
+    """sdk_seams.py names, for each seam, the test that notices an SDK change: those tests exist."""
+    named = set(re.findall(r"``(test_\w+)``", SEAMS.read_text(encoding="utf-8")))
+    assert len(named) >= 10
+    defined = {
+        match
+        for path in (ROOT / "tests").rglob("test_*.py")
+        if ".node" not in path.parts
+        for match in re.findall(r"^(?:async )?def (test_\w+)\(", path.read_text(encoding="utf-8"), re.M)
+    }
+    assert named <= defined, f"named in sdk_seams.py but not defined: {sorted(named - defined)}"
