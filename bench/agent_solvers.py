@@ -26,6 +26,7 @@ class GaveUp(Exception):
 
 class Adapter(Protocol):
     async def snapshot(self) -> str: ...
+    async def read(self, ref: str) -> str: ...
     async def click(self, ref: str, label: str) -> str: ...
     async def type(self, ref: str, label: str, text: str) -> str: ...
     async def select(self, ref: str, label: str, value: str) -> str: ...
@@ -42,6 +43,11 @@ class Agent:
     async def look(self) -> Outline:
         self.steps += 1
         return Outline(await self.adapter.snapshot())
+
+    async def read(self, ref: str) -> Outline:
+        """Read one element (a field cut short in the page's outline): the server's narrowest read."""
+        self.steps += 1
+        return Outline(await self.adapter.read(ref))
 
     async def click(self, ref: str | None, what: str = "element") -> None:
         if not ref:
@@ -295,22 +301,25 @@ async def stock_market(ag: Agent, u: str) -> None:
 
 @solves("social-media-all", "social-media-some")
 async def social_media(ag: Agent, u: str) -> None:
+    """A post is its author line and what follows it up to the next author line (document order: one
+    server nests a post's lines, the other lists them flat)."""
     button = quoted(u)[0]
     user = re.search(r"(@\w+)", u).group(1)  # type: ignore[union-attr]
     m = re.search(r"on (\d+) posts? by", u)
     count = int(m.group(1)) if m else None
     o = await ag.look()
+    authors = [n for n in o.nodes if re.search(r"@\w+$", n.label.strip()) and n.label != u]
     done = 0
-    for n in o.nodes:
-        if n.label.endswith(user) and (count is None or done < count):
-            post = n.parent
-            ctrl = None
-            if post is not None:
-                ctrl = next((c for c in post.walk() if norm(c.label) == norm(button) and c.acting_ref()), None)
-            if ctrl is None:
-                raise GaveUp(f"no {button!r} control on a post by {user}")
-            await ag.click(ctrl.acting_ref(), f"{button} of {user}")
-            done += 1
+    for i, n in enumerate(authors):
+        if not n.label.endswith(user) or (count is not None and done >= count):
+            continue
+        end = authors[i + 1].index if i + 1 < len(authors) else len(o.nodes)
+        post = o.nodes[n.index + 1 : end]
+        ctrl = next((c for c in post if norm(c.label) == norm(button) and c.ref), None)
+        if ctrl is None:
+            raise GaveUp(f"no {button!r} control on a post by {user}")
+        await ag.click(ctrl.ref, f"{button} of {user}")
+        done += 1
     await ag.submit(o)
 
 
@@ -366,9 +375,13 @@ async def scroll_text(ag: Agent, u: str) -> None:
     dst = next((b for b in boxes if not b.state()), None)
     if src is None or dst is None:
         raise GaveUp("no text area shown")
-    if src.state().endswith("…"):
+    text = src.state()
+    if text.endswith("…") and src.ref:  # cut short in the page's outline: read the field itself
+        whole = (await ag.read(src.ref)).first(pred=lambda n: n.ref == src.ref)
+        text = whole.state() if whole else text
+    if text.endswith("…"):
         raise GaveUp("the text area is cut short")
-    await ag.type(dst.ref, src.state().split()[-1].strip(".,;:!?"), "the text field")
+    await ag.type(dst.ref, text.split()[-1].strip(".,;:!?"), "the text field")
     await ag.submit(o)
 
 
@@ -499,7 +512,9 @@ async def use_slider(ag: Agent, u: str) -> None:
     o = await ag.look()
     for i, want in enumerate(targets):
         for _ in range(25):
-            handles = [n for n in o.nodes if n.ref and n.role in ("clickable", "slider")]
+            handles = [  # a slider's handle, not its track (the innermost control)
+                n for n in o.nodes if n.ref and n.role in ("clickable", "slider") and not any(c.ref for c in n.children)
+            ]
             if len(handles) <= i:
                 raise GaveUp("no slider handle")
             handle = handles[i]
@@ -547,8 +562,13 @@ async def choose_date(ag: Agent, u: str) -> None:
 
 
 async def open_email(ag: Agent, sender: str) -> Outline:
+    """Click the inbox row that starts with the sender's name (a row shows sender, subject, first words)."""
     o = await ag.look()
-    await ag.click(o.ref_for(sender), f"the email by {sender}")
+    ref = o.ref_for(sender)
+    if ref is None:
+        row = o.first(pred=lambda n: norm(n.label).split()[:1] == [norm(sender)] and bool(n.acting_ref()))
+        ref = row.acting_ref() if row else None
+    await ag.click(ref, f"the email by {sender}")
     return await ag.look()
 
 
@@ -627,10 +647,22 @@ async def click_checkboxes_soft(ag: Agent, u: str) -> None:
 
 @solves("order-food")
 async def order_food(ag: Agent, u: str) -> None:
-    if ":" not in u:
-        raise GaveUp("ordering by a food type needs the type of each dish")
-    items = [x.strip() for x in u.split(":", 1)[1].split(",")]
     o = await ag.look()
+    by_type = re.search(r"Order (\d+) items? that (?:are|is) ([\w-]+)", u)
+    if by_type:  # every dish ordered must be of the type: the first dish that shows it, that many times
+        n, kind = int(by_type.group(1)), by_type.group(2)
+        mark = next(iter(o.with_label(kind)), None)
+        plus = next((m for m in o.after(mark) if m.label.strip() == "+" and m.ref), None) if mark else None
+        if plus is None or not plus.ref:
+            raise GaveUp(f"no dish shown as {kind!r}")
+        for _ in range(n):
+            await ag.click(plus.ref, f"+ of a {kind} dish")
+        button = o.first("button")
+        await ag.click(button.ref if button else None, "the order button")
+        return
+    if ":" not in u:
+        raise GaveUp("instruction not understood")
+    items = [x.strip() for x in u.split(":", 1)[1].split(",")]
     for item in items:
         node = next(iter(o.with_label(item)), None)
         if node is None:

@@ -47,15 +47,11 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE))
 
 from agent_solvers import SOLVERS, Agent, GaveUp  # noqa: E402
-from common import RESULTS, save  # noqa: E402
+from common import PW_MCP_VERSION, RESULTS, playwright_mcp_params, save  # noqa: E402
 
 from ocnb.audit.fence import unfence  # noqa: E402
 from ocnb.tokens import count_text, count_tools  # noqa: E402
 
-PW_MCP_VERSION = "0.0.83"
-NODE_DIR = HERE / ".node"
-PW_MCP_BIN = NODE_DIR / "node_modules" / ".bin" / "playwright-mcp"
-CHROMIUM = os.environ.get("OCNB_CHROMIUM", "/usr/bin/chromium")
 EPISODE_MS = 60_000
 SOLVER_S = 75
 
@@ -78,16 +74,6 @@ START = (
 )
 SCORE = "() => JSON.stringify({done: WOB_DONE_GLOBAL, raw: WOB_RAW_REWARD_GLOBAL, reason: String(WOB_REWARD_REASON)})"
 READY = "() => JSON.stringify({ready: WOB_TASK_READY})"
-
-
-def ensure_playwright_mcp() -> None:
-    """Install @playwright/mcp at the pinned version into bench/.node (gitignored)."""
-    if PW_MCP_BIN.exists():
-        return
-    import subprocess
-
-    NODE_DIR.mkdir(parents=True, exist_ok=True)
-    subprocess.run(["npm", "install", "--prefix", str(NODE_DIR), f"@playwright/mcp@{PW_MCP_VERSION}"], check=True)
 
 
 def serve_miniwob() -> tuple[ThreadingHTTPServer, str]:
@@ -153,6 +139,9 @@ class Ocnb(Server):
     async def snapshot(self) -> str:
         return await self._call("read_page", {})
 
+    async def read(self, ref: str) -> str:
+        return await self._call("read_page", {"ref_id": ref})
+
     async def click(self, ref: str, label: str) -> str:
         return await self._call("interact", {"ref": ref})
 
@@ -190,6 +179,9 @@ class PlaywrightMcp(Server):
     async def snapshot(self) -> str:
         return await self._call("browser_snapshot", {})
 
+    async def read(self, ref: str) -> str:  # no element-scoped read: the page's snapshot
+        return await self._call("browser_snapshot", {})
+
     async def click(self, ref: str, label: str) -> str:
         return await self._call("browser_click", {"element": label, "target": ref})
 
@@ -209,12 +201,7 @@ def server_params(kind: str, home: str) -> Any:
     if kind == "ocnb":  # the default configuration a new user gets: `ocnb mcp`
         env = {**os.environ, "OCNB_HOME": home, "PYTHONPATH": str(ROOT)}
         return StdioServerParameters(command=sys.executable, args=["-m", "ocnb.mcp.cli"], env=env, cwd=home)
-    ensure_playwright_mcp()
-    return StdioServerParameters(
-        command=str(PW_MCP_BIN),
-        args=["--executable-path", CHROMIUM, "--headless", "--no-sandbox", "--isolated", "--image-responses", "omit"],
-        cwd=home,
-    )
+    return playwright_mcp_params("--image-responses", "omit", cwd=home)
 
 
 async def episode(server: Server, task: str, seed: int) -> dict[str, Any]:
@@ -264,7 +251,18 @@ async def run_server(kind: str, tasks: list[str], seeds: int, base: str) -> dict
     from mcp import Client
 
     with tempfile.TemporaryDirectory() as home:
-        async with Client(server_params(kind, home), mode="legacy", read_timeout_seconds=120) as client:
+        approvals: list[str] = []
+
+        async def approve(context: Any, params: Any) -> Any:
+            """The person whose task it is says yes (ocnb asks before Buy, Send, Delete: its default)."""
+            from mcp import types
+
+            approvals.append(params.message)
+            return types.ElicitResult(action="accept", content={"approve": True})
+
+        async with Client(
+            server_params(kind, home), mode="legacy", read_timeout_seconds=120, elicitation_callback=approve
+        ) as client:
             tools = (await client.list_tools()).tools
             wire = [t.model_dump(by_alias=True, mode="json", exclude_none=True) for t in tools]
             server: Server = Ocnb(client) if kind == "ocnb" else PlaywrightMcp(client)
