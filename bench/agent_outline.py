@@ -18,7 +18,9 @@ _NAME = re.compile(r'^"((?:[^"\\]|\\.)*)"')
 _VALUE = re.compile(r'value="((?:[^"\\]|\\.)*)"')
 #: ocnb's inline control inside running text: ``see [the docs](ax_9 → /docs) now``.
 _INLINE = re.compile(r"\[((?:[^\[\]\\]|\\.)*)\]\((ax_\d+)[^)]*\)")
-_WORD_FLAGS = ("checked", "selected", "expanded", "collapsed", "disabled", "readonly", "pressed")
+_WORD_FLAGS = (
+    "checked", "selected", "expanded", "collapsed", "disabled", "readonly", "pressed", "multiline", "haspopup", "required",
+)  # fmt: skip
 
 
 def norm(text: str) -> str:

@@ -185,6 +185,8 @@ async def click_widget(ag: Agent, u: str) -> None:
     roles = {"button": "button", "checkbox": "checkbox", "radio": "radio", "text": "textbox", "textarea": "textbox"}
     o = await ag.look()
     found = fields(o, roles.get(kind, kind))
+    if kind in ("text", "textarea") and any("multiline" in n.flags for n in found):  # the outline tells them apart
+        found = [n for n in found if ("multiline" in n.flags) == (kind == "textarea")]
     if not found:
         raise GaveUp(f"no {kind} widget")
     await ag.click(found[0].ref, kind)
@@ -232,6 +234,13 @@ async def click_menu(ag: Agent, u: str) -> None:
     o = await ag.look()
     await ag.click_text(o, q[0], role="button")
     o = await ag.look()
+    if o.first("menuitem", q[1]) is None:  # in a submenu: open the entries that say they open one
+        for entry in [n for n in o.find_all("menuitem") if "haspopup" in n.flags]:
+            await ag.click(entry.ref, f"menu item {entry.label}")
+            await asyncio.sleep(0.4)
+            o = await ag.look()
+            if o.first("menuitem", q[1]) is not None:
+                break
     item = o.first("menuitem", q[1]) or o.first(pred=lambda n: norm(n.label) == norm(q[1]) and bool(n.acting_ref()))
     await ag.click(item.acting_ref() if item else None, f"menu item {q[1]}")
 
@@ -685,15 +694,18 @@ async def text_editor(ag: Agent, u: str) -> None:
         raise GaveUp("a colour needs the toolbar's colour picker")
     key = KEYS_OF_STYLE[m.group(1)]
     o = await ag.look()
-    word_m = re.search(r"give the text (.+?),? the style", u)
-    editor = next((n for n in o.nodes if n.role in ("textbox", "paragraph") and n.label and n.label != u), None)
+    word_m = re.search(r"give the text (.+?) the style", u)  # the word as the page splits it: "Neque," too
+    editor = next(
+        (n for n in o.nodes if n.role in ("textbox", "paragraph") and (n.state() or n.label) and n.label != u), None
+    )
     if editor is None:
         raise GaveUp("the editor's text is not shown")
+    shown = editor.state() or editor.label
     await ag.click(editor.acting_ref(), "the editor")
     await ag.press("Control+a")
     if word_m and "everything" not in u:
         word = word_m.group(1)
-        start = editor.label.find(word)
+        start = shown.find(word)
         if start < 0:
             raise GaveUp(f"{word!r} not in the editor's text")
         await ag.press("ArrowLeft")
