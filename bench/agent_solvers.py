@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Protocol
@@ -146,17 +147,24 @@ async def click_named_button(ag: Agent, u: str) -> None:
 
 @solves("button-delay")
 async def button_delay(ag: Agent, u: str) -> None:
+    """Click, wait, click: the wait is timed from the first click (its call's midpoint), the second button
+    found before waiting, and the second click's own latency (half the first call's) taken off."""
     names = re.findall(r"button (\w+)", u)
     m = re.search(r"wait (\d+) second", u)
+    o = await ag.look()
+    clicked_at, half = 0.0, 0.0
     for i, name in enumerate(names):
-        if i and m:
-            await asyncio.sleep(int(m.group(1)) + 0.2)
         for _ in range(8):
-            o = await ag.look()
             if o.first("button", name):
                 break
             await asyncio.sleep(0.5)
+            o = await ag.look()
+        if i and m:
+            await asyncio.sleep(max(0.0, clicked_at + int(m.group(1)) - half - time.perf_counter()))
+        t0 = time.perf_counter()
         await ag.click_text(o, name, role="button")
+        half = (time.perf_counter() - t0) / 2
+        clicked_at = t0 + half
 
 
 @solves("sign-agreement")

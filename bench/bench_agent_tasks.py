@@ -15,7 +15,11 @@ page outline, parsed by ``bench/agent_outline.py`` — find their targets by rol
 by ref through a five-call adapter (snapshot, click, type, select, press) that each server implements
 with its own tools and ref syntax. The same decision logic runs on both; a solver gives up when the
 outline does not show what it needs. Playwright MCP's dialogs are accepted as they open (its later
-snapshots fail until then); those ``browser_handle_dialog`` calls are not counted.
+snapshots fail until then); those ``browser_handle_dialog`` calls are not counted. ocnb, in its default
+configuration, asks the person (MCP elicitation) before a click on Buy, Send, Delete…; the harness
+answers yes as the person whose task it is (the client declares elicitation, as Claude Desktop does).
+The asks are counted per episode (``approvals``); their text goes to the person, not to the model, and is
+not counted in tokens.
 
 Figures, in one run: episodes won per task type and server; tokens (cl100k) per episode of the
 solver's tool results, and with the server's ``tools/list`` (as the client receives it) counted once
@@ -105,6 +109,7 @@ class Server:
         self.tokens = 0
         self.calls = 0
         self.log: list[str] = []
+        self.approvals: list[str] = []  # what ocnb asked the person (MCP elicitation)
 
     async def _call(self, name: str, args: dict[str, Any], *, counted: bool = True) -> str:
         result = await self.client.call_tool(name, args)
@@ -212,6 +217,7 @@ async def episode(server: Server, task: str, seed: int) -> dict[str, Any]:
         await asyncio.sleep(0.1)
         start = {**start, **await server.evaluate(READY)}
     server.tokens, server.calls, server.log = 0, 0, []
+    asked = len(server.approvals)
     agent = Agent(server)  # type: ignore[arg-type]
     gave_up = None
     t0 = time.perf_counter()
@@ -238,6 +244,7 @@ async def episode(server: Server, task: str, seed: int) -> dict[str, Any]:
         "reason": gave_up
         or (None if won else f"reward {score['raw']} ({score['reason']})" if score["done"] else "not done"),
         "calls": server.calls,
+        "approvals": len(server.approvals) - asked,
         "tokens": server.tokens,
         "seconds": round(seconds, 2),
     }
@@ -266,6 +273,7 @@ async def run_server(kind: str, tasks: list[str], seeds: int, base: str) -> dict
             tools = (await client.list_tools()).tools
             wire = [t.model_dump(by_alias=True, mode="json", exclude_none=True) for t in tools]
             server: Server = Ocnb(client) if kind == "ocnb" else PlaywrightMcp(client)
+            server.approvals = approvals
             rows = []
             for task in tasks:
                 await server.navigate(base + task + ".html")
@@ -304,6 +312,7 @@ def summarize(runs: dict[str, dict[str, Any]], tasks: list[str]) -> dict[str, An
             "success": round(sum(e["won"] for e in eps) / max(len(eps), 1), 3),
             "tools": run["tools"],
             "tools_list_tokens": run["tools_list_tokens"],
+            "approvals": sum(e.get("approvals", 0) for e in eps),
             "result_tokens_per_episode": round(results, 1),
             "tokens_per_episode_with_tools_list": round(results + run["tools_list_tokens"], 1),
         }
@@ -360,6 +369,8 @@ def markdown(summary: dict[str, Any], seeds: int) -> str:
     row("success", "success")
     row("tools listed by default", "tools")
     row("tools/list tokens", "tools_list_tokens")
+    if any(t[k].get("approvals") for k in kinds):
+        row("approvals asked of the person (MCP elicitation; not in tokens)", "approvals")
     row("result tokens per episode", "result_tokens_per_episode", "ratio_result_tokens")
     row(
         "tokens per episode, tools/list once + results",
