@@ -222,7 +222,7 @@ async def open_sections(ag: Agent, u: str) -> None:
     if not tabs:
         raise GaveUp("no tabs")
     for i in range(len(tabs)):
-        link = o.first("link", target)
+        link = o.first("link", target) or o.first("clickable", target)
         if link is not None and link.ref:
             await ag.click(link.ref, f"link {target}")
             return
@@ -230,7 +230,7 @@ async def open_sections(ag: Agent, u: str) -> None:
         if "selected" not in tab.flags or i:
             await ag.click(tab.acting_ref() or (tab.children[0].ref if tab.children else None), f"tab {tab.label}")
             o = await ag.look()
-    link = o.first("link", target)
+    link = o.first("link", target) or o.first("clickable", target)
     await ag.click(link.ref if link else None, f"link {target}")
 
 
@@ -407,7 +407,7 @@ async def scroll_text_2(ag: Agent, u: str) -> None:
     o = await ag.look()
     area = next((b for b in fields(o) if b.state()), None)
     await ag.click(area.ref if area else None, "the text area")
-    await ag.press("Control+End")
+    await ag.press("Control+Home" if re.search(r"\bto the top\b", u) else "Control+End")
     await ag.submit(await ag.look())
 
 
@@ -446,15 +446,34 @@ async def form_sequence_3(ag: Agent, u: str) -> None:
 
 @solves("multi-layouts", "multi-orderings")
 async def multi_layouts(ag: Agent, u: str) -> None:
+    """Each field by its label: its own name, else the label beside it — before it, or after it where the
+    fields come first (a label under its field). "Movie Genre", "Director Name", "Released Date" say
+    genre, director, year."""
     m = re.search(r"Search for (\w+) movies directed by (\w+) from year (\d+)", u)
     if not m:
         raise GaveUp("instruction not understood")
-    genre, director, year = m.groups()
+    values = dict(zip(("genre", "director", "year"), m.groups(), strict=True))
+    words = {"genre": ("genre",), "director": ("director",), "year": ("year", "date", "released")}
+
+    def key_of(text: str) -> str | None:
+        return next((k for k, ws in words.items() if any(w in norm(text) for w in ws)), None)
+
     o = await ag.look()
-    for label, value in (("Genre", genre), ("Director", director), ("Director Name", director), ("Year", year)):
-        box = field_after(o, label)
-        if box is not None:
-            await ag.type(box.ref, value, label)
+    boxes = fields(o)
+    labels = [n for n in o.nodes if n.role != "textbox" and n.label and n.label != u and key_of(n.label)]
+    fields_lead = bool(boxes and labels and boxes[0].index < labels[0].index)
+    for box in boxes:
+        key = key_of(box.name) if box.name else None
+        if key is None:
+            beside = (
+                [n for n in labels if n.index > box.index]
+                if fields_lead
+                else [n for n in labels if n.index < box.index]
+            )
+            label = (beside[0] if fields_lead else beside[-1]) if beside else None
+            key = key_of(label.label) if label else None
+        if key is not None:
+            await ag.type(box.ref, values[key], key)
     button = o.first("button") or o.first(pred=lambda n: n.label in ("Submit", "Search") and bool(n.acting_ref()))
     await ag.click(button.acting_ref() if button else None, "the submit button")
 
@@ -514,10 +533,11 @@ async def terminal(ag: Agent, u: str) -> None:
     ext = re.search(r"extension (\.\w+)", u)
     if ext:
         cands = [w for w in names if w.endswith(ext.group(1))]
-    else:
-        start = next((i for i, t in enumerate(o.texts()) if t.strip().endswith("ls")), None)
-        listing = o.texts()[start + 1 :] if start is not None else []
-        cands = [w for t in listing for w in t.split() if re.fullmatch(r"[\w-]+", w) and w not in ("user",)]
+    else:  # what the last `ls` printed, up to the next prompt (one text or several lines)
+        shown = " ".join(t for t in o.texts() if t != u)
+        after = shown.rsplit("$ ls", 1)[1] if "$ ls" in shown else ""
+        listing = re.split(r"\s\S*\$", after, maxsplit=1)[0]
+        cands = [w for w in listing.split() if re.fullmatch(r"[\w-]+", w)]
     if not cands:
         raise GaveUp("no file in the listing")
     await keyboard(ag, f"rm {cands[0]}")
