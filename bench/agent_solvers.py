@@ -1,8 +1,8 @@
 """Scripted solvers for ``bench_agent_tasks``: one per MiniWoB++ task type, the same for every server.
 
 A solver gets the task's instruction (what MiniWoB's ``core.getUtterance()`` gives an agent) and an
-:class:`Agent`: ``look()`` (the server's page outline, parsed), ``click(ref)``, ``type(ref, text)``,
-``select(ref, value)``, ``press(key)``. It finds its targets in the outline by role, name and text and
+:class:`Agent`: ``look()`` (the server's page outline, parsed), ``read(ref)`` (one element, for a
+field the outline cut short), ``click(ref)``, ``type(ref, text)``, ``select(ref, value)``, ``press(key)``. It finds its targets in the outline by role, name and text and
 acts **by ref** only — no selector, no DOM, no coordinates. When the outline does not show what it
 needs, it gives up (:class:`GaveUp`, with the reason): that is what the benchmark measures.
 """
@@ -35,7 +35,7 @@ class Adapter(Protocol):
 
 
 class Agent:
-    """The solver's only view of the page: the adapter's five calls, with the outline parsed."""
+    """The solver's only view of the page: the adapter's six calls, with the outline parsed."""
 
     def __init__(self, adapter: Adapter) -> None:
         self.adapter = adapter
@@ -766,4 +766,4 @@ async def daily_calendar(ag: Agent, u: str) -> None:
     slot = o.first(pred=lambda n: n.role in ("button", "gridcell", "cell") and bool(n.ref))
     if slot is None:
         raise GaveUp("an event is made by dragging over half-hour slots, which have no ref")
-    raise GaveUp("dragging is not one of the agent's five calls")
+    raise GaveUp("dragging is not one of the agent's calls")

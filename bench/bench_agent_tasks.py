@@ -12,8 +12,9 @@ made for; the reward is read raw, without the time discount).
 
 The solvers (``bench/agent_solvers.py``, one per task type) read only what the tools returned — the
 page outline, parsed by ``bench/agent_outline.py`` — find their targets by role, name and text and act
-by ref through a five-call adapter (snapshot, click, type, select, press) that each server implements
-with its own tools and ref syntax. The same decision logic runs on both; a solver gives up when the
+by ref through a six-call adapter (snapshot, read one element, click, type, select, press) that each
+server implements with its own tools and ref syntax (Playwright MCP has no element-scoped read: its
+snapshot stands in). The same decision logic runs on both; a solver gives up when the
 outline does not show what it needs. Playwright MCP's dialogs are accepted as they open (its later
 snapshots fail until then); those ``browser_handle_dialog`` calls are not counted. ocnb, in its default
 configuration, asks the person (MCP elicitation) before a click on Buy, Send, Delete…; the harness
@@ -100,7 +101,7 @@ def text_of(result: Any) -> str:
 
 
 class Server:
-    """One MCP server: the solver's five calls (counted) and the harness's own (not counted)."""
+    """One MCP server: the solver's six calls (counted) and the harness's own (not counted)."""
 
     kind = ""
 
