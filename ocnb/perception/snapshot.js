@@ -566,9 +566,12 @@
     return t.length > 48 ? t.slice(0, 47) + "…" : t + "…";
   }
 
-  function describeLine(el, role, name, ref, states, extra) {
+  // A name longer than this is cut — but for a <label>'s text, which the page shows and the outline
+  // says nowhere else (a consent box's long sentence): that is kept whole up to NAME_SHOWN_MAX.
+  const NAME_MAX = 300, NAME_SHOWN_MAX = 3000;
+  function describeLine(el, role, name, ref, states, extra, nameSrc) {
     let s = "- " + displayRole(el, role);
-    if (name) s += " " + q(clip(name, 300));
+    if (name) s += " " + q(clip(name, nameSrc === "label" ? NAME_SHOWN_MAX : NAME_MAX));
     if (ref !== undefined) s += " [" + PREFIX + ref + "]";
     if (extra) s += (extra[0] === HREF_MARK ? "" : " ") + extra;
     if (states.length) s += " " + states.join(" ");
@@ -632,7 +635,7 @@
           return true;
         }
         flush();
-        const node = { line: describeLine(el, role, name, ref, states, extra), kids: [] };
+        const node = { line: describeLine(el, role, name, ref, states, extra, nameSrc), kids: [] };
         cur.kids.push(node);
         if (tag === "SELECT") {
           const names = Array.from(el.options).map((o) => ws(o.label || o.textContent)).filter(Boolean);
