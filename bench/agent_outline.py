@@ -16,7 +16,11 @@ _REF = re.compile(r"\[ref=([^\]\s]+)\]|\[(ax_\d+)\]")
 _FLAG = re.compile(r"\[([a-z]+)(?:=([^\]]*))?\]")
 _NAME = re.compile(r'^"((?:[^"\\]|\\.)*)"')
 _VALUE = re.compile(r'value="((?:[^"\\]|\\.)*)"')
-_WORD_FLAGS = ("checked", "selected", "expanded", "collapsed", "disabled", "readonly", "pressed")
+#: ocnb's inline control inside running text: ``see [the docs](ax_9 → /docs) now``.
+_INLINE = re.compile(r"\[((?:[^\[\]\\]|\\.)*)\]\((ax_\d+)[^)]*\)")
+_WORD_FLAGS = (
+    "checked", "selected", "expanded", "collapsed", "disabled", "readonly", "pressed", "multiline", "haspopup", "required",
+)  # fmt: skip
 
 
 def norm(text: str) -> str:
@@ -98,6 +102,19 @@ class Outline:
             node.index = len(self.nodes)
             self.nodes.append(node)
             stack.append(node)
+            self._inline(node)
+
+    def _inline(self, node: Node) -> None:
+        """ocnb's links inside a text line (``… [In](ax_226) cursus …``) as link nodes beneath it;
+        the line's text keeps their words (Playwright MCP puts each link on a line of its own)."""
+        if "](ax_" not in node.text:
+            return
+        for m in _INLINE.finditer(node.text):
+            name = re.sub(r"\\(.)", r"\1", m.group(1))
+            link = Node(node.indent + 1, "link", name=name, ref=m.group(2), parent=node, index=len(self.nodes))
+            node.children.append(link)
+            self.nodes.append(link)
+        node.text = " ".join(_INLINE.sub(lambda m: re.sub(r"\\(.)", r"\1", m.group(1)), node.text).split())
 
     @staticmethod
     def _parse(line: str) -> Node | None:

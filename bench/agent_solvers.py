@@ -1,8 +1,8 @@
 """Scripted solvers for ``bench_agent_tasks``: one per MiniWoB++ task type, the same for every server.
 
 A solver gets the task's instruction (what MiniWoB's ``core.getUtterance()`` gives an agent) and an
-:class:`Agent`: ``look()`` (the server's page outline, parsed), ``click(ref)``, ``type(ref, text)``,
-``select(ref, value)``, ``press(key)``. It finds its targets in the outline by role, name and text and
+:class:`Agent`: ``look()`` (the server's page outline, parsed), ``read(ref)`` (one element, for a
+field the outline cut short), ``click(ref)``, ``type(ref, text)``, ``select(ref, value)``, ``press(key)``. It finds its targets in the outline by role, name and text and
 acts **by ref** only — no selector, no DOM, no coordinates. When the outline does not show what it
 needs, it gives up (:class:`GaveUp`, with the reason): that is what the benchmark measures.
 """
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Protocol
@@ -26,6 +27,7 @@ class GaveUp(Exception):
 
 class Adapter(Protocol):
     async def snapshot(self) -> str: ...
+    async def read(self, ref: str) -> str: ...
     async def click(self, ref: str, label: str) -> str: ...
     async def type(self, ref: str, label: str, text: str) -> str: ...
     async def select(self, ref: str, label: str, value: str) -> str: ...
@@ -33,7 +35,7 @@ class Adapter(Protocol):
 
 
 class Agent:
-    """The solver's only view of the page: the adapter's five calls, with the outline parsed."""
+    """The solver's only view of the page: the adapter's six calls, with the outline parsed."""
 
     def __init__(self, adapter: Adapter) -> None:
         self.adapter = adapter
@@ -42,6 +44,11 @@ class Agent:
     async def look(self) -> Outline:
         self.steps += 1
         return Outline(await self.adapter.snapshot())
+
+    async def read(self, ref: str) -> Outline:
+        """Read one element (a field cut short in the page's outline): the server's narrowest read."""
+        self.steps += 1
+        return Outline(await self.adapter.read(ref))
 
     async def click(self, ref: str | None, what: str = "element") -> None:
         if not ref:
@@ -140,17 +147,24 @@ async def click_named_button(ag: Agent, u: str) -> None:
 
 @solves("button-delay")
 async def button_delay(ag: Agent, u: str) -> None:
+    """Click, wait, click: the wait is timed from the first click (its call's midpoint), the second button
+    found before waiting, and the second click's own latency (half the first call's) taken off."""
     names = re.findall(r"button (\w+)", u)
     m = re.search(r"wait (\d+) second", u)
+    o = await ag.look()
+    clicked_at, half = 0.0, 0.0
     for i, name in enumerate(names):
-        if i and m:
-            await asyncio.sleep(int(m.group(1)) + 0.2)
         for _ in range(8):
-            o = await ag.look()
             if o.first("button", name):
                 break
             await asyncio.sleep(0.5)
+            o = await ag.look()
+        if i and m:
+            await asyncio.sleep(max(0.0, clicked_at + int(m.group(1)) - half - time.perf_counter()))
+        t0 = time.perf_counter()
         await ag.click_text(o, name, role="button")
+        half = (time.perf_counter() - t0) / 2
+        clicked_at = t0 + half
 
 
 @solves("sign-agreement")
@@ -179,6 +193,8 @@ async def click_widget(ag: Agent, u: str) -> None:
     roles = {"button": "button", "checkbox": "checkbox", "radio": "radio", "text": "textbox", "textarea": "textbox"}
     o = await ag.look()
     found = fields(o, roles.get(kind, kind))
+    if kind in ("text", "textarea") and any("multiline" in n.flags for n in found):  # the outline tells them apart
+        found = [n for n in found if ("multiline" in n.flags) == (kind == "textarea")]
     if not found:
         raise GaveUp(f"no {kind} widget")
     await ag.click(found[0].ref, kind)
@@ -206,7 +222,7 @@ async def open_sections(ag: Agent, u: str) -> None:
     if not tabs:
         raise GaveUp("no tabs")
     for i in range(len(tabs)):
-        link = o.first("link", target)
+        link = o.first("link", target) or o.first("clickable", target)
         if link is not None and link.ref:
             await ag.click(link.ref, f"link {target}")
             return
@@ -214,7 +230,7 @@ async def open_sections(ag: Agent, u: str) -> None:
         if "selected" not in tab.flags or i:
             await ag.click(tab.acting_ref() or (tab.children[0].ref if tab.children else None), f"tab {tab.label}")
             o = await ag.look()
-    link = o.first("link", target)
+    link = o.first("link", target) or o.first("clickable", target)
     await ag.click(link.ref if link else None, f"link {target}")
 
 
@@ -226,6 +242,13 @@ async def click_menu(ag: Agent, u: str) -> None:
     o = await ag.look()
     await ag.click_text(o, q[0], role="button")
     o = await ag.look()
+    if o.first("menuitem", q[1]) is None:  # in a submenu: open the entries that say they open one
+        for entry in [n for n in o.find_all("menuitem") if "haspopup" in n.flags]:
+            await ag.click(entry.ref, f"menu item {entry.label}")
+            await asyncio.sleep(0.4)
+            o = await ag.look()
+            if o.first("menuitem", q[1]) is not None:
+                break
     item = o.first("menuitem", q[1]) or o.first(pred=lambda n: norm(n.label) == norm(q[1]) and bool(n.acting_ref()))
     await ag.click(item.acting_ref() if item else None, f"menu item {q[1]}")
 
@@ -295,22 +318,25 @@ async def stock_market(ag: Agent, u: str) -> None:
 
 @solves("social-media-all", "social-media-some")
 async def social_media(ag: Agent, u: str) -> None:
+    """A post is its author line and what follows it up to the next author line (document order: one
+    server nests a post's lines, the other lists them flat)."""
     button = quoted(u)[0]
     user = re.search(r"(@\w+)", u).group(1)  # type: ignore[union-attr]
     m = re.search(r"on (\d+) posts? by", u)
     count = int(m.group(1)) if m else None
     o = await ag.look()
+    authors = [n for n in o.nodes if re.search(r"@\w+$", n.label.strip()) and n.label != u]
     done = 0
-    for n in o.nodes:
-        if n.label.endswith(user) and (count is None or done < count):
-            post = n.parent
-            ctrl = None
-            if post is not None:
-                ctrl = next((c for c in post.walk() if norm(c.label) == norm(button) and c.acting_ref()), None)
-            if ctrl is None:
-                raise GaveUp(f"no {button!r} control on a post by {user}")
-            await ag.click(ctrl.acting_ref(), f"{button} of {user}")
-            done += 1
+    for i, n in enumerate(authors):
+        if not n.label.endswith(user) or (count is not None and done >= count):
+            continue
+        end = authors[i + 1].index if i + 1 < len(authors) else len(o.nodes)
+        post = o.nodes[n.index + 1 : end]
+        ctrl = next((c for c in post if norm(c.label) == norm(button) and c.ref), None)
+        if ctrl is None:
+            raise GaveUp(f"no {button!r} control on a post by {user}")
+        await ag.click(ctrl.ref, f"{button} of {user}")
+        done += 1
     await ag.submit(o)
 
 
@@ -366,9 +392,13 @@ async def scroll_text(ag: Agent, u: str) -> None:
     dst = next((b for b in boxes if not b.state()), None)
     if src is None or dst is None:
         raise GaveUp("no text area shown")
-    if src.state().endswith("…"):
+    text = src.state()
+    if text.endswith("…") and src.ref:  # cut short in the page's outline: read the field itself
+        whole = (await ag.read(src.ref)).first(pred=lambda n: n.ref == src.ref)
+        text = whole.state() if whole else text
+    if text.endswith("…"):
         raise GaveUp("the text area is cut short")
-    await ag.type(dst.ref, src.state().split()[-1].strip(".,;:!?"), "the text field")
+    await ag.type(dst.ref, text.split()[-1].strip(".,;:!?"), "the text field")
     await ag.submit(o)
 
 
@@ -377,7 +407,7 @@ async def scroll_text_2(ag: Agent, u: str) -> None:
     o = await ag.look()
     area = next((b for b in fields(o) if b.state()), None)
     await ag.click(area.ref if area else None, "the text area")
-    await ag.press("Control+End")
+    await ag.press("Control+Home" if re.search(r"\bto the top\b", u) else "Control+End")
     await ag.submit(await ag.look())
 
 
@@ -416,15 +446,34 @@ async def form_sequence_3(ag: Agent, u: str) -> None:
 
 @solves("multi-layouts", "multi-orderings")
 async def multi_layouts(ag: Agent, u: str) -> None:
+    """Each field by its label: its own name, else the label beside it — before it, or after it where the
+    fields come first (a label under its field). "Movie Genre", "Director Name", "Released Date" say
+    genre, director, year."""
     m = re.search(r"Search for (\w+) movies directed by (\w+) from year (\d+)", u)
     if not m:
         raise GaveUp("instruction not understood")
-    genre, director, year = m.groups()
+    values = dict(zip(("genre", "director", "year"), m.groups(), strict=True))
+    words = {"genre": ("genre",), "director": ("director",), "year": ("year", "date", "released")}
+
+    def key_of(text: str) -> str | None:
+        return next((k for k, ws in words.items() if any(w in norm(text) for w in ws)), None)
+
     o = await ag.look()
-    for label, value in (("Genre", genre), ("Director", director), ("Director Name", director), ("Year", year)):
-        box = field_after(o, label)
-        if box is not None:
-            await ag.type(box.ref, value, label)
+    boxes = fields(o)
+    labels = [n for n in o.nodes if n.role != "textbox" and n.label and n.label != u and key_of(n.label)]
+    fields_lead = bool(boxes and labels and boxes[0].index < labels[0].index)
+    for box in boxes:
+        key = key_of(box.name) if box.name else None
+        if key is None:
+            beside = (
+                [n for n in labels if n.index > box.index]
+                if fields_lead
+                else [n for n in labels if n.index < box.index]
+            )
+            label = (beside[0] if fields_lead else beside[-1]) if beside else None
+            key = key_of(label.label) if label else None
+        if key is not None:
+            await ag.type(box.ref, values[key], key)
     button = o.first("button") or o.first(pred=lambda n: n.label in ("Submit", "Search") and bool(n.acting_ref()))
     await ag.click(button.acting_ref() if button else None, "the submit button")
 
@@ -484,10 +533,11 @@ async def terminal(ag: Agent, u: str) -> None:
     ext = re.search(r"extension (\.\w+)", u)
     if ext:
         cands = [w for w in names if w.endswith(ext.group(1))]
-    else:
-        start = next((i for i, t in enumerate(o.texts()) if t.strip().endswith("ls")), None)
-        listing = o.texts()[start + 1 :] if start is not None else []
-        cands = [w for t in listing for w in t.split() if re.fullmatch(r"[\w-]+", w) and w not in ("user",)]
+    else:  # what the last `ls` printed, up to the next prompt (one text or several lines)
+        shown = " ".join(t for t in o.texts() if t != u)
+        after = shown.rsplit("$ ls", 1)[1] if "$ ls" in shown else ""
+        listing = re.split(r"\s\S*\$", after, maxsplit=1)[0]
+        cands = [w for w in listing.split() if re.fullmatch(r"[\w-]+", w)]
     if not cands:
         raise GaveUp("no file in the listing")
     await keyboard(ag, f"rm {cands[0]}")
@@ -499,7 +549,9 @@ async def use_slider(ag: Agent, u: str) -> None:
     o = await ag.look()
     for i, want in enumerate(targets):
         for _ in range(25):
-            handles = [n for n in o.nodes if n.ref and n.role in ("clickable", "slider")]
+            handles = [  # a slider's handle, not its track (the innermost control)
+                n for n in o.nodes if n.ref and n.role in ("clickable", "slider") and not any(c.ref for c in n.children)
+            ]
             if len(handles) <= i:
                 raise GaveUp("no slider handle")
             handle = handles[i]
@@ -547,8 +599,13 @@ async def choose_date(ag: Agent, u: str) -> None:
 
 
 async def open_email(ag: Agent, sender: str) -> Outline:
+    """Click the inbox row that starts with the sender's name (a row shows sender, subject, first words)."""
     o = await ag.look()
-    await ag.click(o.ref_for(sender), f"the email by {sender}")
+    ref = o.ref_for(sender)
+    if ref is None:
+        row = o.first(pred=lambda n: norm(n.label).split()[:1] == [norm(sender)] and bool(n.acting_ref()))
+        ref = row.acting_ref() if row else None
+    await ag.click(ref, f"the email by {sender}")
     return await ag.look()
 
 
@@ -627,10 +684,22 @@ async def click_checkboxes_soft(ag: Agent, u: str) -> None:
 
 @solves("order-food")
 async def order_food(ag: Agent, u: str) -> None:
-    if ":" not in u:
-        raise GaveUp("ordering by a food type needs the type of each dish")
-    items = [x.strip() for x in u.split(":", 1)[1].split(",")]
     o = await ag.look()
+    by_type = re.search(r"Order (\d+) items? that (?:are|is) ([\w-]+)", u)
+    if by_type:  # every dish ordered must be of the type: the first dish that shows it, that many times
+        n, kind = int(by_type.group(1)), by_type.group(2)
+        mark = next(iter(o.with_label(kind)), None)
+        plus = next((m for m in o.after(mark) if m.label.strip() == "+" and m.ref), None) if mark else None
+        if plus is None or not plus.ref:
+            raise GaveUp(f"no dish shown as {kind!r}")
+        for _ in range(n):
+            await ag.click(plus.ref, f"+ of a {kind} dish")
+        button = o.first("button")
+        await ag.click(button.ref if button else None, "the order button")
+        return
+    if ":" not in u:
+        raise GaveUp("instruction not understood")
+    items = [x.strip() for x in u.split(":", 1)[1].split(",")]
     for item in items:
         node = next(iter(o.with_label(item)), None)
         if node is None:
@@ -653,15 +722,18 @@ async def text_editor(ag: Agent, u: str) -> None:
         raise GaveUp("a colour needs the toolbar's colour picker")
     key = KEYS_OF_STYLE[m.group(1)]
     o = await ag.look()
-    word_m = re.search(r"give the text (.+?),? the style", u)
-    editor = next((n for n in o.nodes if n.role in ("textbox", "paragraph") and n.label and n.label != u), None)
+    word_m = re.search(r"give the text (.+?) the style", u)  # the word as the page splits it: "Neque," too
+    editor = next(
+        (n for n in o.nodes if n.role in ("textbox", "paragraph") and (n.state() or n.label) and n.label != u), None
+    )
     if editor is None:
         raise GaveUp("the editor's text is not shown")
+    shown = editor.state() or editor.label
     await ag.click(editor.acting_ref(), "the editor")
     await ag.press("Control+a")
     if word_m and "everything" not in u:
         word = word_m.group(1)
-        start = editor.label.find(word)
+        start = shown.find(word)
         if start < 0:
             raise GaveUp(f"{word!r} not in the editor's text")
         await ag.press("ArrowLeft")
@@ -694,4 +766,4 @@ async def daily_calendar(ag: Agent, u: str) -> None:
     slot = o.first(pred=lambda n: n.role in ("button", "gridcell", "cell") and bool(n.ref))
     if slot is None:
         raise GaveUp("an event is made by dragging over half-hour slots, which have no ref")
-    raise GaveUp("dragging is not one of the agent's five calls")
+    raise GaveUp("dragging is not one of the agent's calls")

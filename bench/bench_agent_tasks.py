@@ -12,10 +12,15 @@ made for; the reward is read raw, without the time discount).
 
 The solvers (``bench/agent_solvers.py``, one per task type) read only what the tools returned — the
 page outline, parsed by ``bench/agent_outline.py`` — find their targets by role, name and text and act
-by ref through a five-call adapter (snapshot, click, type, select, press) that each server implements
-with its own tools and ref syntax. The same decision logic runs on both; a solver gives up when the
+by ref through a six-call adapter (snapshot, read one element, click, type, select, press) that each
+server implements with its own tools and ref syntax (Playwright MCP has no element-scoped read: its
+snapshot stands in). The same decision logic runs on both; a solver gives up when the
 outline does not show what it needs. Playwright MCP's dialogs are accepted as they open (its later
-snapshots fail until then); those ``browser_handle_dialog`` calls are not counted.
+snapshots fail until then); those ``browser_handle_dialog`` calls are not counted. ocnb, in its default
+configuration, asks the person (MCP elicitation) before a click on Buy, Send, Delete…; the harness
+answers yes as the person whose task it is (the client declares elicitation, as Claude Desktop does).
+The asks are counted per episode (``approvals``); their text goes to the person, not to the model, and is
+not counted in tokens.
 
 Figures, in one run: episodes won per task type and server; tokens (cl100k) per episode of the
 solver's tool results, and with the server's ``tools/list`` (as the client receives it) counted once
@@ -47,15 +52,11 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE))
 
 from agent_solvers import SOLVERS, Agent, GaveUp  # noqa: E402
-from common import RESULTS, save  # noqa: E402
+from common import PW_MCP_VERSION, RESULTS, playwright_mcp_params, save  # noqa: E402
 
 from ocnb.audit.fence import unfence  # noqa: E402
 from ocnb.tokens import count_text, count_tools  # noqa: E402
 
-PW_MCP_VERSION = "0.0.83"
-NODE_DIR = HERE / ".node"
-PW_MCP_BIN = NODE_DIR / "node_modules" / ".bin" / "playwright-mcp"
-CHROMIUM = os.environ.get("OCNB_CHROMIUM", "/usr/bin/chromium")
 EPISODE_MS = 60_000
 SOLVER_S = 75
 
@@ -80,16 +81,6 @@ SCORE = "() => JSON.stringify({done: WOB_DONE_GLOBAL, raw: WOB_RAW_REWARD_GLOBAL
 READY = "() => JSON.stringify({ready: WOB_TASK_READY})"
 
 
-def ensure_playwright_mcp() -> None:
-    """Install @playwright/mcp at the pinned version into bench/.node (gitignored)."""
-    if PW_MCP_BIN.exists():
-        return
-    import subprocess
-
-    NODE_DIR.mkdir(parents=True, exist_ok=True)
-    subprocess.run(["npm", "install", "--prefix", str(NODE_DIR), f"@playwright/mcp@{PW_MCP_VERSION}"], check=True)
-
-
 def serve_miniwob() -> tuple[ThreadingHTTPServer, str]:
     """The ``miniwob`` package's task pages on a loopback port."""
     import miniwob
@@ -110,7 +101,7 @@ def text_of(result: Any) -> str:
 
 
 class Server:
-    """One MCP server: the solver's five calls (counted) and the harness's own (not counted)."""
+    """One MCP server: the solver's six calls (counted) and the harness's own (not counted)."""
 
     kind = ""
 
@@ -119,6 +110,7 @@ class Server:
         self.tokens = 0
         self.calls = 0
         self.log: list[str] = []
+        self.approvals: list[str] = []  # what ocnb asked the person (MCP elicitation)
 
     async def _call(self, name: str, args: dict[str, Any], *, counted: bool = True) -> str:
         result = await self.client.call_tool(name, args)
@@ -152,6 +144,9 @@ class Ocnb(Server):
 
     async def snapshot(self) -> str:
         return await self._call("read_page", {})
+
+    async def read(self, ref: str) -> str:
+        return await self._call("read_page", {"ref_id": ref})
 
     async def click(self, ref: str, label: str) -> str:
         return await self._call("interact", {"ref": ref})
@@ -190,6 +185,9 @@ class PlaywrightMcp(Server):
     async def snapshot(self) -> str:
         return await self._call("browser_snapshot", {})
 
+    async def read(self, ref: str) -> str:  # no element-scoped read: the page's snapshot
+        return await self._call("browser_snapshot", {})
+
     async def click(self, ref: str, label: str) -> str:
         return await self._call("browser_click", {"element": label, "target": ref})
 
@@ -209,12 +207,7 @@ def server_params(kind: str, home: str) -> Any:
     if kind == "ocnb":  # the default configuration a new user gets: `ocnb mcp`
         env = {**os.environ, "OCNB_HOME": home, "PYTHONPATH": str(ROOT)}
         return StdioServerParameters(command=sys.executable, args=["-m", "ocnb.mcp.cli"], env=env, cwd=home)
-    ensure_playwright_mcp()
-    return StdioServerParameters(
-        command=str(PW_MCP_BIN),
-        args=["--executable-path", CHROMIUM, "--headless", "--no-sandbox", "--isolated", "--image-responses", "omit"],
-        cwd=home,
-    )
+    return playwright_mcp_params("--image-responses", "omit", cwd=home)
 
 
 async def episode(server: Server, task: str, seed: int) -> dict[str, Any]:
@@ -225,6 +218,7 @@ async def episode(server: Server, task: str, seed: int) -> dict[str, Any]:
         await asyncio.sleep(0.1)
         start = {**start, **await server.evaluate(READY)}
     server.tokens, server.calls, server.log = 0, 0, []
+    asked = len(server.approvals)
     agent = Agent(server)  # type: ignore[arg-type]
     gave_up = None
     t0 = time.perf_counter()
@@ -251,6 +245,7 @@ async def episode(server: Server, task: str, seed: int) -> dict[str, Any]:
         "reason": gave_up
         or (None if won else f"reward {score['raw']} ({score['reason']})" if score["done"] else "not done"),
         "calls": server.calls,
+        "approvals": len(server.approvals) - asked,
         "tokens": server.tokens,
         "seconds": round(seconds, 2),
     }
@@ -264,10 +259,22 @@ async def run_server(kind: str, tasks: list[str], seeds: int, base: str) -> dict
     from mcp import Client
 
     with tempfile.TemporaryDirectory() as home:
-        async with Client(server_params(kind, home), mode="legacy", read_timeout_seconds=120) as client:
+        approvals: list[str] = []
+
+        async def approve(context: Any, params: Any) -> Any:
+            """The person whose task it is says yes (ocnb asks before Buy, Send, Delete: its default)."""
+            from mcp import types
+
+            approvals.append(params.message)
+            return types.ElicitResult(action="accept", content={"approve": True})
+
+        async with Client(
+            server_params(kind, home), mode="legacy", read_timeout_seconds=120, elicitation_callback=approve
+        ) as client:
             tools = (await client.list_tools()).tools
             wire = [t.model_dump(by_alias=True, mode="json", exclude_none=True) for t in tools]
             server: Server = Ocnb(client) if kind == "ocnb" else PlaywrightMcp(client)
+            server.approvals = approvals
             rows = []
             for task in tasks:
                 await server.navigate(base + task + ".html")
@@ -306,6 +313,7 @@ def summarize(runs: dict[str, dict[str, Any]], tasks: list[str]) -> dict[str, An
             "success": round(sum(e["won"] for e in eps) / max(len(eps), 1), 3),
             "tools": run["tools"],
             "tools_list_tokens": run["tools_list_tokens"],
+            "approvals": sum(e.get("approvals", 0) for e in eps),
             "result_tokens_per_episode": round(results, 1),
             "tokens_per_episode_with_tools_list": round(results + run["tools_list_tokens"], 1),
         }
@@ -362,6 +370,8 @@ def markdown(summary: dict[str, Any], seeds: int) -> str:
     row("success", "success")
     row("tools listed by default", "tools")
     row("tools/list tokens", "tools_list_tokens")
+    if any(t[k].get("approvals") for k in kinds):
+        row("approvals asked of the person (MCP elicitation; not in tokens)", "approvals")
     row("result tokens per episode", "result_tokens_per_episode", "ratio_result_tokens")
     row(
         "tokens per episode, tools/list once + results",

@@ -38,7 +38,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE))
 
 import httpx  # noqa: E402
-from common import save  # noqa: E402
+from common import PW_MCP_VERSION, playwright_mcp_params, save  # noqa: E402
 from mcp.client import Client  # noqa: E402
 from mcp.client.stdio import StdioServerParameters  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
@@ -49,28 +49,7 @@ from ocnb.mcp import serve  # noqa: E402
 from ocnb.registry import capability_groups  # noqa: E402
 from ocnb.tokens import count_tools  # noqa: E402
 
-PW_MCP_VERSION = "0.0.83"
-NODE_DIR = HERE / ".node"
-PW_MCP_BIN = NODE_DIR / "node_modules" / ".bin" / "playwright-mcp"
-CHROMIUM = os.environ.get("OCNB_CHROMIUM", "/usr/bin/chromium")
 TOOL = "tabs_context"
-
-
-def ensure_playwright_mcp() -> None:
-    if not PW_MCP_BIN.exists():
-        NODE_DIR.mkdir(exist_ok=True)
-        subprocess.run(
-            [
-                "npm",
-                "install",
-                "--prefix",
-                str(NODE_DIR),
-                "--no-audit",
-                "--no-fund",
-                f"@playwright/mcp@{PW_MCP_VERSION}",
-            ],
-            check=True,
-        )
 
 
 def median_ms(samples: list[float]) -> float:
@@ -260,12 +239,7 @@ PW_MCP_ALL_CAPS = "vision,pdf,devtools"
 
 
 async def playwright_mcp_tools(caps: str | None = None) -> list[Any]:
-    ensure_playwright_mcp()
-    params = StdioServerParameters(
-        command=str(PW_MCP_BIN),
-        args=["--executable-path", CHROMIUM, "--headless", "--no-sandbox", "--isolated"]
-        + (["--caps", caps] if caps else []),
-    )
+    params = playwright_mcp_params(*(["--caps", caps] if caps else []))
     async with Client(params, mode="legacy") as client:
         return (await client.list_tools()).tools
 

@@ -35,7 +35,6 @@ import gzip
 import json
 import re
 import statistics
-import subprocess
 import sys
 import threading
 import time
@@ -50,14 +49,11 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.common import CHROMIUM, playwright_mcp_params  # noqa: E402
 from ocnb.perception.listeners import install as install_listeners  # noqa: E402
 from ocnb.perception.snapshot import read_page  # noqa: E402
 from ocnb.tokens import count_text  # noqa: E402
 
-PW_MCP_VERSION = "0.0.83"
-NODE_DIR = HERE / ".node"
-PW_MCP_BIN = NODE_DIR / "node_modules" / ".bin" / "playwright-mcp"
-CHROMIUM = "/usr/bin/chromium"
 VIEWPORT = (1280, 720)
 SHARED = (ROOT / ".." / "shared" / "corpus").resolve()
 if not SHARED.is_dir():
@@ -178,14 +174,6 @@ def lost_lines(inner_text: str, output: str, limit: int = 3) -> list[str]:
         if miss >= max(2, len(words) // 2):
             out.append((miss, line.strip()[:120]))
     return [t for _, t in sorted(out, key=lambda x: -x[0])[:limit]]
-
-
-def ensure_playwright_mcp() -> None:
-    """Install @playwright/mcp at the pinned version into bench/.node (gitignored)."""
-    if PW_MCP_BIN.exists():
-        return
-    NODE_DIR.mkdir(parents=True, exist_ok=True)
-    subprocess.run(["npm", "install", "--prefix", str(NODE_DIR), f"@playwright/mcp@{PW_MCP_VERSION}"], check=True)
 
 
 def norm(name: str) -> str:
@@ -340,18 +328,10 @@ def below_floor(row: dict[str, Any]) -> list[str]:
 
 async def run(pages: list[CorpusPage], runs: int, show: str | None) -> list[dict[str, Any]]:
     from mcp import Client
-    from mcp.client.stdio import StdioServerParameters
     from playwright.async_api import async_playwright
 
-    ensure_playwright_mcp()
+    params = playwright_mcp_params("--viewport-size", f"{VIEWPORT[0]}x{VIEWPORT[1]}", "--image-responses", "omit")
     server, base = serve_corpora()
-    params = StdioServerParameters(
-        command=str(PW_MCP_BIN),
-        args=[
-            "--executable-path", CHROMIUM, "--headless", "--no-sandbox", "--isolated",
-            "--viewport-size", f"{VIEWPORT[0]}x{VIEWPORT[1]}", "--image-responses", "omit",
-        ],
-    )  # fmt: skip
     rows = []
     async with async_playwright() as pw, Client(params, read_timeout_seconds=120) as client:
         browser = await pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])

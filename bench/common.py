@@ -1,16 +1,48 @@
-"""Helpers shared by the benchmarks: timing, medians, results files."""
+"""Helpers shared by the benchmarks: timing, medians, results files, the Playwright MCP peer."""
 
 from __future__ import annotations
 
 import json
+import os
 import platform
 import statistics
+import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 RESULTS = Path(__file__).resolve().parent / "results"
+
+#: The peer every MCP comparison runs against: ``@playwright/mcp`` at this version, installed by npm into
+#: ``bench/.node`` (gitignored) when missing, driving the same Chromium as ocnb.
+PW_MCP_VERSION = "0.0.83"
+NODE_DIR = Path(__file__).resolve().parent / ".node"
+PW_MCP_BIN = NODE_DIR / "node_modules" / ".bin" / "playwright-mcp"
+CHROMIUM = os.environ.get("OCNB_CHROMIUM", "/usr/bin/chromium")
+
+
+def ensure_playwright_mcp() -> None:
+    """Install ``@playwright/mcp`` at :data:`PW_MCP_VERSION` into ``bench/.node`` unless it is there."""
+    if PW_MCP_BIN.exists():
+        return
+    NODE_DIR.mkdir(parents=True, exist_ok=True)
+    subprocess.run(
+        ["npm", "install", "--prefix", str(NODE_DIR), "--no-audit", "--no-fund", f"@playwright/mcp@{PW_MCP_VERSION}"],
+        check=True,
+    )
+
+
+def playwright_mcp_params(*extra: str, cwd: str | None = None) -> Any:
+    """How to start Playwright MCP over stdio: headless, isolated, on :data:`CHROMIUM`, plus ``extra`` flags."""
+    from mcp.client.stdio import StdioServerParameters
+
+    ensure_playwright_mcp()
+    return StdioServerParameters(
+        command=str(PW_MCP_BIN),
+        args=["--executable-path", CHROMIUM, "--headless", "--no-sandbox", "--isolated", *extra],
+        cwd=cwd,
+    )
 
 
 def median_ms(fn: Callable[[], Any], n: int = 30, warmup: int = 3) -> float:

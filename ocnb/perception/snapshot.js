@@ -315,6 +315,19 @@
       .replace(/\b(o|alt|solid|outline|outlined|fill|filled|regular|light|line|sharp|round|rounded|\d+)\b/gi, " "));
     return w.split(" ").slice(0, 4).join(" ");
   }
+  // An icon drawn by CSS from an image file named for its action (content: url(…/send.png),
+  // background-image: url(…/icons/trash.svg)): that name, when it is an action word.
+  const IMAGE_FILE = /url\(["']?[^"')]*?([^/"')]+?)\.(?:png|svg|gif|webp|jpe?g)(?:[?#][^"')]*)?["']?\)/i;
+  function imageIcon(e) {
+    if (!(e instanceof HTMLElement)) return "";
+    const st = style(e);
+    for (const v of [st.content, st.backgroundImage]) {
+      const m = v && v !== "none" && v !== "normal" ? IMAGE_FILE.exec(v) : null;
+      const w = m ? iconWords(m[1]) : "";
+      if (w && ICON_WORDS.has(w.split(" ")[0].toLowerCase())) return w.toLowerCase();
+    }
+    return "";
+  }
   function iconName(el) {
     const els = [el];
     for (const d of el.querySelectorAll("*")) { els.push(d); if (els.length > 12) break; }
@@ -332,6 +345,8 @@
         if (m && !ICON_NOISE.test(m[1]) && iconWords(m[1])) return iconWords(m[1]);
       }
       for (const c of cls) if (ICON_WORDS.has(c.toLowerCase())) return c.toLowerCase();
+      const img = imageIcon(e);
+      if (img) return img;
       if (/^(material-icons|material-symbols)/.test(cls.join(" ")) && ws(e.textContent)) return ws(e.textContent).replace(/_/g, " ");
     }
     return "";
@@ -358,6 +373,10 @@
     if (el.required === true || attr("aria-required") === "true") out.push("required");
     if ((el.readOnly === true && (tag === "INPUT" || tag === "TEXTAREA")) || attr("aria-readonly") === "true") out.push("readonly");
     if (attr("aria-invalid") === "true") out.push("invalid");
+    // a text area (several lines) said apart from a one-line field; an entry that opens a menu (a submenu)
+    if (tag === "TEXTAREA" || attr("aria-multiline") === "true") out.push("multiline");
+    const popup = attr("aria-haspopup");
+    if (popup && popup !== "false" && ex === null && role !== "combobox") out.push("haspopup");
     if (attr("aria-current") && attr("aria-current") !== "false") out.push("current");
     return out;
   }
@@ -401,7 +420,7 @@
     }
     if (tag === "TEXTAREA") return el.value;
     if (tag === "SELECT") return Array.from(el.selectedOptions).map((o) => ws(o.textContent)).join(", ");
-    if (role === "textbox" && el.isContentEditable) return "";
+    if (role === "textbox" && el.isContentEditable) return ws(el.innerText || "");  // an editor's text
     const vn = el.getAttribute("aria-valuenow");
     if (vn !== null) return el.getAttribute("aria-valuetext") || vn;
     return "";
@@ -419,6 +438,8 @@
     }
     return out.join(" ");
   }
+  const FIELD_VALUE_CLIP = 200;  // a field's value in the page's outline
+  const FIELD_VALUE_MAX = 20000;  // a field's value when the field itself is read (ref_id)
   function clip(s, n) { return s.length > n ? s.slice(0, n - 1) + "…" : s; }
 
   // Roles with no interaction of their own that script can give one (a row of an inbox, a day cell).
@@ -449,6 +470,19 @@
       }
     }
     return DELEGATED;
+  }
+  // The ancestors of every element with a listener of its own or a delegated one: a control drawn as a
+  // row of such spans ("Reply", "Forward" in a clickable bar) shows each of them, not only the bar.
+  let LISTENED_INSIDE = null;
+  function listenedInside() {
+    if (LISTENED_INSIDE) return LISTENED_INSIDE;
+    LISTENED_INSIDE = new Set();
+    const targets = Array.from(delegated());
+    if (LISTENED) for (const el of document.querySelectorAll("*")) if (LISTENED.has(el)) targets.push(el);
+    for (const t of targets) {
+      for (let p = t.parentElement; p && !LISTENED_INSIDE.has(p); p = p.parentElement) LISTENED_INSIDE.add(p);
+    }
+    return LISTENED_INSIDE;
   }
   // Whether script makes `el` act on a click or key: a listener of its own (the registry, an on*
   // handler), a framework's delegated selector, or — supporting — a cursor:pointer it sets itself.
@@ -532,9 +566,12 @@
     return t.length > 48 ? t.slice(0, 47) + "…" : t + "…";
   }
 
-  function describeLine(el, role, name, ref, states, extra) {
+  // A name longer than this is cut — but for a <label>'s text, which the page shows and the outline
+  // says nowhere else (a consent box's long sentence): that is kept whole up to NAME_SHOWN_MAX.
+  const NAME_MAX = 300, NAME_SHOWN_MAX = 3000;
+  function describeLine(el, role, name, ref, states, extra, nameSrc) {
     let s = "- " + displayRole(el, role);
-    if (name) s += " " + q(clip(name, 300));
+    if (name) s += " " + q(clip(name, nameSrc === "label" ? NAME_SHOWN_MAX : NAME_MAX));
     if (ref !== undefined) s += " [" + PREFIX + ref + "]";
     if (extra) s += (extra[0] === HREF_MARK ? "" : " ") + extra;
     if (states.length) s += " " + states.join(" ");
@@ -583,7 +620,12 @@
           if (h) extra = HREF_MARK + h + HREF_END;  // " → h" the first time the read shows h (see outline)
         } else {
           const v = valueOf(el, role);
-          if (v && v !== name) extra = "value=" + q(clip(v, 200));
+          // A long value is cut in the page's outline, saying how long it is; reading the field itself
+          // (ref_id) gives it whole: the text a person scrolls through in a textarea.
+          if (v && v !== name) {
+            const whole = el === rootEl ? FIELD_VALUE_MAX : FIELD_VALUE_CLIP;
+            extra = "value=" + q(clip(v, whole)) + (v.length > whole ? " (" + v.length + " chars)" : "");
+          }
           if (tag === "INPUT") { const f = fieldFormat(el); if (f) extra += (extra ? " " : "") + f; }
         }
         // A link inside running text stays inline, markdown-style: "see [the docs](ax_9 → /docs) now".
@@ -593,7 +635,7 @@
           return true;
         }
         flush();
-        const node = { line: describeLine(el, role, name, ref, states, extra), kids: [] };
+        const node = { line: describeLine(el, role, name, ref, states, extra, nameSrc), kids: [] };
         cur.kids.push(node);
         if (tag === "SELECT") {
           const names = Array.from(el.options).map((o) => ws(o.label || o.textContent)).filter(Boolean);
@@ -693,7 +735,7 @@
     }
 
     function hasInteractiveInside(el) {
-      return !!el.querySelector("a[href],button,input,select,textarea,[role=button],[role=link],[role=checkbox],[role=tab],[role=menuitem],[role=option],[role=treeitem],[role=radio],[role=switch],[role=gridcell],[role=menuitemcheckbox],[role=menuitemradio],[tabindex],[contenteditable],iframe,summary");
+      return listenedInside().has(el) || !!el.querySelector("a[href],button,input,select,textarea,[role=button],[role=link],[role=checkbox],[role=tab],[role=menuitem],[role=option],[role=treeitem],[role=radio],[role=switch],[role=gridcell],[role=menuitemcheckbox],[role=menuitemradio],[tabindex],[contenteditable],iframe,summary");
     }
 
     function walkNode(n, nestedOnly) {

@@ -7,9 +7,10 @@ Modes:
   ``- heading "Results" [level=2]``, ``- link "Docs" [ax_9] → /docs``; text is a plain line (``- text: …`` when it
   starts with ``-``), a link inside it inline: ``see [the docs](ax_9 → /docs) now``. Wrappers
   without a role vanish, whitespace collapses, invisible nodes are left out; every visible
-  interactive element carries a ref. A link's target is shortened (host and path cut at 40
-  characters, tracking parameters such as ``utm_*`` left out, a longer query shown as ``?…``) and
-  said the first time only: a later link to the same target shows its ref without it.
+  interactive element carries a ref. A field's value over 200 characters is cut, its length said
+  (``value="…" (1203 chars)``); ``ref_id`` on the field reads it whole. A link's target is shortened
+  (host and path cut at 40 characters, tracking parameters such as ``utm_*`` left out, a longer query
+  shown as ``?…``) and said the first time only: a later link to the same target shows its ref without it.
 - ``text``: the readable text of the page (``innerText``), frames included.
 - ``dom``: a compact element outline (tag#id and a few telling attributes).
 
