@@ -1,8 +1,11 @@
 """Settings: everything a session may do and how, as one frozen value.
 
-:meth:`Settings.from_env` is the only reader of ``OCNB_*`` environment variables in ocnb. Every other
-way to set something maps onto a :class:`Settings`: ``Session(**overrides)`` and ``Session(settings=...)``,
-the ``%config OcMagics.*`` traitlets, and the ``ocnb mcp`` options. Change one with
+:func:`env_values` is the only reader of ``OCNB_*`` environment variables in ocnb (through
+:meth:`Settings.from_env` and :meth:`SessionOptions.resolve`). Every other way to set something maps
+onto a :class:`Settings`: ``Session(**overrides)`` and ``Session(settings=...)``; and a face's options —
+the ``%config OcMagics.*`` traitlets, the ``ocnb mcp`` flags, a ``Pool``'s keywords — through one
+builder, :meth:`SessionOptions.resolve` (each value checked once, by :func:`check_setting`) and
+:func:`ocnb.session.build_session`. Change one with
 :func:`dataclasses.replace` (or :meth:`ocnb.Session.configure` on a live session)::
 
     >>> from dataclasses import replace

@@ -15,7 +15,7 @@ import dataclasses
 import os
 import queue
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -23,6 +23,7 @@ from ..browser.runtime import Runtime
 from ..browser.shared import SharedBrowser
 from ..session import Session, build_session
 from ..settings import SessionOptions
+from .options import RowOptions
 from .row import CRASH_CODES, Replayer
 
 #: Browsers a pool shares its sessions over when ``browsers=`` is not given: one, measured fastest on
@@ -126,7 +127,7 @@ class ReplayPool:
         self,
         skill: dict[str, Any],
         entries: list[tuple[Any, ...]],
-        options: dict[str, Any],
+        options: RowOptions | Mapping[str, Any],
         *,
         verify: dict[str, Any] | None = None,
         tick: Callable[[], Any] | None = None,
@@ -157,11 +158,11 @@ class ReplayPool:
                     return result, moved
                 moved = True  # its browser stays unreachable after a fresh session: the row goes to another
 
+        given = RowOptions.of(options)
+
         def one(entry: tuple[Any, ...]) -> dict[str, Any]:
             index, row = int(entry[0]), entry[1]
-            opts = options
-            if on_commit is not None:
-                opts = {**options, "_on_commit": lambda step: on_commit(index, step)}
+            opts = given.for_row(None if on_commit is None else lambda step: on_commit(index, step))
             try:
                 if verify is not None and len(entry) > 2:
                     result = run(lambda r: r.check(skill, verify, row, index, opts, entry[2]))[0]
