@@ -1,7 +1,7 @@
 """IPython magics: ``%oc TOOL ...`` runs any registered tool, ``%%oc`` runs one call per line.
 
 Load with ``%load_ext ocnb``. The magics are a thin face: they parse a line into ``(tool, args)``
-(:func:`parse_call`, pure and testable on its own), make one :func:`~ocnb.dispatch.dispatch` call on
+(:func:`~ocnb.notebook.lines.parse_call`, pure and testable on its own), make one :func:`~ocnb.dispatch.dispatch` call on
 the shared default session (:func:`ocnb.session`) with ``source="magic"``, and display the
 :class:`~ocnb.results.ToolResult`. A failed call raises :class:`~IPython.core.error.UsageError`, so a
 person sees one line with the error code, not a traceback.
@@ -17,15 +17,9 @@ Line forms::
 
 from __future__ import annotations
 
-import difflib
 import importlib
-import json
-import re
-import shlex
 import sys
-import textwrap
 import time
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ._extras import extra
@@ -34,16 +28,26 @@ with extra("notebook"):
     from IPython.core.completer import SimpleCompletion, context_matcher
     from IPython.core.error import UsageError
     from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
-    from IPython.utils.text import DollarFormatter
     from traitlets import Bool, Int, List, TraitError, Unicode, default, observe, validate
 
 from . import display as _display
 from .dispatch import dispatch
-from .origins import OriginPolicy, split_patterns
-from .perception.refs import REF_PATTERN
-from .registry import Registry, ToolDef, check_caps
-from .session import session as default_session
-from .settings import CONFIRM_MODES, DIALOG_POLICIES, Settings
+from .notebook.lines import (
+    COMMANDS,
+    VERBS,
+    Call,
+    coerce_value,
+    expand,
+    help_text,
+    parse_call,
+    positional_names,
+    tool_help,
+    tool_list,
+)
+from .notebook.mcp_command import MCP_SUBCOMMANDS, MCP_TOKEN_FILE, mcp_command
+from .registry import Registry, check_caps
+from .session import build_session
+from .settings import SessionOptions, Settings, check_setting
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -51,203 +55,36 @@ if TYPE_CHECKING:
     from .results import ToolResult
     from .session import Session
 
-__all__ = ["COMMANDS", "VERBS", "Call", "OcMagics", "load_ipython_extension", "parse_call", "tool_help"]
+# The line's parts live in ocnb.notebook; they are importable from here too, by their old names.
+__all__ = [
+    "COMMANDS",
+    "MCP_TOKEN_FILE",
+    "VERBS",
+    "Call",
+    "OcMagics",
+    "coerce_value",
+    "load_ipython_extension",
+    "parse_call",
+    "positional_names",
+    "tool_help",
+]
 
-#: Short verbs: verb -> (tool, fixed arguments, names of the positional arguments).
-VERBS: dict[str, tuple[str, dict[str, Any], tuple[str, ...]]] = {
-    "click": ("interact", {"action": "click"}, ("target",)),
-    "fill": ("interact", {"action": "fill"}, ("target", "value")),
-    "press": ("interact", {"action": "press"}, ("key", "target?")),
-    "read": ("read_page", {}, ()),
-    "shot": ("page_screenshot", {}, ()),
-    "discover": ("discover_capabilities", {}, ("query",)),
-}
-#: Words of ``%oc`` that are not tools.
-COMMANDS = ("help", "tools", "mcp", "close")
-MCP_SUBCOMMANDS = ("start", "status", "stop")
-#: Where ``%oc mcp start`` keeps the server's token (under the session's home, mode 0600), unless
-#: ``--token-file`` says otherwise; the same token after a restart.
-MCP_TOKEN_FILE = "mcp/token"
 
-# A verb's target that looks like a ref (``ax_12``) is passed as ``ref``, anything else as ``query``.
-_NUMBER = re.compile(r"^-?\d+(\.\d+)?([eE][+-]?\d+)?$")
-_USAGE = (
-    "usage: %oc TOOL [VALUE ...] [--name value ...] | %oc click|fill|press|read|shot ... | "
-    "%oc help [TOOL] | %oc tools | %oc discover QUERY | %oc mcp start|status|stop | %oc close"
+#: The traitlets that are settings of the session (:class:`~ocnb.settings.Settings` fields of the same name).
+SETTINGS_TRAITS = (
+    "headless",
+    "default_timeout_ms",
+    "caps",
+    "dialog_policy",
+    "handoff",
+    "discovery_learn",
+    "confirm",
+    "risky_words",
+    "allowed_origins",
+    "blocked_origins",
 )
-
-
-@dataclass
-class Call:
-    """One parsed ``%oc`` line: the tool to run and its arguments."""
-
-    tool: str
-    args: dict[str, Any] = field(default_factory=dict)
-
-
-def _types(prop: dict[str, Any]) -> set[str]:
-    t = prop.get("type")
-    if isinstance(t, str):
-        return {t}
-    if isinstance(t, list):
-        return set(t)
-    return set()
-
-
-def _looks_like_json(raw: str) -> bool:
-    s = raw.strip()
-    return bool(s) and (s[0] in '{["' or s in ("true", "false", "null") or bool(_NUMBER.match(s)))
-
-
-def coerce_value(tooldef: ToolDef | None, name: str, raw: str) -> Any:
-    """A flag's value: kept as text for string-only arguments, parsed as JSON when it looks like JSON."""
-    prop = (tooldef.input_schema.get("properties", {}).get(name) if tooldef else None) or {}
-    if _types(prop) == {"string"} or not _looks_like_json(raw):
-        return raw
-    try:
-        return json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"--{name}: not valid JSON ({exc.msg} at position {exc.pos}): {raw}") from None
-
-
-def _suggest(word: str, choices: list[str]) -> str:
-    close = difflib.get_close_matches(word, choices, n=3)
-    return f" (did you mean {', '.join(close)}?)" if close else ""
-
-
-def _split(tokens: list[str]) -> tuple[list[str], list[tuple[str, str | None]]]:
-    """Positional tokens, and ``(name, raw value or None for a bare flag)`` pairs, in order."""
-    positionals: list[str] = []
-    flags: list[tuple[str, str | None]] = []
-    i = 0
-    while i < len(tokens):
-        tok = tokens[i]
-        if tok.startswith("--") and len(tok) > 2:
-            name, eq, value = tok[2:].partition("=")
-            name = name.replace("-", "_")
-            if eq:
-                flags.append((name, value))
-            elif i + 1 < len(tokens) and not (tokens[i + 1].startswith("--") and len(tokens[i + 1]) > 2):
-                flags.append((name, tokens[i + 1]))
-                i += 1
-            else:
-                flags.append((name, None))
-        else:
-            positionals.append(tok)
-        i += 1
-    return positionals, flags
-
-
-def positional_names(tooldef: ToolDef) -> list[str]:
-    """The arguments a line may give positionally: the required string arguments, in schema order."""
-    props = tooldef.input_schema.get("properties", {})
-    required = set(tooldef.required)
-    return [k for k, v in props.items() if k in required and "string" in _types(v)]
-
-
-def _target(value: str) -> dict[str, str]:
-    return {"ref": value} if REF_PATTERN.match(value) else {"query": value}
-
-
-def parse_call(line: str, registry: Registry) -> Call:
-    """Parse a ``%oc`` line (already $-expanded by IPython) into a :class:`Call`; UsageError if malformed."""
-    try:
-        tokens = shlex.split(line, comments=False, posix=True)
-    except ValueError as exc:
-        raise UsageError(f"cannot parse the line: {exc}") from None
-    if not tokens:
-        raise UsageError(_USAGE)
-    head, rest = tokens[0], tokens[1:]
-    positionals, flags = _split(rest)
-    args: dict[str, Any] = {}
-    if head in VERBS:
-        tool, fixed, slots = VERBS[head]
-        args.update(fixed)
-        tooldef = registry.get(tool)
-        needed = [s for s in slots if not s.endswith("?")]
-        if len(positionals) < len(needed) or len(positionals) > len(slots):
-            shown = " ".join(s.rstrip("?").upper() if not s.endswith("?") else f"[{s[:-1].upper()}]" for s in slots)
-            raise UsageError(f"usage: %oc {head} {shown} [--name value ...]".replace("  ", " "))
-        for slot, value in zip(slots, positionals, strict=False):
-            slot = slot.rstrip("?")
-            if slot == "target":
-                args.update(_target(value))
-            else:
-                args[slot] = value
-    else:
-        tool = head
-        tooldef = registry.get(tool)
-        if tooldef is None:
-            raise UsageError(f"UNKNOWN_TOOL: no tool {tool!r}{_suggest(tool, registry.names())}; %oc tools lists them")
-        slots_ = positional_names(tooldef)
-        if len(positionals) > len(slots_):
-            what = ", ".join(slots_) if slots_ else "no value"
-            raise UsageError(f"{tool} takes {what} positionally; give the rest as --name value (see %oc help {tool})")
-        args.update(dict(zip(slots_, positionals, strict=False)))
-    props = tooldef.input_schema.get("properties", {}) if tooldef else {}
-    closed = tooldef is not None and tooldef.input_schema.get("additionalProperties") is False
-    for name, raw in flags:
-        if closed and name not in props:
-            raise UsageError(f"{tool} has no argument --{name}{_suggest(name, list(props))}; see %oc help {tool}")
-        if raw is None:
-            if props.get(name) and "boolean" not in _types(props[name]):
-                raise UsageError(f"--{name} needs a value")
-            args[name] = True
-        else:
-            args[name] = coerce_value(tooldef, name, raw)
-    return Call(tool, args)
-
-
-def tool_help(tooldef: ToolDef) -> str:
-    """Plain-text help for one tool, computed from its description and JSON Schema."""
-    props = tooldef.input_schema.get("properties", {})
-    required = set(tooldef.required)
-    pos = positional_names(tooldef)
-    usage = " ".join(
-        [f"%oc {tooldef.name}"]
-        + [p.upper() for p in pos]
-        + [f"--{k} {k.upper()}" for k in props if k in required and k not in pos]
-        + (["[--name value ...]"] if set(props) - required else [])
-    )
-    lines = [usage, ""]
-    lines += textwrap.wrap(" ".join(tooldef.description.split()), width=100)
-    flags = ("side effects" if tooldef.side_effects else "read-only") + (
-        f", capability group {tooldef.group!r}" if tooldef.group != "core" else ""
-    )
-    lines += ["", f"category: {tooldef.category} ({flags})", "", "arguments:"]
-    if not props:
-        lines.append("  (none)")
-    for name, prop in props.items():
-        kind = "|".join(sorted(_types(prop))) or "any"
-        if "enum" in prop:
-            kind = "|".join(map(str, prop["enum"]))
-        extra = "required" if name in required else "optional"
-        if "default" in prop:
-            extra += f", default {json.dumps(prop['default'])}"
-        desc = " ".join(str(prop.get("description", "")).split())
-        lines.append(f"  --{name} ({kind}; {extra})" + (f"  {desc}" if desc else ""))
-    return "\n".join(lines)
-
-
-def _tool_list(registry: Registry) -> str:
-    by_cat: dict[str, list[ToolDef]] = {}
-    for t in registry:
-        by_cat.setdefault(t.category, []).append(t)
-    width = max((len(t.name) for t in registry), default=0)
-    out = []
-    for cat in sorted(by_cat):
-        out.append(f"{cat}:")
-        out += [f"  {t.name:<{width}}  {t.summary}" for t in by_cat[cat]]
-    out.append(f"{len(registry)} tools; short verbs: {', '.join(VERBS)}; %oc help TOOL for its arguments")
-    return "\n".join(out)
-
-
-def _expand(shell: Any, text: str) -> str:
-    """``$var``/``{expr}`` expansion against the user namespace, as IPython does for line magics."""
-    try:
-        return DollarFormatter().vformat(text, args=[], kwargs=dict(shell.user_ns))
-    except Exception:  # noqa: BLE001 - IPython leaves the text unchanged when expansion fails
-        return text
+#: Settings a running browser keeps until it next starts (``%oc close``, then any call).
+_NEXT_BROWSER = ("headless", "allowed_origins", "blocked_origins")
 
 
 @magics_class
@@ -278,28 +115,6 @@ class OcMagics(Magics):
     risky_words = List(Unicode(), help="Words added to the risky vocabulary (e.g. ['nuke', 'wipe out']).").tag(
         config=True
     )
-
-    @default("confirm")
-    def _confirm_default(self) -> str:
-        return Settings.from_env().confirm
-
-    @validate("confirm")
-    def _confirm_valid(self, proposal: dict[str, Any]) -> str:
-        value = str(proposal["value"]).strip().lower()
-        if value not in CONFIRM_MODES:
-            raise TraitError(f"OcMagics.confirm must be one of {', '.join(CONFIRM_MODES)}, not {value!r}")
-        return value
-
-    @default("risky_words")
-    def _risky_words_default(self) -> list[str]:
-        return list(Settings.from_env().risky_words)
-
-    @observe("confirm", "risky_words")
-    def _approval_changed(self, change: dict[str, Any]) -> None:
-        s = self._existing()
-        if s is not None:
-            s.configure(**{change["name"]: change["new"]})
-
     allowed_origins = List(
         Unicode(),
         help="Origins the browser may reach (https://example.com, https://*.example.org, http://localhost:*).",
@@ -307,6 +122,15 @@ class OcMagics(Magics):
     blocked_origins = List(Unicode(), help="Origins the browser may not reach (wins over allowed_origins).").tag(
         config=True
     )
+
+    # What OCNB_* says, where it says anything (read once, by ocnb.settings).
+    @default("confirm")
+    def _confirm_default(self) -> str:
+        return Settings.from_env().confirm
+
+    @default("risky_words")
+    def _risky_words_default(self) -> list[str]:
+        return list(Settings.from_env().risky_words)
 
     @default("allowed_origins")
     def _allowed_origins_default(self) -> list[str]:
@@ -316,43 +140,44 @@ class OcMagics(Magics):
     def _blocked_origins_default(self) -> list[str]:
         return list(Settings.from_env().blocked_origins)
 
-    @validate("allowed_origins", "blocked_origins")
-    def _origins_valid(self, proposal: dict[str, Any]) -> list[str]:
-        try:
-            OriginPolicy(proposal["value"])  # a malformed pattern raises, naming it
-        except Exception as exc:  # noqa: BLE001 - a malformed pattern: say which
-            raise TraitError(f"OcMagics.{proposal['trait'].name}: {exc}") from None
-        return list(split_patterns(proposal["value"]))
-
-    @observe("allowed_origins", "blocked_origins")
-    def _origins_changed(self, change: dict[str, Any]) -> None:
-        s = self._existing()
-        if s is None:
-            return
-        if s.started:
-            print(f"{change['name']} applies to the next browser: run %oc close, then any %oc call", file=sys.stderr)
-        s.configure(**{change["name"]: change["new"]})
-
     @default("discovery_learn")
     def _discovery_learn_default(self) -> bool:
         return Settings.from_env().discovery_learn
-
-    @observe("discovery_learn")
-    def _discovery_learn_changed(self, change: dict[str, Any]) -> None:
-        s = self._existing()
-        if s is not None:
-            s.configure(discovery_learn=change["new"])
 
     @default("caps")
     def _caps_default(self) -> list[str]:
         return list(Settings.from_env().caps)
 
-    @validate("caps")
-    def _caps_valid(self, proposal: dict[str, Any]) -> list[str]:
+    @default("dialog_policy")
+    def _dialog_policy_default(self) -> str:
+        return Settings.from_env().dialog_policy
+
+    @validate(*SETTINGS_TRAITS)
+    def _setting_valid(self, proposal: dict[str, Any]) -> Any:
+        """A value checked as :class:`~ocnb.settings.Settings` checks it (caps: by the registry), normalised."""
+        name = proposal["trait"].name
         try:
-            return sorted(check_caps(proposal["value"]))
-        except Exception as exc:  # noqa: BLE001 - an unknown group: say which ones exist
-            raise TraitError(f"OcMagics.caps: {exc}") from None
+            value = sorted(check_caps(proposal["value"])) if name == "caps" else check_setting(name, proposal["value"])
+        except Exception as exc:  # noqa: BLE001 - refused: %config shows why, naming the trait
+            raise TraitError(f"OcMagics.{name}: {getattr(exc, 'message', exc)}") from None
+        return list(value) if isinstance(value, tuple) else value
+
+    @observe(*SETTINGS_TRAITS)
+    def _setting_changed(self, change: dict[str, Any]) -> None:
+        """A trait's new value on the live session (a browser already running keeps ``_NEXT_BROWSER``'s)."""
+        s = self._existing()
+        if s is None:
+            return
+        name = change["name"]
+        if name in _NEXT_BROWSER and s.started:
+            print(f"{name} applies to the next browser: run %oc close, then any %oc call", file=sys.stderr)
+            if name == "headless":
+                return
+        s.configure(**{name: change["new"]})
+
+    @observe("show_screenshots")
+    def _screenshots_changed(self, change: dict[str, Any]) -> None:
+        _display.options.inline_images = change["new"]
 
     def __init__(self, shell: Any = None, **kwargs: Any) -> None:
         super().__init__(shell=shell, **kwargs)
@@ -361,81 +186,21 @@ class OcMagics(Magics):
         _display.options.inline_images = self.show_screenshots
 
     # -- the session --------------------------------------------------------------------------
+    def session_options(self) -> SessionOptions:
+        """These settings (and ``secrets``) as the :class:`~ocnb.settings.SessionOptions` of a new session."""
+        values: dict[str, Any] = {name: getattr(self, name) for name in SETTINGS_TRAITS}
+        labels = {name: f"OcMagics.{name}" for name in (*SETTINGS_TRAITS, "secrets")}
+        return SessionOptions.resolve({**values, "secrets": self.secrets}, labels=labels)
+
     def session(self) -> Session:
         """The shared default session, created from these settings on first use."""
-        return default_session(
-            headless=self.headless,
-            caps=self.caps,
-            dialog_policy=self.dialog_policy,
-            secrets=self.secrets,
-            default_timeout_ms=self.default_timeout_ms,
-            discovery_learn=self.discovery_learn,
-            confirm=self.confirm,
-            risky_words=tuple(self.risky_words),
-            handoff=self.handoff,
-            allowed_origins=self.allowed_origins,
-            blocked_origins=self.blocked_origins,
-        )
-
-    @observe("handoff")
-    def _handoff_changed(self, change: dict[str, Any]) -> None:
-        s = self._existing()
-        if s is not None:
-            s.configure(handoff=change["new"])
+        existing = self._existing()  # every %oc line asks: an open session is returned as it is
+        return existing if existing is not None else build_session(self.session_options(), default=True)
 
     def _existing(self) -> Session | None:
         # ocnb.session is shadowed by the function of that name in the package namespace.
         s = importlib.import_module("ocnb.session")._DEFAULT
         return s if s is not None and not s.closed else None
-
-    @validate("default_timeout_ms")
-    def _timeout_valid(self, proposal: dict[str, Any]) -> int:
-        if proposal["value"] <= 0:
-            raise TraitError("OcMagics.default_timeout_ms must be a positive number of milliseconds")
-        return int(proposal["value"])
-
-    @observe("default_timeout_ms")
-    def _timeout_changed(self, change: dict[str, Any]) -> None:
-        s = self._existing()
-        if s is not None:
-            s.configure(default_timeout_ms=change["new"])
-
-    @default("dialog_policy")
-    def _dialog_policy_default(self) -> str:
-        return Settings.from_env().dialog_policy
-
-    @validate("dialog_policy")
-    def _dialog_policy_valid(self, proposal: dict[str, Any]) -> str:
-        value = str(proposal["value"]).strip().lower()
-        if value not in DIALOG_POLICIES:
-            raise TraitError(f"OcMagics.dialog_policy must be one of {', '.join(DIALOG_POLICIES)}, not {value!r}")
-        return value
-
-    @observe("dialog_policy")
-    def _dialog_policy_changed(self, change: dict[str, Any]) -> None:
-        s = self._existing()
-        if s is not None:
-            s.configure(dialog_policy=change["new"])
-
-    @observe("caps")
-    def _caps_changed(self, change: dict[str, Any]) -> None:
-        s = self._existing()
-        if s is not None:
-            s.configure(caps=change["new"])
-
-    @observe("headless")
-    def _headless_changed(self, change: dict[str, Any]) -> None:
-        s = self._existing()
-        if s is None:
-            return
-        if s.started:
-            print("headless applies to the next browser: run %oc close, then any %oc call", file=sys.stderr)
-        else:
-            s.configure(headless=change["new"])
-
-    @observe("show_screenshots")
-    def _screenshots_changed(self, change: dict[str, Any]) -> None:
-        _display.options.inline_images = change["new"]
 
     # -- magics -------------------------------------------------------------------------------
     @line_magic("oc")  # type: ignore[arg-type]  # IPython types the decorator for plain functions
@@ -448,7 +213,7 @@ class OcMagics(Magics):
             print(self._help(rest.strip()))
             return None
         if head == "tools":
-            print(_tool_list(self.session().registry))
+            print(tool_list(self.session().registry))
             return None
         if head == "mcp":
             return self._mcp(rest)
@@ -513,7 +278,7 @@ class OcMagics(Magics):
             text = raw.strip()
             if not text or text.startswith("#"):
                 continue
-            text = _expand(self.shell, text.removeprefix("%oc").strip())
+            text = expand(self.shell, text.removeprefix("%oc").strip())
             try:
                 steps.append((text, parse_call(text, registry)))
             except UsageError as exc:
@@ -571,58 +336,11 @@ class OcMagics(Magics):
 
     # -- help, MCP ----------------------------------------------------------------------------
     def _help(self, name: str) -> str:
-        registry = self.session().registry
-        if not name:
-            verbs = "\n".join(
-                f"  %oc {v} {' '.join(s.rstrip('?').upper() for s in slots)}".rstrip() + f"  → {tool} {fixed or ''}"
-                for v, (tool, fixed, slots) in VERBS.items()
-            )
-            return f"{_USAGE}\n\nshort verbs:\n{verbs}\n\n%%oc runs one call per line and returns a DataFrame."
-        if name in VERBS:
-            name = VERBS[name][0]
-        tooldef = registry.get(name)
-        if tooldef is None:
-            raise UsageError(f"UNKNOWN_TOOL: no tool {name!r}{_suggest(name, registry.names())}")
-        return tool_help(tooldef)
+        return help_text(name, self.session().registry)
 
     def _mcp(self, rest: str) -> Any:
-        words = shlex.split(rest)
-        sub = words[0] if words else "status"
-        if sub not in MCP_SUBCOMMANDS:
-            raise UsageError("usage: %oc mcp start [--port N] [--token-file PATH] | status | stop")
-        try:
-            from . import mcp as ocnb_mcp
-        except ImportError as exc:  # says which extra to install
-            raise UsageError(str(exc)) from None
-        if sub == "start":
-            _, flags = _split(words[1:])
-            opts = dict(flags)
-            if set(opts) - {"port", "host", "token_file"}:
-                raise UsageError("usage: %oc mcp start [--port N] [--token-file PATH]")
-            if self._mcp_server is not None:
-                raise UsageError("an MCP server is already running here; %oc mcp stop first")
-            port = int(opts.get("port") or 0)
-            s = self.session()
-            # the token lives in a 0600 file, and the cell shows its path: a saved notebook holds no token
-            token_file = opts.get("token_file") or s.home / MCP_TOKEN_FILE
-            try:
-                self._mcp_server = ocnb_mcp.serve(s, port=port, token_file=token_file, quiet=True)
-            except ocnb_mcp.McpTokenError as exc:
-                raise UsageError(str(exc)) from None
-            return self._mcp_server  # shown through McpHandle._repr_pretty_: the safe banner
-        if sub == "status":
-            if self._mcp_server is None:
-                print("no MCP server running (%oc mcp start [--port N])")
-            else:
-                print(json.dumps(self._mcp_server.status(), indent=2))
-            return None
-        if self._mcp_server is None:
-            print("no MCP server running")
-            return None
-        server, self._mcp_server = self._mcp_server, None
-        server.stop()
-        print(f"MCP server stopped ({server.url})")
-        return None
+        shown, self._mcp_server = mcp_command(rest, self._mcp_server, self.session)
+        return shown
 
     # -- completion ---------------------------------------------------------------------------
     def completions(self, text_until_cursor: str) -> tuple[list[str], str]:

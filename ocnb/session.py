@@ -46,11 +46,11 @@ from .dispatch import dispatch
 from .errors import SessionClosed, TargetClosed
 from .registry import Registry, ToolDef
 from .results import ToolResult
-from .settings import Settings
+from .settings import SessionOptions, Settings
 from .skills.capture import capture_hook
 from .skills.replay import envelope_hook
 
-__all__ = ["Session", "session"]
+__all__ = ["Session", "build_session", "session"]
 
 _LIVE: weakref.WeakSet[Session] = weakref.WeakSet()
 _DEFAULT: Session | None = None
@@ -462,6 +462,15 @@ def session(**kwargs: Any) -> Session:
         if _DEFAULT is None or _DEFAULT.closed:
             _DEFAULT = Session(**kwargs)
         return _DEFAULT
+
+
+def build_session(options: SessionOptions, *, default: bool = False, **extra: Any) -> Session:
+    """The Session a face's :class:`~ocnb.settings.SessionOptions` describe — the one way the magics,
+    ``ocnb mcp`` and a batch pool build theirs. ``default``: the shared default session (:func:`session`;
+    an open one is kept as it is). ``extra``: what no face option carries (``shared_browser``, ``approve``).
+    """
+    kwargs = {**options.session_kwargs(), **extra}
+    return session(**kwargs) if default else Session(**kwargs)
 
 
 @atexit.register

@@ -1,8 +1,11 @@
 """Settings: everything a session may do and how, as one frozen value.
 
-:meth:`Settings.from_env` is the only reader of ``OCNB_*`` environment variables in ocnb. Every other
-way to set something maps onto a :class:`Settings`: ``Session(**overrides)`` and ``Session(settings=...)``,
-the ``%config OcMagics.*`` traitlets, and the ``ocnb mcp`` options. Change one with
+:func:`env_values` is the only reader of ``OCNB_*`` environment variables in ocnb (through
+:meth:`Settings.from_env` and :meth:`SessionOptions.resolve`). Every other way to set something maps
+onto a :class:`Settings`: ``Session(**overrides)`` and ``Session(settings=...)``; and a face's options —
+the ``%config OcMagics.*`` traitlets, the ``ocnb mcp`` flags, a ``Pool``'s keywords — through one
+builder, :meth:`SessionOptions.resolve` (each value checked once, by :func:`check_setting`) and
+:func:`ocnb.session.build_session`. Change one with
 :func:`dataclasses.replace` (or :meth:`ocnb.Session.configure` on a live session)::
 
     >>> from dataclasses import replace
@@ -22,9 +25,21 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from .errors import InvalidArgument, OcnbError
 from .origins import OriginPolicy, split_patterns
 
-__all__ = ["CONFIRM_MODES", "DIALOG_POLICIES", "ENV", "Settings", "confirm_for_face", "env_flag"]
+__all__ = [
+    "CONFIRM_MODES",
+    "DIALOG_POLICIES",
+    "ENV",
+    "SESSION_ARGS",
+    "SessionOptions",
+    "Settings",
+    "check_setting",
+    "confirm_for_face",
+    "env_flag",
+    "env_values",
+]
 
 #: Every environment variable ocnb reads, and what it sets.
 ENV: dict[str, str] = {
@@ -186,39 +201,7 @@ class Settings:
         An unknown override is a ``TypeError``; a variable that is not a valid value a ``ValueError``
         naming it.
         """
-        env = os.environ if environ is None else environ
-        values: dict[str, Any] = {}
-        if env.get("OCNB_JAVASCRIPT") is not None:
-            values["allow_javascript"] = env_flag("OCNB_JAVASCRIPT", env["OCNB_JAVASCRIPT"])
-        if env.get("OCNB_ALLOW_FILE_URLS") is not None and env_flag(
-            "OCNB_ALLOW_FILE_URLS", env["OCNB_ALLOW_FILE_URLS"]
-        ):
-            values["allowed_schemes"] = ("file",)
-        if env.get("OCNB_SKILL_REPLAY") is not None:
-            values["skill_replay"] = env_flag("OCNB_SKILL_REPLAY", env["OCNB_SKILL_REPLAY"])
-        if env.get("OCNB_HOME"):
-            values["home"] = Path(env["OCNB_HOME"])
-        if env.get("OCNB_CHROMIUM"):
-            values["chromium"] = env["OCNB_CHROMIUM"]
-        if env.get("OCNB_CAPABILITY_DIRS"):
-            values["capability_dirs"] = tuple(Path(p) for p in env["OCNB_CAPABILITY_DIRS"].split(os.pathsep) if p)
-        if env.get("OCNB_O200K_FILE"):
-            values["o200k_file"] = Path(env["OCNB_O200K_FILE"])
-        if env.get("OCNB_DIALOG_POLICY", "").strip():
-            values["dialog_policy"] = env["OCNB_DIALOG_POLICY"].strip().lower()
-        if env.get("OCNB_DISCOVERY_LEARN") is not None:
-            values["discovery_learn"] = env_flag("OCNB_DISCOVERY_LEARN", env["OCNB_DISCOVERY_LEARN"])
-        if env.get("OCNB_CONFIRM", "").strip():
-            values["confirm"] = env["OCNB_CONFIRM"].strip().lower()
-        if env.get("OCNB_RISKY_WORDS", "").strip():
-            values["risky_words"] = env["OCNB_RISKY_WORDS"]
-        if env.get("OCNB_CAPS", "").strip():
-            values["caps"] = env["OCNB_CAPS"]
-        for name in ("allowed_origins", "blocked_origins"):
-            if env.get(f"OCNB_{name.upper()}", "").strip():
-                values[name] = env[f"OCNB_{name.upper()}"]
-        if env.get("OCNB_MCP_TOKEN", "").strip():
-            values["mcp_token"] = env["OCNB_MCP_TOKEN"].strip()
+        values = env_values(environ)
         return replace(cls(**values), **_checked(overrides)) if overrides else cls(**values)
 
     def with_changes(self, **changes: Any) -> Settings:
@@ -231,11 +214,137 @@ class Settings:
         return self.home if self.home is not None else Path.home() / ".ocnb"
 
 
+#: What a face may give a Session besides its settings (``ocnb mcp --secrets/--chromium/--connect/--cdp-endpoint``).
+SESSION_ARGS = ("secrets", "executable_path", "connect", "cdp")
+#: The variable that sets each field (the other way round from :data:`ENV`), to name it in an error.
+_ENV_OF = {text.split(":")[0]: var for var, text in ENV.items()}
+#: Settings whose value a person types in any case: compared lower-case, without surrounding space.
+_WORDS = ("dialog_policy", "confirm")
+
+
+def check_setting(name: str, value: Any, label: str | None = None) -> Any:
+    """``value`` for setting ``name`` as :class:`Settings` holds it, or ``INVALID_ARGUMENT`` naming ``label``.
+
+    The one validation of a value a face was given (a ``%config OcMagics.*`` trait, an ``ocnb mcp``
+    flag, a ``Pool`` keyword): :class:`Settings` itself checks it; this names where it came from.
+    An unknown ``name`` is a ``TypeError``.
+    """
+    _checked({name: value})
+    if name in _WORDS and isinstance(value, str):
+        value = value.strip().lower()
+    try:
+        return getattr(Settings(**{name: value}), name)
+    except (ValueError, TypeError) as exc:
+        text = exc.message if isinstance(exc, OcnbError) else str(exc)
+        raise InvalidArgument(f"{label or name}: {text}", details={"option": label or name}) from None
+
+
+@dataclass(frozen=True)
+class SessionOptions:
+    """What a face says about the Session it builds: its :class:`Settings` and the rest of :data:`SESSION_ARGS`.
+
+    Built by :meth:`resolve` — the magics, ``ocnb mcp`` and a batch pool all do — and turned into a
+    session by :func:`ocnb.session.build_session`. Frozen and picklable (it holds no callable).
+    """
+
+    settings: Settings = field(default_factory=Settings)
+    secrets: Path | None = None
+    executable_path: str | None = None
+    connect: str | None = None
+    cdp: str | None = None
+
+    @classmethod
+    def resolve(
+        cls,
+        values: Mapping[str, Any] | None = None,
+        *,
+        environ: Mapping[str, str] | None = None,
+        defaults: Mapping[str, Any] | None = None,
+        base: Settings | None = None,
+        labels: Mapping[str, str] | None = None,
+    ) -> SessionOptions:
+        """A face's ``values`` (settings by field name, and :data:`SESSION_ARGS`; ``None`` = not given)
+        over the ``OCNB_*`` variables of ``environ`` over the face's own ``defaults`` (``ocnb mcp``:
+        ``confirm="risky"``) — or over ``base`` settings, when given, instead of the last two.
+
+        Every value is checked before anything starts: a malformed one (or variable) is
+        ``INVALID_ARGUMENT`` naming it as the face spells it (``labels``: ``{"dialog_policy": "--dialogs"}``);
+        an unknown name is a ``TypeError``.
+        """
+        given = {k: v for k, v in (values or {}).items() if v is not None}
+        args = {k: given.pop(k) for k in SESSION_ARGS if k in given}
+        named = labels or {}
+        checked = {k: check_setting(k, v, named.get(k)) for k, v in given.items()}
+        if base is None:
+            try:
+                start = {**_checked(defaults or {}), **env_values(environ)}
+            except ValueError as exc:  # an OCNB_* variable that is not a flag: named in the message
+                raise InvalidArgument(str(exc), details={"option": "environment"}) from None
+            base = Settings(**{k: check_setting(k, v, _ENV_OF.get(k)) for k, v in start.items()})
+        secrets = args.get("secrets")
+        return cls(
+            settings=base.with_changes(**checked),
+            secrets=Path(secrets) if secrets is not None else None,
+            executable_path=str(args["executable_path"]) if args.get("executable_path") else None,
+            connect=args.get("connect"),
+            cdp=args.get("cdp"),
+        )
+
+    def session_kwargs(self) -> dict[str, Any]:
+        """The keyword arguments of :class:`ocnb.Session` these options stand for."""
+        return {
+            "settings": self.settings,
+            "secrets": self.secrets,
+            "executable_path": self.executable_path,
+            "connect": self.connect,
+            "cdp": self.cdp,
+        }
+
+
 def confirm_for_face(face_default: str, environ: Mapping[str, str] | None = None) -> str:
     """The ``confirm`` mode of a face whose own default differs from the API's (``ocnb mcp``: risky):
     ``OCNB_CONFIRM`` when set, else ``face_default``."""
+    return str(env_values(environ).get("confirm", face_default))
+
+
+def env_values(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The settings the ``OCNB_*`` variables of ``environ`` (default ``os.environ``) give, by field name.
+
+    The one reader of those variables: :meth:`Settings.from_env` and :meth:`SessionOptions.resolve`
+    both start from it. A variable that is not a valid flag is a ``ValueError`` naming it.
+    """
     env = os.environ if environ is None else environ
-    return env.get("OCNB_CONFIRM", "").strip().lower() or face_default
+    values: dict[str, Any] = {}
+    if env.get("OCNB_JAVASCRIPT") is not None:
+        values["allow_javascript"] = env_flag("OCNB_JAVASCRIPT", env["OCNB_JAVASCRIPT"])
+    if env.get("OCNB_ALLOW_FILE_URLS") is not None and env_flag("OCNB_ALLOW_FILE_URLS", env["OCNB_ALLOW_FILE_URLS"]):
+        values["allowed_schemes"] = ("file",)
+    if env.get("OCNB_SKILL_REPLAY") is not None:
+        values["skill_replay"] = env_flag("OCNB_SKILL_REPLAY", env["OCNB_SKILL_REPLAY"])
+    if env.get("OCNB_HOME"):
+        values["home"] = Path(env["OCNB_HOME"])
+    if env.get("OCNB_CHROMIUM"):
+        values["chromium"] = env["OCNB_CHROMIUM"]
+    if env.get("OCNB_CAPABILITY_DIRS"):
+        values["capability_dirs"] = tuple(Path(p) for p in env["OCNB_CAPABILITY_DIRS"].split(os.pathsep) if p)
+    if env.get("OCNB_O200K_FILE"):
+        values["o200k_file"] = Path(env["OCNB_O200K_FILE"])
+    if env.get("OCNB_DIALOG_POLICY", "").strip():
+        values["dialog_policy"] = env["OCNB_DIALOG_POLICY"].strip().lower()
+    if env.get("OCNB_DISCOVERY_LEARN") is not None:
+        values["discovery_learn"] = env_flag("OCNB_DISCOVERY_LEARN", env["OCNB_DISCOVERY_LEARN"])
+    if env.get("OCNB_CONFIRM", "").strip():
+        values["confirm"] = env["OCNB_CONFIRM"].strip().lower()
+    if env.get("OCNB_RISKY_WORDS", "").strip():
+        values["risky_words"] = env["OCNB_RISKY_WORDS"]
+    if env.get("OCNB_CAPS", "").strip():
+        values["caps"] = env["OCNB_CAPS"]
+    for name in ("allowed_origins", "blocked_origins"):
+        if env.get(f"OCNB_{name.upper()}", "").strip():
+            values[name] = env[f"OCNB_{name.upper()}"]
+    if env.get("OCNB_MCP_TOKEN", "").strip():
+        values["mcp_token"] = env["OCNB_MCP_TOKEN"].strip()
+    return values
 
 
 def _checked(changes: Mapping[str, Any]) -> dict[str, Any]:

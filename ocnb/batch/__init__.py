@@ -1,6 +1,7 @@
 """Replaying a recorded skill over many rows: one row, the runner, the pool, the ledger, and Dask.
 
 - :mod:`~ocnb.batch.row` — one row's replay, its result columns and commit step;
+- :mod:`~ocnb.batch.options` — :class:`~ocnb.batch.options.RowOptions`, how a batch's rows are replayed;
 - :mod:`~ocnb.batch.runner` — :class:`~ocnb.batch.runner.ReplayPool`, N sessions over shared browsers;
 - :mod:`~ocnb.batch.pool` — :class:`~ocnb.batch.pool.Pool` (``ocnb.Pool``), the batch API;
 - :mod:`~ocnb.batch.ledger` — exactly once when a worker or the caller dies;

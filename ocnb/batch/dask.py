@@ -32,6 +32,7 @@ from ..session import Session
 from ..settings import Settings
 from .ledger import Ledger, batch_dir
 from .ledger import remove as remove_ledger
+from .options import RowOptions
 from .row import CRASH_CODES
 from .runner import ReplayPool
 
@@ -122,7 +123,7 @@ class OcnbWorkerPlugin(WorkerPlugin):
 def _task(
     skill: dict[str, Any],
     part: list[tuple[Any, ...]],
-    options: dict[str, Any],
+    options: dict[str, Any],  # RowOptions.wire(): plain data
     session_kwargs: dict[str, Any],
     bindings: dict[str, dict[str, Any]] | None = None,
     verify: dict[str, Any] | None = None,
@@ -141,6 +142,7 @@ def _task(
     from distributed import get_worker
 
     address = get_worker().address
+    row_options = RowOptions.of(options)  # the wire form: plain data, picklable
     kwargs = {**session_kwargs, **(bindings or {}).get(address, {})}
     root = Path(kwargs["home"]) if kwargs.get("home") else Settings.from_env().home_path
     kwargs["home"] = worker_home(root, address)
@@ -154,12 +156,12 @@ def _task(
             result["worker"] = address  # where the row was done (or may have been) stays its worker
 
     if ledger is None:
-        return here.run_rows(skill, list(part), options, verify=verify, on_result=finish)
+        return here.run_rows(skill, list(part), row_options, verify=verify, on_result=finish)
     task = ledger["task"]
     with Ledger(batch_dir(root, ledger["batch"]), address) as book:
         settled: dict[int, dict[str, Any]] = {}
         if not book.claim(task):  # a rerun: Dask lost the worker process that ran this task first
-            settled = book.settled(task, (int(e[0]) for e in part), idempotent=bool(options.get("idempotent")))
+            settled = book.settled(task, (int(e[0]) for e in part), idempotent=row_options.idempotent)
 
         def record(entry: tuple[Any, ...], result: dict[str, Any]) -> None:
             finish(entry, result)
@@ -169,7 +171,7 @@ def _task(
         ran = here.run_rows(
             skill,
             todo,
-            options,
+            row_options,
             verify=verify,
             on_commit=lambda i, step: book.committed(task, i, step),
             on_result=record,

@@ -32,6 +32,7 @@ from ..settings import Settings
 from ..skills.store import SkillStore
 from .ledger import Ledger, batch_dir
 from .ledger import remove as remove_ledger
+from .options import RowOptions
 from .row import CRASH_CODES, RESULT_COLUMNS, replay_row, resource_kinds, with_contract
 from .runner import DEFAULT_BROWSERS, ReplayPool
 
@@ -144,23 +145,19 @@ class Pool(ReplayPool):
         store = SkillStore(None if self.home is None else str(self.home))
         skill = store.get(skill_id)
         check = store.get(verify) if verify else None
-        options: dict[str, Any] = {"start_url": start_url}
-        if commit_step is not None:
-            options["commit_step"] = _commit_step(skill, commit_step)
+        checked_commit = _commit_step(skill, commit_step) if commit_step is not None else None
         rows = _rows(params)
-        if step_timeout_ms is not None:
-            options["step_timeout_ms"] = step_timeout_ms
-        if allow_risky is not None:
-            options["allow_risky"] = allow_risky
-        if tolerate:
-            options["tolerate"] = list(tolerate)
-        kinds = resource_kinds(block_resources)
-        if kinds:
-            options["block_resources"] = list(kinds)
-        if idempotent:
-            options["idempotent"] = True
-        if extract is not None:
-            options["extract"] = dict(extract)
+        options = RowOptions(
+            start_url=start_url,
+            commit_step=checked_commit,
+            step_timeout_ms=step_timeout_ms,
+            allow_risky=allow_risky,
+            tolerate=tuple(tolerate or ()),
+            block_resources=resource_kinds(block_resources),
+            idempotent=idempotent,
+            extract=extract,
+        )
+        wire = options.wire()  # plain data, the same here and for a Dask worker (which unpickles it)
         if client is not None:
             from .dask import replay_on_cluster
 
@@ -173,7 +170,7 @@ class Pool(ReplayPool):
                     client,
                     shipped,
                     rows,
-                    options,
+                    wire,
                     progress=progress,
                     session_kwargs=kwargs,
                     rows_per_task=rows_per_task,
@@ -183,7 +180,7 @@ class Pool(ReplayPool):
                 )
             )
         folder = self._ledger_dir(ledger, skill, rows) if ledger else None
-        return _frame(self._replay_local(skill, rows, options, progress, check, folder))
+        return _frame(self._replay_local(skill, rows, wire, progress, check, folder))
 
     def _ledger_dir(self, ledger: bool | str | os.PathLike[str], skill: dict[str, Any], rows: list[Any]) -> Path:
         """``ledger=`` as a folder: the one given, or (True) one named after the skill and the rows."""
@@ -197,12 +194,14 @@ class Pool(ReplayPool):
         self,
         skill: dict[str, Any],
         rows: list[dict[str, Any]],
-        options: dict[str, Any],
+        wire: dict[str, Any],
         progress: bool,
         verify: dict[str, Any] | None = None,
         ledger: Path | None = None,
     ) -> list[dict[str, Any]]:
         from tqdm.auto import tqdm
+
+        options = RowOptions.of(wire)
 
         bar = tqdm(total=len(rows), desc=f"replay {skill['name']}", disable=not progress)
         book = Ledger(ledger, "local") if ledger is not None else None
@@ -214,7 +213,7 @@ class Pool(ReplayPool):
                 "on_result": lambda entry, result: book.finished(LOCAL_TASK, result),
             }
             # what an earlier run of this batch, which died, settled
-            resumed = book.settled(LOCAL_TASK, range(len(rows)), idempotent=bool(options.get("idempotent")))
+            resumed = book.settled(LOCAL_TASK, range(len(rows)), idempotent=options.idempotent)
             bar.update(len(resumed))
         try:
             todo = [(k, rows[k]) for k in range(len(rows)) if k not in resumed]

@@ -22,7 +22,8 @@ import functools
 import io
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from ..dispatch import dispatch
 from ..session import Session
 from ..skills.replay import CommitHook
 from ..skills.store import SkillStore
+from .options import RowOptions
 
 __all__ = [
     "BLOCKABLE",
@@ -38,6 +40,7 @@ __all__ = [
     "RESULT_COLUMNS",
     "UNKNOWN_OUTCOME",
     "Replayer",
+    "RowOutcome",
     "block_resources",
     "commit_step",
     "replay_row",
@@ -181,35 +184,48 @@ def commit_step(skill: dict[str, Any]) -> int | None:
     return None
 
 
-def _commit_at(skill: dict[str, Any], options: dict[str, Any]) -> int | None:
+def _commit_at(skill: dict[str, Any], options: RowOptions) -> int | None:
     """The row's commit step: ``commit_step`` given by the caller (``Pool.replay``), else :func:`commit_step`."""
-    return options["commit_step"] if "commit_step" in options else commit_step(skill)
+    return options.commit_step if options.commit_step is not None else commit_step(skill)
+
+
+@dataclass(frozen=True)
+class RowOutcome:
+    """One attempt at a row: its result row (what the caller sees) and, apart from it, whether the row was
+    lost at or after its commit step (then it is not replayed again: see the module)."""
+
+    result: dict[str, Any]
+    committed: bool = False
 
 
 def replay_row(
-    session: Session, skill: dict[str, Any], row: dict[str, Any], index: int, *, options: dict[str, Any] | None = None
+    session: Session,
+    skill: dict[str, Any],
+    row: dict[str, Any],
+    index: int,
+    *,
+    options: RowOptions | Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Replay ``skill`` once with ``row`` as its ``${var}`` params; one result row (never raises)."""
     ensure_skill(session, skill)
-    return _replay_stored(session, skill, row, index, options or {})
+    return _replay_stored(session, skill, row, index, RowOptions.of(options)).result
 
 
 def _replay_stored(
-    session: Session, skill: dict[str, Any], row: dict[str, Any], index: int, options: dict[str, Any]
-) -> dict[str, Any]:
+    session: Session, skill: dict[str, Any], row: dict[str, Any], index: int, options: RowOptions
+) -> RowOutcome:
     t0 = time.perf_counter()
-    start_url = options.get("start_url")
+    start_url = options.start_url
     if start_url and not _starts_at(skill, start_url):
         nav = dispatch(session, "navigate", {"url": start_url}, source="replay")
         if not nav.ok:
             if nav.error and nav.error.code in _TIMEOUT_CODES:
                 _stop_loading(session)
-            return _row(index, False, nav.error.code if nav.error else "INTERNAL", 0, 0, t0, None)  # before any step
+            code = nav.error.code if nav.error else "INTERNAL"
+            return RowOutcome(_row(index, False, code, 0, 0, t0, None))  # before any step
     args: dict[str, Any] = {"skill_id": skill["id"], "params": {k: ("" if v is None else v) for k, v in row.items()}}
-    for key in ("step_timeout_ms", "allow_risky", "stop_on_contract_failure", "tolerate"):
-        if key in options:
-            args[key] = options[key]
-    on_commit: Callable[[int], None] | None = options.get("_on_commit")  # the row's ledger (ocnb.batch.ledger)
+    args.update(options.replay_args())
+    on_commit = options.on_commit  # the row's ledger (ocnb.batch.ledger)
     commit = _commit_at(skill, options) if on_commit is not None else None
     hook = None
     if on_commit is not None and commit is not None:  # told just before the commit step acts
@@ -234,10 +250,10 @@ def _replay_stored(
         t0,
         failure.get("evidence_bundle_path"),
     )
-    if options.get("extract") is not None:
+    if options.extract is not None:
         out["extracted"] = None
-    if r.ok and options.get("extract") is not None:  # the row's data, read from the page it ended on
-        got = dispatch(session, "extract", dict(options["extract"]), source="replay")
+    if r.ok and options.extract is not None:  # the row's data, read from the page it ended on
+        got = dispatch(session, "extract", dict(options.extract), source="replay")
         out["extracted"] = _extracted_rows(got) if got.ok else None
         if not got.ok and got.error is not None:
             out.update(ok=False, outcome="failed", failure_code=got.error.code)
@@ -249,12 +265,11 @@ def _replay_stored(
     # ``acted``: the row's commit step began, so the site may have it even when the row failed after it
     # (a contract that found no confirmation, a later step): such a row is not one to rerun blindly
     out["acted"] = commit is not None and (r.ok or committed or out["step_reached"] > commit)
-    if not r.ok and out["failure_code"] in (*CRASH_CODES, *_TIMEOUT_CODES):
-        if out["failure_code"] in CRASH_CODES:
-            out["_committed"] = committed
-        elif committed:  # the click timed out, say: the site may have the row all the same
-            out["outcome"] = "unknown"
-    return out
+    if not r.ok and out["failure_code"] in CRASH_CODES:
+        return RowOutcome(out, committed)
+    if not r.ok and out["failure_code"] in _TIMEOUT_CODES and committed:
+        out["outcome"] = "unknown"  # the click timed out, say: the site may have the row all the same
+    return RowOutcome(out)
 
 
 def _extracted_rows(result: Any) -> list[dict[str, str]]:
@@ -312,13 +327,15 @@ class Replayer:
         #: Resource kinds already blocked in this session's context (routes last as long as the context).
         self._blocked: set[str] = set()
 
-    def replay(self, skill: dict[str, Any], row: dict[str, Any], index: int, options: dict[str, Any]) -> dict[str, Any]:
+    def replay(
+        self, skill: dict[str, Any], row: dict[str, Any], index: int, options: RowOptions | Mapping[str, Any]
+    ) -> dict[str, Any]:
         """:func:`replay_row` on this session; on a crash, once more on a fresh one (``retried`` says so).
 
         A row whose browser was lost at or after its :func:`commit_step` is not replayed again (unless
-        ``options["idempotent"]``): it comes back with ``outcome`` ``"unknown"`` and :data:`UNKNOWN_OUTCOME`.
+        ``options.idempotent``): it comes back with ``outcome`` ``"unknown"`` and :data:`UNKNOWN_OUTCOME`.
         """
-        return self._attempts(skill, row, index, options, reads_only=False)
+        return self._attempts(skill, row, index, RowOptions.of(options), reads_only=False)
 
     def check(
         self,
@@ -326,7 +343,7 @@ class Replayer:
         verify: dict[str, Any],
         row: dict[str, Any],
         index: int,
-        options: dict[str, Any],
+        options: RowOptions | Mapping[str, Any],
         unknown: dict[str, Any],
     ) -> dict[str, Any]:
         """Settle a row whose outcome is unknown (``unknown``, its result row) with the ``verify`` skill.
@@ -338,9 +355,10 @@ class Replayer:
         leaves the row unknown; a crash comes back with its crash code, for the caller to move the check
         to another browser.
         """
-        probe_options: dict[str, Any] = {
-            k: options[k] for k in ("step_timeout_ms", "tolerate", "block_resources") if k in options
-        }
+        options = RowOptions.of(options)
+        probe_options = RowOptions(
+            step_timeout_ms=options.step_timeout_ms, tolerate=options.tolerate, block_resources=options.block_resources
+        )
         probe = self._attempts(verify, row, index, probe_options, reads_only=True)
         if probe["ok"]:
             return {**unknown, "ok": True, "outcome": "verified", "failure_code": None}
@@ -351,15 +369,15 @@ class Replayer:
         return unknown
 
     def _attempts(
-        self, skill: dict[str, Any], row: dict[str, Any], index: int, options: dict[str, Any], *, reads_only: bool
+        self, skill: dict[str, Any], row: dict[str, Any], index: int, options: RowOptions, *, reads_only: bool
     ) -> dict[str, Any]:
         retried = False
         while True:
-            result = self._replay(skill, row, index, options)
-            committed = result.pop("_committed", False) and not reads_only
+            outcome = self._replay(skill, row, index, options)
+            result, committed = outcome.result, outcome.committed and not reads_only
             if result["ok"] or result["failure_code"] not in CRASH_CODES:
                 break
-            if committed and not options.get("idempotent"):
+            if committed and not options.idempotent:
                 self.renew()  # for the next row; this one may have reached the site: not replayed again
                 result["outcome"] = "unknown"
                 result["failure_code"] = UNKNOWN_OUTCOME
@@ -372,20 +390,18 @@ class Replayer:
         result["browser"] = self.browser or "own"
         return result
 
-    def _replay(
-        self, skill: dict[str, Any], row: dict[str, Any], index: int, options: dict[str, Any]
-    ) -> dict[str, Any]:
+    def _replay(self, skill: dict[str, Any], row: dict[str, Any], index: int, options: RowOptions) -> RowOutcome:
         if skill["id"] not in self._skills:
             ensure_skill(self.session, skill)
             self._skills.add(skill["id"])
-        kinds = tuple(k for k in resource_kinds(options.get("block_resources")) if k not in self._blocked)
+        kinds = tuple(k for k in resource_kinds(options.block_resources) if k not in self._blocked)
         if kinds:
             try:
                 block_resources(self.session, kinds)
             except Exception as exc:  # noqa: BLE001 - a dead browser: the row's crash code says so, and retries
                 code = getattr(exc, "code", "BROWSER_UNAVAILABLE")
-                return _row(
-                    index, False, code if isinstance(code, str) else "INTERNAL", 0, 0, time.perf_counter(), None
+                return RowOutcome(
+                    _row(index, False, code if isinstance(code, str) else "INTERNAL", 0, 0, time.perf_counter(), None)
                 )
             self._blocked.update(kinds)
         return _replay_stored(self.session, skill, row, index, options)

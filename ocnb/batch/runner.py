@@ -15,14 +15,15 @@ import dataclasses
 import os
 import queue
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from ..browser.runtime import Runtime
 from ..browser.shared import SharedBrowser
-from ..session import Session
-from ..settings import Settings
+from ..session import Session, build_session
+from ..settings import SessionOptions
+from .options import RowOptions
 from .row import CRASH_CODES, Replayer
 
 #: Browsers a pool shares its sessions over when ``browsers=`` is not given: one, measured fastest on
@@ -41,14 +42,15 @@ def _endpoints(connect: Any, cdp: Any) -> list[dict[str, str]]:
     return out
 
 
-def _settings(kwargs: dict[str, Any], home: Any) -> Settings:
-    """The settings the pool's sessions will have, for launching their shared browsers."""
-    base = kwargs.get("settings") or kwargs.get("config") or Settings.from_env()
-    names = {f.name for f in dataclasses.fields(Settings)}
-    changes = {k: v for k, v in kwargs.items() if k in names}
-    if home is not None:
-        changes["home"] = home
-    return base.with_changes(**changes)
+#: Keyword arguments of a pool that are for :class:`Session` but not face options: passed on as they are.
+_PASSED = ("approve", "session_id")
+
+
+def session_options(kwargs: dict[str, Any], home: Any) -> SessionOptions:
+    """A pool's keyword arguments for every :class:`Session` as :class:`~ocnb.settings.SessionOptions`
+    (checked now, before any browser starts; ``connect``/``cdp`` are the pool's browsers' own)."""
+    values = {k: v for k, v in kwargs.items() if k not in ("connect", "cdp", "settings", "config", *_PASSED)}
+    return SessionOptions.resolve({**values, "home": home}, base=kwargs.get("settings") or kwargs.get("config"))
 
 
 class ReplayPool:
@@ -84,16 +86,15 @@ class ReplayPool:
         k = len(self.endpoints) if self.endpoints else min(browsers or DEFAULT_BROWSERS, size)
         if k < 1:
             raise ValueError("browsers must be at least 1")
-        local = {key: v for key, v in session_kwargs.items() if key not in ("connect", "cdp", "executable_path")}
-        self._session_kwargs = local
+        #: What every session of the pool is built from (its browser is a shared one, not launched alone).
+        self.options = session_options(session_kwargs, home)
+        self._passed = {key: session_kwargs[key] for key in _PASSED if key in session_kwargs}
         self.runtime = Runtime(name="ocnb-pool")
-        config = _settings(session_kwargs, home)
-        path = session_kwargs.get("executable_path")
         self.browsers = [
             SharedBrowser(
                 self.runtime,
-                config,
-                executable_path=str(path) if path else None,
+                self.options.settings,
+                executable_path=self.options.executable_path,
                 **(self.endpoints[i] if self.endpoints else {}),
             )
             for i in range(k)
@@ -111,8 +112,10 @@ class ReplayPool:
             self._free.put(r)
 
     def _session_factory(self, browser: SharedBrowser) -> Any:
+        own = dataclasses.replace(self.options, executable_path=None)
+
         def new() -> Session:
-            return Session(home=self.home, shared_browser=browser, **self._session_kwargs)
+            return build_session(own, shared_browser=browser, **self._passed)
 
         return new
 
@@ -124,7 +127,7 @@ class ReplayPool:
         self,
         skill: dict[str, Any],
         entries: list[tuple[Any, ...]],
-        options: dict[str, Any],
+        options: RowOptions | Mapping[str, Any],
         *,
         verify: dict[str, Any] | None = None,
         tick: Callable[[], Any] | None = None,
@@ -155,11 +158,11 @@ class ReplayPool:
                     return result, moved
                 moved = True  # its browser stays unreachable after a fresh session: the row goes to another
 
+        given = RowOptions.of(options)
+
         def one(entry: tuple[Any, ...]) -> dict[str, Any]:
             index, row = int(entry[0]), entry[1]
-            opts = options
-            if on_commit is not None:
-                opts = {**options, "_on_commit": lambda step: on_commit(index, step)}
+            opts = given.for_row(None if on_commit is None else lambda step: on_commit(index, step))
             try:
                 if verify is not None and len(entry) > 2:
                     result = run(lambda r: r.check(skill, verify, row, index, opts, entry[2]))[0]

@@ -22,9 +22,11 @@ import signal
 import sys
 import threading
 import warnings
+from collections.abc import Mapping
 from typing import Any, TextIO
 
 from ..errors import OcnbError
+from ..settings import SessionOptions
 from .listing import Listing
 
 __all__ = ["build_parser", "main"]
@@ -131,39 +133,58 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _session(opts: argparse.Namespace) -> Any:
-    from ..session import Session
+#: Each flag's setting (or :data:`~ocnb.settings.SESSION_ARGS` entry), and how the flag is spelt in an error.
+FLAGS = {
+    "headless": "--headed",
+    "caps": "--caps",
+    "home": "--home",
+    "secrets": "--secrets",
+    "executable_path": "--chromium",
+    "cdp": "--cdp-endpoint",
+    "connect": "--connect",
+    "storage_state": "--storage-state",
+    "user_data_dir": "--user-data-dir",
+    "dialog_policy": "--dialogs",
+    "confirm": "--confirm",
+    "allowed_origins": "--allowed-origins",
+    "blocked_origins": "--blocked-origins",
+}
+#: What this face does unless told otherwise: an agent's face asks before risky actions (the API: never).
+FACE_DEFAULTS = {"confirm": "risky"}
 
+
+def session_options(opts: argparse.Namespace, environ: Mapping[str, str] | None = None) -> SessionOptions:
+    """The flags as :class:`~ocnb.settings.SessionOptions` (over ``OCNB_*`` over :data:`FACE_DEFAULTS`);
+    a malformed value is ``INVALID_ARGUMENT`` naming its flag."""
+    given = {
+        "headless": not opts.headed,
+        "caps": opts.caps,
+        "home": opts.home,
+        "secrets": opts.secrets,
+        "executable_path": opts.chromium,
+        "cdp": opts.cdp_endpoint,
+        "connect": opts.connect,
+        "storage_state": opts.storage_state,
+        "user_data_dir": opts.user_data_dir,
+        "dialog_policy": opts.dialogs,
+        "confirm": opts.confirm,
+        "allowed_origins": opts.allowed_origins,
+        "blocked_origins": opts.blocked_origins,
+    }
+    return SessionOptions.resolve(given, environ=environ, defaults=FACE_DEFAULTS, labels=FLAGS)
+
+
+def _session(opts: argparse.Namespace) -> Any:
+    from ..session import build_session
+
+    options = session_options(opts)  # every flag checked: one line, before anything starts
     if opts.home:
         os.environ["OCNB_HOME"] = os.path.abspath(opts.home)
-    extra: dict[str, Any] = {}
     if opts.storage_state:  # a refused or unreadable state file: one line now, before anything starts
         from ..browser.saved_logins import load_state, state_path
-        from ..settings import Settings
 
-        load_state(state_path(opts.storage_state, Settings.from_env()))
-        extra["storage_state"] = opts.storage_state
-    if opts.user_data_dir:
-        extra["user_data_dir"] = opts.user_data_dir
-    if opts.dialogs:
-        extra["dialog_policy"] = opts.dialogs
-    # An agent's face asks before risky actions unless told otherwise (the Python API's default is never).
-    from ..settings import confirm_for_face
-
-    extra["confirm"] = opts.confirm or confirm_for_face("risky")
-    for name in ("allowed_origins", "blocked_origins"):  # a malformed pattern: INVALID_ARGUMENT, one line
-        if getattr(opts, name) is not None:
-            extra[name] = getattr(opts, name)
-    return Session(
-        headless=not opts.headed,
-        caps=opts.caps,
-        home=opts.home,
-        secrets=opts.secrets,
-        executable_path=opts.chromium,
-        cdp=opts.cdp_endpoint,
-        connect=opts.connect,
-        **extra,
-    )
+        load_state(state_path(opts.storage_state, options.settings))
+    return build_session(options)
 
 
 def _serve_http(session: Any, opts: argparse.Namespace) -> int:

@@ -63,6 +63,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         (
             "ocnb",
             "ocnb.magics",
+            "ocnb.notebook",
             "ocnb.widgets",
             "ocnb.mcp",
             "ocnb.batch",
