@@ -52,8 +52,19 @@ __all__ = ["Blocked", "OriginGuard", "OriginReport", "install"]
 BLOCKED_FAILURE = "ERR_BLOCKED_BY_CLIENT"
 #: Blocked requests one call reports at most (the rest are counted).
 REPORT_MAX = 20
-#: Every request of a target, at the request stage (redirect hops included).
-ALL_REQUESTS = {"patterns": [{"urlPattern": "*", "requestStage": "Request"}]}
+
+
+def fetch_patterns(policy: OriginPolicy) -> dict[str, Any]:
+    """``Fetch.enable``'s patterns: the requests (each redirect hop) the browser pauses for the guard.
+
+    With an allow-list, every request (DevTools patterns cannot say "not these origins"); with only a
+    block-list, the URLs that name a blocked host anywhere — a superset of what it refuses, as the
+    browser writes URLs (ASCII host, lower case, dotted IPv4), so an allowed request is not paused."""
+    if policy.allowed or not policy.blocked:
+        hosts = ["*"]
+    else:
+        hosts = sorted({"*" + re.sub(r"([*?\\])", r"\\\1", p.host) + "*" for p in policy.blocked})
+    return {"patterns": [{"urlPattern": h, "requestStage": "Request"} for h in hosts]}
 
 
 @dataclass(frozen=True)
@@ -146,7 +157,7 @@ class OriginGuard:
         try:
             cdp = await browser.new_browser_cdp_session()
             cdp.on("Fetch.requestPaused", lambda event: self._spawn(self._on_paused(cdp, event, None)))
-            await cdp.send("Fetch.enable", ALL_REQUESTS)
+            await cdp.send("Fetch.enable", fetch_patterns(self.policy))
         except Exception:  # noqa: BLE001 - not Chromium, or closed: the per-page guard instead
             return False
         self.browser_cdp = cdp
@@ -184,7 +195,7 @@ class OriginGuard:
         page.once("close", lambda _p: self._cdp.pop(id(page), None))
         session.on("Fetch.requestPaused", lambda event: self._spawn(self._on_paused(session, event, page)))
         with contextlib.suppress(Exception):
-            await session.send("Fetch.enable", ALL_REQUESTS)
+            await session.send("Fetch.enable", fetch_patterns(self.policy))
 
     async def _on_paused(self, session: Any, event: dict[str, Any], page: Any) -> None:
         request = event.get("request", {})

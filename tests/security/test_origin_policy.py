@@ -350,3 +350,19 @@ def test_one_route_asks_the_policy_first_then_mocks_then_block_resources(
         assert origin_site.wait_for("127.0.0.1:", "/api/routes")
     finally:
         s.close()
+
+
+def test_a_block_list_alone_pauses_only_what_names_a_blocked_host(origin_site: OriginSite, tmp_path: Path) -> None:
+    """With only ``blocked_origins`` the browser pauses just the URLs that name a blocked host (no
+    round trip for the rest), and the hops that need the browser-wide guard are still refused."""
+    for vector in VECTORS.values():
+        origin_site.pages.update(vector)
+    s = ocnb.Session(headless=True, home=tmp_path, blocked_origins=["http://localhost:*"])
+    try:
+        for name in ("img302", "popup302", "shared_worker302", "worker302"):
+            run_vector(s, origin_site, name)
+            assert origin_site.refused_hits(marker(name)) == [], name
+            for t in s.call("tabs_context").data["tabs"][1:]:
+                s.call("tabs_close", tab_id=t["tab_id"])
+    finally:
+        s.close()
