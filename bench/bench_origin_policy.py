@@ -2,8 +2,9 @@
 
 Two sessions on the same Chromium build: one without a policy, one with
 ``blocked_origins=["https://blocked.invalid"]`` — a policy that refuses nothing these pages load, so
-both send the same requests and the difference is the cost of checking each one (the ``route``
-handler, the per-page DevTools ``Fetch`` guard, the WebSocket route). Each page of the demo site
+both send the same requests and the difference is the cost of checking each one (the policy's rule
+of the context's route, the DevTools ``Fetch`` guard on the browser's own session — which pauses every
+request of the browser — and the WebSocket route). Each page of the demo site
 (``ocnb.commands.demosite.serve``) and of the shared corpora (``real-pages``, ``real-pages-2``, served as
 ``bench_read_page`` serves them) is loaded with ``navigate`` (``load``), alternating the two sessions
 ``--runs`` times; per page the median of each, and per corpus and in total the sum of the medians

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..browser.routes import Rule
 from ..dispatch import dispatch
 from ..session import Session
 from ..skills.replay import CommitHook
@@ -98,19 +99,20 @@ def resource_kinds(value: Any) -> tuple[str, ...]:
 
 
 def block_resources(session: Session, kinds: tuple[str, ...]) -> None:
-    """Abort requests for images, fonts or media in ``session``'s browser context (a context route)."""
+    """Abort requests for images, fonts or media in ``session``'s browser context (a rule of its routes)."""
     if not kinds:
         return
     exts = "|".join(e for k in kinds for e in BLOCKABLE[k])
     pattern = re.compile(rf"\.({exts})(\?.*)?$", re.IGNORECASE)
 
-    async def handler(route: Any) -> None:
+    async def handler(route: Any) -> bool:
         with contextlib.suppress(Exception):  # the page may be gone already
             await route.abort("blockedbyclient")
+        return True
 
     async def install() -> None:
         state = await session.ensure_browser()
-        await state.context.route(pattern, handler)
+        await state.network.routes.add(Rule("block_resources " + ",".join(kinds), pattern, handler))
 
     session.run(install(), timeout=session.config.default_timeout_ms / 1000 + 30)
 

@@ -14,6 +14,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from .routes import Routes
 from .tabs import RequestRecord, Tab, TabSet
 
 __all__ = ["NetworkControls", "NetworkLog"]
@@ -23,7 +24,7 @@ __all__ = ["NetworkControls", "NetworkLog"]
 class NetworkControls:
     """What ``network_route`` and ``network_conditions`` set on the context: routes and conditions.
 
-    A route is ``{"url", "action", "status"?, "handler"}`` (the handler is the Playwright route callback);
+    A route is ``{"url", "action", "status"?, "hits", "rule"}`` (its rule in the context's :class:`Routes`);
     ``throttle`` is ``{"latency_ms", "download_kbps", "upload_kbps"}`` applied to every tab through CDP.
     """
 
@@ -55,6 +56,8 @@ class NetworkLog:
         #: Requests whose response object is held for its body (the newest ``network_bodies``).
         self._bodies: deque[RequestRecord] = deque()
         self.controls = NetworkControls()
+        #: The context's one route and its rules (the origin policy's, ``network_route``'s, ``block_resources``).
+        self.routes = Routes(lambda: owner.context)
 
     def watch(self, tab: Tab) -> None:
         """Follow ``tab``'s requests (and give it the context's throttle, if one is set)."""

@@ -5,17 +5,20 @@ calls it when ``allowed_origins`` or ``blocked_origins`` is set). A refused requ
 the browser (``net::ERR_BLOCKED_BY_CLIENT``) before it leaves; a refused WebSocket is closed before it
 connects. Three interceptors, each for what the others cannot see:
 
-- ``context.route``: every request Playwright can route — each tab's, popup's and frame's
+- A rule of the context's one route (:class:`~ocnb.browser.routes.Routes`): every request Playwright can route — each tab's, popup's and frame's
   (cross-process iframes included) navigations, subresources, fetch/XHR, ``sendBeacon``, prefetch,
   downloads, and dedicated workers' requests. Its URL matcher is :meth:`OriginPolicy.suspects`, so
-  the browser asks Python only about URLs the policy might refuse. Routes ``network_route`` adds are
-  asked first (Playwright asks the newest route first); they only mock, block, or fall back to this one.
-- A DevTools ``Fetch`` interceptor on each page: Playwright routes only the first hop of a redirect
-  and lets the next hops go unasked (``crNetworkManager``: "We do not support intercepting
-  redirects"); the browser still pauses each hop for every ``Fetch`` client, so this one checks each
-  hop of a 30x like any request. It is attached when a page appears, so it misses the hops of a
-  popup's very first navigation, and it does not reach cross-process iframes or workers (their
-  first hop is ``route``'s): docs/security.md lists what that leaves open.
+  the browser asks Python only about URLs the policy might refuse. It is asked before the rules of
+  ``network_route`` and ``block_resources``: a mock cannot answer for a refused URL.
+- A DevTools ``Fetch`` interceptor: Playwright routes only the first hop of a redirect and lets the
+  next hops go unasked (``crNetworkManager``: "We do not support intercepting redirects"); the
+  browser still pauses each hop for every ``Fetch`` client, so this one checks each hop of a 30x like
+  any request. In a browser ocnb launched for the session (it holds this context alone) it is on the
+  **browser's** own session: every target's requests pause there from the moment it is set, so a
+  popup's first navigation, shared workers, workers, cross-process frames and a beacon sent as a
+  page goes are all checked, with no race against a target's start. In a shared or attached browser
+  (other contexts it must not judge) it is put on each page as the page appears: that misses the
+  hops of a popup's very first navigation and shared workers (docs/security.md says so).
 - ``context.route_web_socket``: WebSocket handshakes are not requests to ``route`` or ``Fetch``.
 
 Service workers are out of reach of all three (Playwright cannot route their requests): a context
@@ -41,6 +44,7 @@ from ..calls import CallContext, Host
 from ..errors import BlockedUrl
 from ..origins import OriginPolicy
 from ..results import ToolError, ToolResult
+from .routes import Routes, Rule
 
 __all__ = ["Blocked", "OriginGuard", "OriginReport", "install"]
 
@@ -48,6 +52,19 @@ __all__ = ["Blocked", "OriginGuard", "OriginReport", "install"]
 BLOCKED_FAILURE = "ERR_BLOCKED_BY_CLIENT"
 #: Blocked requests one call reports at most (the rest are counted).
 REPORT_MAX = 20
+
+
+def fetch_patterns(policy: OriginPolicy) -> dict[str, Any]:
+    """``Fetch.enable``'s patterns: the requests (each redirect hop) the browser pauses for the guard.
+
+    With an allow-list, every request (DevTools patterns cannot say "not these origins"); with only a
+    block-list, the URLs that name a blocked host anywhere — a superset of what it refuses, as the
+    browser writes URLs (ASCII host, lower case, dotted IPv4), so an allowed request is not paused."""
+    if policy.allowed or not policy.blocked:
+        hosts = ["*"]
+    else:
+        hosts = sorted({"*" + re.sub(r"([*?\\])", r"\\\1", p.host) + "*" for p in policy.blocked})
+    return {"patterns": [{"urlPattern": h, "requestStage": "Request"} for h in hosts]}
 
 
 @dataclass(frozen=True)
@@ -85,6 +102,8 @@ class OriginGuard:
         self.last_seq = 0
         self._cdp: dict[int, Any] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
+        #: The browser's own DevTools session when the guard covers the whole browser (see ``install``).
+        self.browser_cdp: Any = None
 
     # -- what the interceptors share ------------------------------------------------------------
     def refuse(self, url: str, kind: str, page: Any = None) -> str | None:
@@ -116,27 +135,45 @@ class OriginGuard:
         task.add_done_callback(self._tasks.discard)
 
     # -- install ----------------------------------------------------------------------------------
-    async def install(self, context: Any) -> None:
-        await context.route(self.policy.suspects(), self._on_route)  # only URLs the policy may refuse
+    async def install(self, context: Any, routes: Routes, whole_browser: bool = False) -> None:
+        # the first rule of the context's one route: a mock cannot answer for a refused URL
+        await routes.add(Rule("origin policy", self.policy.suspects(), self._on_route, first=True))
         await context.route_web_socket(re.compile(r".*"), self._on_websocket)
+        if whole_browser and await self._watch_browser(context):
+            return
         context.on("page", lambda page: self._spawn(self.arm(context, page)))
         for page in context.pages:
             await self.arm(context, page)
 
-    async def _on_route(self, route: Any) -> None:
+    async def _watch_browser(self, context: Any) -> bool:
+        """``Fetch`` on the browser's own session: it pauses every request of every target the browser
+        has, from the moment it is set — a popup's first navigation and its redirect hops, shared
+        workers, workers' redirect hops, cross-process frames, a ``sendBeacon`` sent as a page goes —
+        with no race against a target's start. It sees every context, so only for a browser that holds
+        this context alone (one ocnb launched for it)."""
+        browser = context.browser
+        if browser is None:
+            return False
+        try:
+            cdp = await browser.new_browser_cdp_session()
+            cdp.on("Fetch.requestPaused", lambda event: self._spawn(self._on_paused(cdp, event, None)))
+            await cdp.send("Fetch.enable", fetch_patterns(self.policy))
+        except Exception:  # noqa: BLE001 - not Chromium, or closed: the per-page guard instead
+            return False
+        self.browser_cdp = cdp
+        return True
+
+    async def _on_route(self, route: Any) -> bool:
         request = route.request
         page = None
         with contextlib.suppress(Exception):  # a worker's or service worker's request has no frame
             page = request.frame.page
-        if page is not None and id(page) not in self._cdp:
+        if self.browser_cdp is None and page is not None and id(page) not in self._cdp:
             await self.arm(page.context, page)  # a page not armed yet: arm it before any later request
-        try:
-            if self.refuse(request.url, request.resource_type, page) is not None:
-                await route.abort("blockedbyclient")
-            else:
-                await route.fallback()
-        except Exception:  # noqa: BLE001 - the page closed under the request: nothing is sent either way
-            pass
+        if self.refuse(request.url, request.resource_type, page) is None:
+            return False  # the next rule's, or the browser's
+        await route.abort("blockedbyclient")
+        return True
 
     async def _on_websocket(self, ws: Any) -> None:
         if self.refuse(ws.url, "websocket") is not None:
@@ -158,7 +195,7 @@ class OriginGuard:
         page.once("close", lambda _p: self._cdp.pop(id(page), None))
         session.on("Fetch.requestPaused", lambda event: self._spawn(self._on_paused(session, event, page)))
         with contextlib.suppress(Exception):
-            await session.send("Fetch.enable", {"patterns": [{"urlPattern": "*", "requestStage": "Request"}]})
+            await session.send("Fetch.enable", fetch_patterns(self.policy))
 
     async def _on_paused(self, session: Any, event: dict[str, Any], page: Any) -> None:
         request = event.get("request", {})
@@ -177,10 +214,16 @@ async def install(
     policy: OriginPolicy,
     on_event: Callable[[str, dict[str, Any]], None] = lambda kind, body: None,
     tab_of: Callable[[Any], str | None] = lambda page: None,
+    *,
+    routes: Routes,
+    whole_browser: bool = False,
 ) -> OriginGuard:
-    """Enforce ``policy`` on every request ``context`` makes; returns the guard (its log of refusals)."""
+    """Enforce ``policy`` on every request ``context`` makes; returns the guard (its log of refusals).
+
+    ``whole_browser``: the browser holds this context alone, so the guard may watch the browser's
+    every request (no gap at a target's start); else it arms each page of ``context``."""
     guard = OriginGuard(policy, on_event, tab_of)
-    await guard.install(context)
+    await guard.install(context, routes, whole_browser)
     return guard
 
 

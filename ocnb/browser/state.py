@@ -140,7 +140,12 @@ class BrowserState:
                 )
             if policy:
                 self.origin_guard = await origin_policy.install(
-                    self.context, policy, self._event, lambda page: getattr(self._by_page.get(id(page)), "id", None)
+                    self.context,
+                    policy,
+                    self._event,
+                    lambda page: getattr(self._by_page.get(id(page)), "id", None),
+                    routes=self.network.routes,
+                    whole_browser=self._own_browser and not (cdp or connect),  # a browser ocnb launched for it alone
                 )
             await install_listeners(self.context)  # script-driven controls get refs (perception/listeners.py)
             self.context.on("page", self._on_page)

@@ -18,6 +18,7 @@ import re
 from typing import Any
 
 from ..audit.secret_origins import check_origin
+from ..browser.routes import Rule
 from ..browser.tabs import RequestRecord, Tab
 from ..contracts.assertions import REGEX_PREFIX, match_pattern
 from ..dispatch import ToolContext
@@ -312,10 +313,11 @@ def _route_handler(entry: dict[str, Any], args: dict[str, Any]) -> Any:
     action = args["action"]
     if action == "block":
 
-        async def block(route: Any) -> None:
+        async def block(route: Any) -> bool:
             entry["hits"] += 1
             with contextlib.suppress(Exception):  # the request may be gone (page closed) by now
                 await route.abort("blockedbyclient")
+            return True
 
         return block
     body = args.get("body", "")
@@ -327,23 +329,22 @@ def _route_handler(entry: dict[str, Any], args: dict[str, Any]) -> Any:
         headers["content-type"] = "text/plain; charset=utf-8"
     status = int(args.get("status", 200))
 
-    async def mock(route: Any) -> None:
+    async def mock(route: Any) -> bool:
         entry["hits"] += 1
         with contextlib.suppress(Exception):  # the request may be gone (page closed) by now
             await route.fulfill(status=status, body=body, headers=headers)
+        return True
 
     return mock
 
 
 def _routes(ctx: ToolContext) -> list[dict[str, Any]]:
-    return [
-        {k: v for k, v in r.items() if k not in ("handler", "matcher")} for r in ctx.browser.network.controls.routes
-    ]
+    return [{k: v for k, v in r.items() if k != "rule"} for r in ctx.browser.network.controls.routes]
 
 
 async def _unroute(ctx: ToolContext, entries: list[dict[str, Any]]) -> None:
     for entry in entries:
-        await ctx.browser.context.unroute(entry["matcher"], entry["handler"])
+        await ctx.browser.network.routes.remove(entry["rule"])
         ctx.browser.network.controls.routes.remove(entry)
 
 
@@ -398,8 +399,8 @@ async def network_route(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any
     entry: dict[str, Any] = {"url": pattern, "action": action, "hits": 0}
     if action == "mock":
         entry["status"] = int(args.get("status", 200))
-    entry["matcher"], entry["handler"] = _matcher(pattern), _route_handler(entry, args)
-    await ctx.browser.context.route(entry["matcher"], entry["handler"])
+    entry["rule"] = Rule(f"network_route {pattern}", _matcher(pattern), _route_handler(entry, args))
+    await ctx.browser.network.routes.add(entry["rule"])
     controls.routes.append(entry)
     return {"routes": _routes(ctx)}
 
