@@ -316,13 +316,25 @@ async def _run_handler(session: ToolHost, tooldef: ToolDef, call: CallContext) -
     ctx = ToolContext(session, call)
     timeout = _call_timeout(session, tooldef, call.exec_args)
     state = await session.ensure_browser()
-    handler = tooldef.handler(ctx, call.exec_args)
+    handler = _translated(tooldef, ctx, call.exec_args)
     try:  # the browser layer runs it under the dialog rules (a stand-in host has no browser)
         return await asyncio.wait_for(
             state.dialogs.guard_call(call, handler) if state is not None else handler, timeout
         )
     except TimeoutError:
         raise Timeout(f"{tooldef.name} did not finish within {timeout:.0f} s") from None
+
+
+async def _translated(tooldef: ToolDef, ctx: ToolContext, args: dict[str, Any]) -> Any:
+    """Run the handler; what it raises comes out as an :class:`OcnbError` — the one translation of
+    Playwright's errors for every tool. It happens inside the call's task, so a call a dialog
+    interrupted, which finishes in the background, reports its failure by code too."""
+    try:
+        return await tooldef.handler(ctx, args)
+    except OcnbError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - translated at the seam
+        raise from_playwright(exc) from None
 
 
 def dispatch(
