@@ -57,6 +57,20 @@ def median_ms(fn: Callable[[], Any], n: int = 30, warmup: int = 3) -> float:
     return statistics.median(times)
 
 
+def median_cpu_ms(fn: Callable[[], Any], n: int = 30, warmup: int = 3) -> float:
+    """Median CPU time of this process (all its threads) per ``fn()`` in milliseconds, over ``n`` runs
+    after ``warmup``: what a call costs here, whatever else the machine runs (the browser and
+    Playwright's driver are processes of their own and are not counted)."""
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(n):
+        t0 = time.process_time()
+        fn()
+        times.append((time.process_time() - t0) * 1000)
+    return statistics.median(times)
+
+
 def machine() -> dict[str, Any]:
     import os
 

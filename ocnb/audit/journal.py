@@ -42,7 +42,9 @@ __all__ = [
     "Journal",
     "journal_files",
     "read_journal",
+    "since_filter",
     "summarize",
+    "until_filter",
 ]
 
 
@@ -76,8 +78,8 @@ def journal_files(home: str | Path, *, since: str | int | None = None, until: An
     folder = Path(home) / "journal"
     if not folder.is_dir():
         return []
-    first = _since_filter(since)[1]
-    last = _until_filter(until)
+    first = since_filter(since)[1]
+    last = until_filter(until)
     out = []
     for p in folder.iterdir():
         match = _FILE_RE.match(p.name)
@@ -93,7 +95,7 @@ def journal_files(home: str | Path, *, since: str | int | None = None, until: An
     return sorted(out)
 
 
-def _since_filter(since: str | int | None) -> tuple[int | None, str | None]:
+def since_filter(since: str | int | None) -> tuple[int | None, str | None]:
     """Split ``since`` into (seq, ts): an int (or digits) is a seq, anything else an ISO timestamp."""
     if since is None or since == "":
         return None, None
@@ -110,7 +112,7 @@ def _since_filter(since: str | int | None) -> tuple[int | None, str | None]:
         raise InvalidArgument(f"since must be an ISO timestamp or a seq number, not {since!r}") from None
 
 
-def _until_filter(until: Any) -> str | None:
+def until_filter(until: Any) -> str | None:
     """``until`` (an ISO timestamp, a ``datetime`` or a ``date``) as the journal's own ts text, or None."""
     if until is None or until == "":
         return None
@@ -136,8 +138,8 @@ def _filter(
 ) -> list[dict[str, Any]]:
     """Entries matching every given filter: seq ``> since`` for a number, ts ``>= since`` for a time,
     ts ``< until``."""
-    since_seq, since_ts = _since_filter(since)
-    until_ts = _until_filter(until)
+    since_seq, since_ts = since_filter(since)
+    until_ts = until_filter(until)
     out = []
     for e in entries:
         if tool is not None and e.get("tool") != tool:

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ocnb.errors import SecretNotAllowed, from_playwright
+from ocnb.errors import SecretNotAllowed
 from ocnb.origins import origin_of
 
 if TYPE_CHECKING:
@@ -170,10 +170,7 @@ async def check_step(store: SecretStore, page: Any, element: Any, step: dict[str
         return
     kind = str(step.get("kind") or "")
     action = {"fill": str(args.get("action") or "fill"), "press": "press"}.get(kind, str(args.get("action") or "click"))
-    try:
-        frame = await element.owner_frame() if element is not None else page.main_frame
-    except Exception as exc:  # noqa: BLE001 - translated at the seam
-        raise from_playwright(exc) from None
+    frame = await element.owner_frame() if element is not None else page.main_frame  # failures: replay translates
     await _check_element(store, frame or page.main_frame, element, args, action, args.get("key"))
 
 
@@ -189,10 +186,7 @@ async def _check_element(
     # What can submit a form: a click, Enter (implicit submission), Space on a focused submit button.
     if element is None or not (action in ("click", "double_click") or enter or keyname in (" ", "Space")):
         return
-    try:
-        form = await element.evaluate(_SUBMISSION_JS, enter)
-    except Exception as exc:  # noqa: BLE001 - translated at the seam
-        raise from_playwright(exc) from None
+    form = await element.evaluate(_SUBMISSION_JS, enter)  # a failure: dispatch (or replay) translates it
     if not form:
         return
     values = [v for v in form.get("values", []) if isinstance(v, str)]

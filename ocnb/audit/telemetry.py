@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from ocnb.audit.journal import _since_filter, _until_filter, journal_files
+from ocnb.audit.journal import journal_files, since_filter, until_filter
 from ocnb.audit.jsonl import decode_lines
 from ocnb.audit.trace import event_files, trace_dir
 from ocnb.files import ocnb_home
@@ -191,8 +191,8 @@ def journal_frame(
     filters need are decoded. A trailing partial line and corrupt lines are skipped.
     """
     dtypes = {name: JOURNAL_COLUMNS[name] for name in (columns if columns is not None else JOURNAL_COLUMNS)}
-    since_seq, since_ts = _since_filter(since)
-    until_ts = _until_filter(until)
+    since_seq, since_ts = since_filter(since)
+    until_ts = until_filter(until)
     needed = set(dtypes)
     if session_id is not None:
         needed.add("session_id")

@@ -3,6 +3,8 @@
 - :mod:`.snapshot` — :func:`read_page` (modes ax/text/dom) over the in-page script ``snapshot.js``;
 - :mod:`.refs` — per-page ref registry; :func:`resolve_ref` or ``STALE_REF``;
 - :mod:`.targets` — :func:`resolve_target` (ref or query), :func:`find`, :func:`query_dom`;
+- :mod:`.changes` — :class:`~.changes.ChangeWatch`: what an action changed (navigation, new tab,
+  dialogs, DOM, downloads);
 - :mod:`.point` — :func:`element_at`: the element a click at a point of the viewport lands on, as a ref;
 - :mod:`.selectors` — the one selector-chain resolver: :func:`~.selectors.capture_element` (chain +
   fingerprint) when recording, :func:`~.selectors.resolve` (verified) when skill replay acts again.

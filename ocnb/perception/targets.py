@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import AmbiguousTarget, ElementNotFound, InvalidArgument, from_playwright
+from ..errors import AmbiguousTarget, ElementNotFound, InvalidArgument
 from .affordance import takes
 from .point import element_at, parse_point
 from .refs import REF_PATTERN, call, page_refs, resolve_ref
@@ -189,10 +189,7 @@ async def focused(page: Any) -> Resolved | None:
     name; ``None`` when nothing but the page itself has it. Nothing is acted on."""
     frame = page.main_frame
     for _ in range(8):  # as deep as read_page reads frames
-        try:
-            handle = await frame.evaluate_handle(_ACTIVE_JS)
-        except Exception as exc:  # noqa: BLE001 - translated at the seam
-            raise from_playwright(exc) from exc
+        handle = await frame.evaluate_handle(_ACTIVE_JS)  # a failure: dispatch translates it
         el = handle.as_element()
         if el is None:
             await handle.dispose()

@@ -28,16 +28,20 @@ from . import (  # noqa: F401 - imported for CATALOGUE (and their @tool declarat
     skills,
     storage,
     tabs,
+    targeting,
     vision,
     workflow,
 )
 
-__all__ = ["CATALOGUE"]
+__all__ = ["CATALOGUE", "SHARED"]
+
+#: Modules of this package that declare no tool: what the tool modules share (targets, timeouts, results).
+SHARED = ("targeting",)
 
 #: The tool modules imported above, each named for the category of its tools, in name order. A new
 #: category is a new module, added to the import list.
 CATALOGUE: tuple[ModuleType, ...] = tuple(
     module
     for name, module in sorted(globals().items())
-    if isinstance(module, ModuleType) and module.__name__ == f"{__name__}.{name}"
+    if isinstance(module, ModuleType) and module.__name__ == f"{__name__}.{name}" and name not in SHARED
 )

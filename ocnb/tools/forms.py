@@ -16,7 +16,16 @@ from ..perception.actions import checked, perform
 from ..perception.fills import field_of, prepare
 from ..perception.targets import Resolved, resolve_target
 from ..registry import tool
-from .interact import CAPTURE, TARGET_PROPS, _chain_if, _result, _spec, _target_args, _timeout, _Watch
+from .targeting import (
+    CAPTURE,
+    TARGET_PROPS,
+    action_timeout,
+    capture_if_asked,
+    element_result,
+    target_args,
+    target_spec,
+    watch_changes,
+)
 
 __all__ = ["allowed_files", "file_upload", "fill_form", "form_input"]
 
@@ -29,39 +38,31 @@ async def _set_value(r: Resolved, value: Any, timeout: int) -> tuple[str, dict[s
     kind = await el.evaluate(
         "e => ({tag: e.tagName.toLowerCase(), type: (e.type || '').toLowerCase(), editable: e.isContentEditable})"
     )
-    try:
-        if kind["tag"] == "select":
-            chosen = [str(v) for v in value] if isinstance(value, list) else str(value)
-            return "select", await perform(el, "select", value=chosen, timeout=timeout)
-        if kind["type"] in ("checkbox", "radio") or r.role in ("checkbox", "radio", "switch"):
-            try:
-                want = checked(value)
-            except ValueError as exc:
-                raise InvalidArgument(str(exc), details=r.describe()) from None
-            if kind["type"] == "radio" and not want:
-                raise InvalidArgument("a radio button cannot be unchecked; choose another option instead")
-            action = "check" if want else "uncheck"
-            return action, await perform(el, action, timeout=timeout)
-        if kind["type"] == "file":
-            raise InvalidArgument("this is a file input; use file_upload")
-        if kind["tag"] in ("input", "textarea") or kind["editable"]:
-            converted = await perform(el, "fill", value="" if value is None else str(value), timeout=timeout)
-            await el.evaluate("e => e.dispatchEvent(new Event('change', {bubbles: true}))")
-            return "fill", converted
-    except OcnbError:
-        raise
-    except Exception as exc:  # noqa: BLE001
-        raise from_playwright(exc) from None
+    if kind["tag"] == "select":
+        chosen = [str(v) for v in value] if isinstance(value, list) else str(value)
+        return "select", await perform(el, "select", value=chosen, timeout=timeout)
+    if kind["type"] in ("checkbox", "radio") or r.role in ("checkbox", "radio", "switch"):
+        try:
+            want = checked(value)
+        except ValueError as exc:
+            raise InvalidArgument(str(exc), details=r.describe()) from None
+        if kind["type"] == "radio" and not want:
+            raise InvalidArgument("a radio button cannot be unchecked; choose another option instead")
+        action = "check" if want else "uncheck"
+        return action, await perform(el, action, timeout=timeout)
+    if kind["type"] == "file":
+        raise InvalidArgument("this is a file input; use file_upload")
+    if kind["tag"] in ("input", "textarea") or kind["editable"]:
+        converted = await perform(el, "fill", value="" if value is None else str(value), timeout=timeout)
+        await el.evaluate("e => e.dispatchEvent(new Event('change', {bubbles: true}))")
+        return "fill", converted
     raise InvalidArgument(f"{r.ref} ({r.role} {r.name!r}) is not a form field", details=r.describe())
 
 
 async def _precheck(r: Resolved, value: Any) -> None:
     """``INVALID_VALUE`` for a value the field cannot take (a date it cannot read, an option it lacks),
     before anything is set."""
-    try:
-        f = await field_of(r.element)
-    except Exception as exc:  # noqa: BLE001 - translated at the seam
-        raise from_playwright(exc) from None
+    f = await field_of(r.element)
     if f.tag == "select":
         prepare(f, "select", [str(v) for v in value] if isinstance(value, list) else str(value))
     elif f.textlike and f.type not in ("checkbox", "radio", "file"):
@@ -96,17 +97,17 @@ VALUE_SCHEMA = {
     required=["value"],
 )
 async def form_input(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    ref, query = _target_args(args)
+    ref, query = target_args(args)
     page = await ctx.page(args.get("tab_id"))
     r = await resolve_target(page, ref=ref, query=query, action="set")
     await check_target(ctx.session.secrets, page, r, args)
     await ctx.session.approvals.check(ctx.call, page, r, action="fill")
-    chain = await _chain_if(args, page, r)
-    async with _Watch(ctx, page, r.frame) as watch:
-        how, converted = await _set_value(r, args["value"], _timeout(ctx))
+    chain = await capture_if_asked(args, page, r)
+    async with watch_changes(ctx, page, r.frame) as watch:
+        how, converted = await _set_value(r, args["value"], action_timeout(ctx))
         changes = await watch.changes()
     extra = {"converted": converted} if converted else {}
-    return await _result(ctx, page, r, changes, chain, action=how, via=r.via, **extra)
+    return await element_result(ctx, page, r, changes, chain, action=how, via=r.via, **extra)
 
 
 @tool(
@@ -133,31 +134,25 @@ async def fill_form(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     resolved: list[tuple[str, Any, Resolved]] = []
     for key, value in args["fields"].items():
         try:
-            resolved.append((key, value, await resolve_target(page, **_spec(key), action="set")))
+            resolved.append((key, value, await resolve_target(page, **target_spec(key), action="set")))
             await check_target(ctx.session.secrets, page, resolved[-1][2], (key, value))
-        except OcnbError as exc:
-            exc.details = {**exc.details, "field": key}
-            exc.message = f"field {key!r}: {exc.message}"
-            raise
+        except Exception as exc:  # noqa: BLE001 - named after its field (below)
+            raise _field_error(exc, key) from None
     for key, value, r in resolved:  # every value checked before any field is set
         try:
             await _precheck(r, value)
-        except OcnbError as exc:
-            exc.details = {**exc.details, "field": key}
-            exc.message = f"field {key!r}: {exc.message}"
-            raise
+        except Exception as exc:  # noqa: BLE001 - named after its field (below)
+            raise _field_error(exc, key) from None
     await ctx.session.approvals.check(ctx.call, page, None, action="fill")
     report: list[dict[str, Any]] = []
     frame = resolved[0][2].frame
-    async with _Watch(ctx, page, frame) as watch:
+    async with watch_changes(ctx, page, frame) as watch:
         for key, value, r in resolved:
-            chain = await _chain_if(args, page, r)
+            chain = await capture_if_asked(args, page, r)
             try:
-                how, converted = await _set_value(r, value, _timeout(ctx))
-            except OcnbError as exc:
-                exc.details = {**exc.details, "field": key, "filled_before": [f["field"] for f in report]}
-                exc.message = f"field {key!r}: {exc.message}"
-                raise
+                how, converted = await _set_value(r, value, action_timeout(ctx))
+            except Exception as exc:  # noqa: BLE001 - named after its field (below)
+                raise _field_error(exc, key, filled_before=[f["field"] for f in report]) from None
             item = {
                 "field": key,
                 **r.describe(),
@@ -174,6 +169,15 @@ async def fill_form(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         changes = await watch.changes()
     tab = ctx.browser.tab_of(page)
     return {"fields": report, "changes": changes, "tab_id": tab.id if tab else None}
+
+
+def _field_error(exc: Exception, key: str, **details: Any) -> OcnbError:
+    """A fill_form failure as the error it is, named after its field: translated here, not only in
+    dispatch, because the field's name goes into its message and details."""
+    err = from_playwright(exc)
+    err.details = {**err.details, "field": key, **details}
+    err.message = f"field {key!r}: {err.message}"
+    return err
 
 
 def allowed_files(paths: list[str], root: Path) -> list[str]:
@@ -217,23 +221,18 @@ def allowed_files(paths: list[str], root: Path) -> list[str]:
 )
 async def file_upload(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     files = allowed_files(args["paths"], getattr(ctx.config, "upload_root", None) or Path.cwd())
-    ref, query = _target_args(args)
+    ref, query = target_args(args)
     page = await ctx.page(args.get("tab_id"))
     r = await resolve_target(page, ref=ref, query=query)
     await ctx.session.approvals.check(ctx.call, page, r, action="upload")
-    timeout = _timeout(ctx)
-    async with _Watch(ctx, page, r.frame) as watch:
-        try:
-            is_file = await r.element.evaluate("e => e.tagName === 'INPUT' && e.type === 'file'")
-            if is_file:
-                await r.element.set_input_files(files, timeout=timeout)
-            else:
-                async with page.expect_file_chooser(timeout=timeout) as chooser:
-                    await r.element.click(timeout=timeout)
-                await (await chooser.value).set_files(files, timeout=timeout)
-        except OcnbError:
-            raise
-        except Exception as exc:  # noqa: BLE001
-            raise from_playwright(exc) from None
+    timeout = action_timeout(ctx)
+    async with watch_changes(ctx, page, r.frame) as watch:
+        is_file = await r.element.evaluate("e => e.tagName === 'INPUT' && e.type === 'file'")
+        if is_file:
+            await r.element.set_input_files(files, timeout=timeout)
+        else:
+            async with page.expect_file_chooser(timeout=timeout) as chooser:
+                await r.element.click(timeout=timeout)
+            await (await chooser.value).set_files(files, timeout=timeout)
         changes = await watch.changes()
-    return await _result(ctx, page, r, changes, None, files=[Path(f).name for f in files])
+    return await element_result(ctx, page, r, changes, None, files=[Path(f).name for f in files])

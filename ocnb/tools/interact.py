@@ -3,7 +3,7 @@
 Each takes a ``ref`` (from read_page / find / query_dom) or a plain-words ``query``, resolved by
 :func:`ocnb.perception.targets.resolve_target` before anything happens (``STALE_REF``,
 ``AMBIGUOUS_TARGET`` and ``ELEMENT_NOT_FOUND`` never act). Each result names the element acted on
-(ref, role, name) and what changed visibly: ``navigated`` (+ ``url``), ``new_tab``, ``dialogs``
+(ref, role, name) and what changed visibly (:class:`ocnb.perception.changes.ChangeWatch`): ``navigated`` (+ ``url``), ``new_tab``, ``dialogs``
 (handled by the browser layer's documented default: alerts/confirms accepted, prompts answered with
 their default value; ``Config.dialog_policy="dismiss"`` dismisses), ``dom_changed``, and ``downloads``
 (only when the action started one: each saved, or refused, see :mod:`ocnb.browser.download_store`).
@@ -13,173 +13,38 @@ With ``capture_artifact: true`` the result also carries the element's ``selector
 
 from __future__ import annotations
 
-import asyncio
-import time
 from typing import Any
 
 from ..audit.secret_origins import check_target
 from ..dispatch import ToolContext
-from ..errors import InvalidArgument, OcnbError, from_playwright
+from ..errors import InvalidArgument
 from ..perception.actions import ACTIONS, check_key, perform
-from ..perception.refs import REF_PATTERN, call
-from ..perception.selectors import capture_element
 from ..perception.targets import Resolved, focused, resolve_target
 from ..registry import tool
-from .navigation import CAPTURE_SCHEMA as CAPTURE
+from .targeting import (
+    CAPTURE,
+    TARGET_PROPS,
+    action_timeout,
+    capture_if_asked,
+    element_result,
+    target_args,
+    target_spec,
+    watch_changes,
+)
 
 __all__ = ["drag_drop", "interact"]
-
-TARGET_PROPS: dict[str, Any] = {
-    "ref": {"type": "string", "description": "from read_page/find, e.g. ax_12"},
-    "query": {"type": "string", "minLength": 1, "description": "name, label, placeholder or text"},
-}
-SETTLE_S = 0.1
-OPENS_TAB_WAIT_S = 3.0
-
-
-def _target_args(args: dict[str, Any]) -> tuple[str | None, str | None]:
-    ref, query = args.get("ref"), args.get("query")
-    if (ref is None) == (query is None):
-        raise InvalidArgument("give exactly one of ref or query", details={"ref": ref, "query": query})
-    return ref, query
-
-
-def _spec(target: str) -> dict[str, str]:
-    """A drag/drop or fill_form key: a ref when it looks like one, else a query."""
-    return {"ref": target.strip()} if REF_PATTERN.match(target.strip()) else {"query": target}
-
-
-def _timeout(ctx: ToolContext) -> int:
-    return min(int(ctx.config.default_timeout_ms), 10_000)
-
-
-#: A click on this element opens a new tab by itself: a link or form whose target is not this one.
-_OPENS_TAB_JS = """el => {
-  const link = el.closest('a[href], area[href]');
-  let target = link ? link.getAttribute('target') : null;
-  if (!link && el.form && (el.type === 'submit' || el.type === 'image'))
-    target = el.getAttribute('formtarget') || el.form.getAttribute('target');
-  return !!target && !/^_(self|parent|top)$/i.test(target);
-}"""
-
-
-class _Watch:
-    """What a page looks like before an action, to report what the action changed."""
-
-    def __init__(self, ctx: ToolContext, page: Any, frame: Any, element: Any = None) -> None:
-        self.ctx, self.page, self.frame, self.element = ctx, page, frame, element
-        self.navigated = False
-        self.popups: list[Any] = []
-        self.started = time.time()
-
-    async def __aenter__(self) -> _Watch:
-        self.url = self.page.url
-        self.tabs = set(self.ctx.browser.tabs)
-        self.mutations = await self._mutations()
-        self.opens_tab = await self._opens_tab()
-        self.page.on("framenavigated", self._on_nav)
-        self.page.on("popup", self._on_popup)
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        self.page.remove_listener("framenavigated", self._on_nav)
-        self.page.remove_listener("popup", self._on_popup)
-
-    def _on_nav(self, frame: Any) -> None:
-        if frame is self.page.main_frame:
-            self.navigated = True
-
-    def _on_popup(self, page: Any) -> None:
-        self.popups.append(page)
-
-    async def _opens_tab(self) -> bool:
-        """Whether the element is (inside) a link or form that targets another browsing context."""
-        if self.element is None:
-            return False
-        try:
-            return bool(await self.element.evaluate(_OPENS_TAB_JS))
-        except Exception:  # noqa: BLE001 - detached or in a closed frame: nothing to wait for
-            return False
-
-    async def _new_tabs(self) -> list[str]:
-        """Tabs opened since the action. A popup the page announced (a ``popup`` event, or a
-        ``target=_blank`` link that was clicked) is waited for until it is registered as a tab, so a
-        slow machine does not report ``new_tab: null`` for a link that opened one."""
-        started = time.monotonic()
-        while True:
-            new = [t for t in self.ctx.browser.tabs if t not in self.tabs]
-            # An announced popup is waited for up to the call's timeout; a clicked link whose page
-            # may have cancelled the navigation, for at most OPENS_TAB_WAIT_S.
-            limit = _timeout(self.ctx) / 1000 if self.popups else OPENS_TAB_WAIT_S if self.opens_tab else 0
-            if new or time.monotonic() - started >= limit:
-                return new
-            await asyncio.sleep(0.05)
-
-    async def _mutations(self) -> int | None:
-        try:
-            return int(await call(self.frame, self.page, {"op": "mutations"}))
-        except Exception:  # noqa: BLE001 - the frame navigated or went away
-            return None
-
-    async def changes(self) -> dict[str, Any]:
-        await asyncio.sleep(SETTLE_S)
-        if self.navigated:
-            try:
-                await self.page.wait_for_load_state("domcontentloaded", timeout=_timeout(self.ctx))
-            except Exception:  # noqa: BLE001 - report what we have
-                pass
-        out: dict[str, Any] = {"navigated": self.navigated or self.page.url != self.url}
-        if out["navigated"]:
-            out["url"] = self.page.url
-        new = await self._new_tabs()
-        out["new_tab"] = new[0] if new else None
-        tab = self.ctx.browser.tab_of(self.page)
-        dialogs = [dict(d) for d in (tab.dialogs if tab else []) if d.get("ts", 0) >= self.started]
-        out["dialogs"] = [{k: d.get(k) for k in ("type", "message", "action")} for d in dialogs]
-        if not out["navigated"]:
-            after = await self._mutations()
-            out["dom_changed"] = bool(after is not None and self.mutations is not None and after > self.mutations)
-        else:
-            out["dom_changed"] = True
-        downloads = await self.ctx.browser.downloads.since(self.started)  # saved (or refused) by now
-        if downloads:
-            out["downloads"] = downloads
-        return out
-
-
-async def _result(
-    ctx: ToolContext, page: Any, r: Resolved, changes: dict[str, Any], chain: dict | None, **extra: Any
-) -> dict[str, Any]:
-    tab = ctx.browser.tab_of(page)
-    out: dict[str, Any] = {"element": r.describe(), **extra, "changes": changes, "frame_ordinal": r.frame_ordinal}
-    out["tab_id"] = tab.id if tab else None
-    if chain is not None:
-        out.update(chain)
-    return out
-
-
-async def _chain_if(args: dict[str, Any], page: Any, r: Resolved) -> dict | None:
-    """``selector_chain`` and ``fingerprint``, taken before acting: after a click the element may be gone."""
-    if not args.get("capture_artifact"):
-        return None
-    return await capture_element(page, r.element, r.frame)
 
 
 async def _act(page: Any, r: Resolved, action: str, args: dict[str, Any], timeout: int) -> dict[str, str] | None:
     """Run the action; ``{from, to}`` when a value was put into the field's format (see :mod:`..perception.fills`)."""
-    try:
-        return await perform(
-            r.element,
-            action,
-            value=args.get("value"),
-            key=args.get("key"),
-            timeout=timeout,
-            position=args.get("position"),
-        )
-    except OcnbError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - translated at the seam
-        raise from_playwright(exc) from None
+    return await perform(
+        r.element,
+        action,
+        value=args.get("value"),
+        key=args.get("key"),
+        timeout=timeout,
+        position=args.get("position"),
+    )
 
 
 @tool(
@@ -220,18 +85,18 @@ async def interact(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
             raise InvalidArgument(str(exc), details={"key": str(args["key"])[:80]}) from None
     if action == "press" and args.get("ref") is None and args.get("query") is None:
         return await _press_focused(ctx, args)
-    ref, query = _target_args(args)
+    ref, query = target_args(args)
     page = await ctx.page(args.get("tab_id"))
     r = await resolve_target(page, ref=ref, query=query, action=action)
     await check_target(ctx.session.secrets, page, r, args, action=action, key=args.get("key"))
     await ctx.session.approvals.check(ctx.call, page, r, action=action, key=args.get("key"))  # confirm: ask first
     ctx.call.extra.setdefault("partial", {"element": r.describe(), "action": action})  # if a dialog interrupts
-    chain = await _chain_if(args, page, r)
-    async with _Watch(ctx, page, r.frame, r.element if action in ("click", "press") else None) as watch:
-        converted = await _act(page, r, action, args, _timeout(ctx))
+    chain = await capture_if_asked(args, page, r)
+    async with watch_changes(ctx, page, r.frame, r.element if action in ("click", "press") else None) as watch:
+        converted = await _act(page, r, action, args, action_timeout(ctx))
         changes = await watch.changes()
     extra = {"converted": converted} if converted else {}
-    return await _result(ctx, page, r, changes, chain, action=action, via=r.via, **extra)
+    return await element_result(ctx, page, r, changes, chain, action=action, via=r.via, **extra)
 
 
 async def _press_focused(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
@@ -244,13 +109,8 @@ async def _press_focused(ctx: ToolContext, args: dict[str, Any]) -> dict[str, An
     await check_target(ctx.session.secrets, page, r, args, action="press", key=str(args["key"]))
     await ctx.session.approvals.check(ctx.call, page, r, action="press", key=str(args["key"]))
     ctx.call.extra.setdefault("partial", {"element": r.describe() if r else None, "action": "press"})
-    async with _Watch(ctx, page, r.frame if r else page.main_frame, r.element if r else None) as watch:
-        try:
-            await page.keyboard.press(str(args["key"]))
-        except OcnbError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - translated at the seam (e.g. an unknown key name)
-            raise from_playwright(exc) from None
+    async with watch_changes(ctx, page, r.frame if r else page.main_frame, r.element if r else None) as watch:
+        await page.keyboard.press(str(args["key"]))  # an unknown key name: dispatch translates Playwright's error
         changes = await watch.changes()
     tab = ctx.browser.tab_of(page)
     out: dict[str, Any] = {"element": r.describe() if r else None, "action": "press", "via": "focus" if r else "page"}
@@ -275,25 +135,20 @@ async def _press_focused(ctx: ToolContext, args: dict[str, Any]) -> dict[str, An
 )
 async def drag_drop(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     page = await ctx.page(args.get("tab_id"))
-    src = await resolve_target(page, **_spec(args["source"]))
-    dst = await resolve_target(page, **_spec(args["target"]))
+    src = await resolve_target(page, **target_spec(args["source"]))
+    dst = await resolve_target(page, **target_spec(args["target"]))
     await ctx.session.approvals.check(ctx.call, page, src, action="drag")
-    timeout = _timeout(ctx)
-    async with _Watch(ctx, page, src.frame) as watch:
-        try:
-            await src.element.scroll_into_view_if_needed(timeout=timeout)
-            a = await src.element.bounding_box()
-            b = await dst.element.bounding_box()
-            if not a or not b:
-                raise InvalidArgument("source or target has no visible box")
-            await page.mouse.move(a["x"] + a["width"] / 2, a["y"] + a["height"] / 2)
-            await page.mouse.down()
-            await page.mouse.move(b["x"] + b["width"] / 2, b["y"] + b["height"] / 2, steps=8)
-            await page.mouse.up()
-        except OcnbError:
-            raise
-        except Exception as exc:  # noqa: BLE001
-            raise from_playwright(exc) from None
+    timeout = action_timeout(ctx)
+    async with watch_changes(ctx, page, src.frame) as watch:
+        await src.element.scroll_into_view_if_needed(timeout=timeout)
+        a = await src.element.bounding_box()
+        b = await dst.element.bounding_box()
+        if not a or not b:
+            raise InvalidArgument("source or target has no visible box")
+        await page.mouse.move(a["x"] + a["width"] / 2, a["y"] + a["height"] / 2)
+        await page.mouse.down()
+        await page.mouse.move(b["x"] + b["width"] / 2, b["y"] + b["height"] / 2, steps=8)
+        await page.mouse.up()
         changes = await watch.changes()
     tab = ctx.browser.tab_of(page)
     return {"source": src.describe(), "target": dst.describe(), "changes": changes, "tab_id": tab.id if tab else None}

@@ -15,10 +15,10 @@ from ..dispatch import ToolContext
 from ..errors import InvalidArgument, NavigationFailed, OcnbError, Timeout, from_playwright
 from ..registry import tool
 from ..urls import check_origin, check_url
+from .targeting import CAPTURE
 
 __all__ = ["navigate", "page_reload", "wait_for"]
 
-CAPTURE_SCHEMA = {"type": "boolean", "description": "record the step for a skill"}
 WAIT_UNTIL = {"type": "string", "enum": ["load", "domcontentloaded", "networkidle", "commit"]}
 
 
@@ -53,7 +53,7 @@ async def _goto(page: Any, url: str, wait_until: str, timeout: int) -> Any:
         return await page.goto(url, wait_until=wait_until, timeout=timeout)
 
 
-def _nav_error(exc: BaseException, url: str) -> OcnbError:
+def nav_error(exc: BaseException, url: str) -> OcnbError:
     err = from_playwright(exc)
     if err.code in ("INTERNAL", "NAVIGATION_FAILED", "TARGET_NAVIGATED_AWAY"):
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
@@ -90,7 +90,7 @@ def check_url_arg(config: Any, args: dict[str, Any]) -> None:
     properties={
         "url": {"type": "string", "description": 'http(s), about:blank or data: URL, or "back"/"forward".'},
         "wait_until": WAIT_UNTIL,
-        "capture_artifact": CAPTURE_SCHEMA,
+        "capture_artifact": CAPTURE,
     },
     required=["url"],
 )
@@ -113,7 +113,7 @@ async def navigate(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
             info = {**(await page_info(page, tab)), "status": None, "tab_id": tab.id if tab else None}
             return {**info, "downloads": await ctx.browser.downloads.since(started, expect=True)}
         await settle(page)
-        raise _nav_error(exc, url) from None
+        raise nav_error(exc, url) from None
     info = await page_info(page, _tab(ctx, page))
     info["status"] = response.status if response is not None else None
     tab = ctx.browser.tab_of(page)
@@ -141,7 +141,7 @@ async def page_reload(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     try:
         response = await page.reload(wait_until=args.get("wait_until", "load"), timeout=ctx.config.default_timeout_ms)
     except Exception as exc:  # noqa: BLE001
-        raise _nav_error(exc, page.url) from None
+        raise nav_error(exc, page.url) from None
     info = await page_info(page, _tab(ctx, page))
     info["status"] = response.status if response is not None else None
     return info

@@ -9,7 +9,8 @@ from typing import Any
 from ..dispatch import ToolContext
 from ..errors import InvalidArgument, NavigationFailed
 from ..registry import tool
-from .navigation import CAPTURE_SCHEMA, _nav_error, check_url_arg, page_info
+from .navigation import check_url_arg, nav_error, page_info
+from .targeting import CAPTURE
 
 __all__ = ["tabs_activate", "tabs_close", "tabs_context", "tabs_create"]
 
@@ -58,7 +59,7 @@ async def _describe(ctx: ToolContext) -> list[dict[str, Any]]:
     side_effects=True,
     uses_page=False,
     description="Open a tab (optionally at a URL) and activate it.",
-    properties={"url": {"type": "string"}, "capture_artifact": CAPTURE_SCHEMA},
+    properties={"url": {"type": "string"}, "capture_artifact": CAPTURE},
 )
 async def tabs_create(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     url = args.get("url")
@@ -77,7 +78,7 @@ async def tabs_create(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
                 browser.active_id = before
             if not isinstance(exc, Exception):
                 raise
-            err = _nav_error(exc, url)
+            err = nav_error(exc, url)
             if isinstance(err, NavigationFailed):
                 err.message += "; the tab it opened was closed"
             raise err from None

@@ -19,13 +19,14 @@ from __future__ import annotations
 from typing import Any
 
 from ..dispatch import ToolContext
-from ..errors import InvalidArgument, OcnbError
+from ..errors import InvalidArgument, from_playwright
 from ..files import atomic_write_bytes
 from ..perception.point import element_at
 from ..perception.targets import resolve_target
 from ..registry import tool
 from .evidence import png_size
-from .interact import TARGET_PROPS, _target_args, _timeout, _Watch, interact
+from .interact import interact
+from .targeting import TARGET_PROPS, action_timeout, target_args, watch_changes
 
 __all__ = ["element_screenshot", "interact_at"]
 
@@ -105,8 +106,9 @@ async def interact_at(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         acting["position"] = {"x": max(0.0, x - rect["x"] - left), "y": max(0.0, y - rect["y"] - top)}
     try:
         done = await interact(ctx, acting)
-    except OcnbError as exc:
-        if exc.code == "INTERNAL" and "is not an <input>" in exc.message:  # Playwright's words for it
+    except Exception as exc:  # noqa: BLE001 - decided by type: Playwright's refusal to fill a non-field is reworded
+        err = from_playwright(exc)
+        if err.code == "INTERNAL" and "is not an <input>" in err.message:  # Playwright's words for it
             what = f"{named['role']} {named['name']!r} <{hit.get('tag')}>"
             raise InvalidArgument(
                 f"the element at ({x:g}, {y:g}) is {what}, not a field; nothing was typed", details=named
@@ -144,7 +146,7 @@ async def _drag(
     ctx.call.extra["summary_note"] = "to ref={ref} role={role} name={name}".format(**target)
     frames = page.frames
     ordinal = hit.get("frame_ordinal") or 0
-    async with _Watch(ctx, page, frames[ordinal] if ordinal < len(frames) else page.main_frame) as watch:
+    async with watch_changes(ctx, page, frames[ordinal] if ordinal < len(frames) else page.main_frame) as watch:
         await page.mouse.move(*start)
         await page.mouse.down()
         await page.mouse.move(*end, steps=DRAG_STEPS)
@@ -184,10 +186,10 @@ def _rest(done: dict[str, Any]) -> dict[str, Any]:
     properties={**TARGET_PROPS},
 )
 async def element_screenshot(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    ref, query = _target_args(args)
+    ref, query = target_args(args)
     page = await ctx.page(args.get("tab_id"))
     r = await resolve_target(page, ref=ref, query=query)
-    data = await r.element.screenshot(type="png", scale="css", timeout=_timeout(ctx))
+    data = await r.element.screenshot(type="png", scale="css", timeout=action_timeout(ctx))
     box = await r.element.bounding_box()
     path = ctx.home / "screenshots" / ctx.session.id / f"element-{ctx.call.seq:05d}.png"
     atomic_write_bytes(path, data)  # 0600, in folders 0700

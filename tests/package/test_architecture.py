@@ -225,10 +225,12 @@ def test_the_registry_names_no_tool_module() -> None:
 
 
 def test_the_catalogue_lists_every_tool_module() -> None:
-    from ocnb.tools import CATALOGUE
+    from ocnb.tools import CATALOGUE, SHARED
 
     listed = sorted(m.__name__ for m in CATALOGUE)
-    on_disk = sorted(f"ocnb.tools.{p.stem}" for p in (PACKAGE / "tools").glob("*.py") if p.stem != "__init__")
+    on_disk = sorted(
+        f"ocnb.tools.{p.stem}" for p in (PACKAGE / "tools").glob("*.py") if p.stem not in ("__init__", *SHARED)
+    )
     assert listed == on_disk
 
 
