@@ -244,14 +244,14 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     if opts.http is not None and not opts.no_auth:
         from ..settings import Settings
-        from .http import TOKEN_ENV, McpTokenError, _check_token, load_or_create_token
+        from .http import TOKEN_ENV, McpTokenError, check_token, load_or_create_token
 
         given = Settings.from_env().mcp_token
         try:  # before the browser starts: a bad token (file) is a one-line error, not a traceback
             if opts.token_file:
                 load_or_create_token(opts.token_file, given)
             elif given:
-                _check_token(given, f"${TOKEN_ENV}")
+                check_token(given, f"${TOKEN_ENV}")
         except McpTokenError as exc:
             print(f"ocnb mcp: {exc}", file=sys.stderr)
             return 2

@@ -85,7 +85,7 @@ class McpTokenError(ValueError):
     """A bearer token (given, or read from a token file) that cannot be used; the file is left as it is."""
 
 
-def _check_token(token: str, where: str) -> str:
+def check_token(token: str, where: str) -> str:
     if len(token) < _MIN_TOKEN or not set(token) <= _TOKEN_CHARS:
         raise McpTokenError(
             f"the bearer token from {where} must be at least {_MIN_TOKEN} characters of A-Z a-z 0-9 - . _ ~ + / = "
@@ -108,7 +108,7 @@ def load_or_create_token(path: str | os.PathLike[str], token: str | None = None)
     """
     path = Path(path).expanduser()
     if token is not None:
-        _check_token(token, f"the given token (or ${TOKEN_ENV})")
+        check_token(token, f"the given token (or ${TOKEN_ENV})")
     for _ in range(2):
         try:
             text = path.read_text(encoding="utf-8")
@@ -117,7 +117,7 @@ def load_or_create_token(path: str | os.PathLike[str], token: str | None = None)
         except OSError as exc:
             raise McpTokenError(f"cannot read the MCP token file {path}: {exc}") from exc
         else:
-            found = _check_token(text.strip(), f"the token file {path}")
+            found = check_token(text.strip(), f"the token file {path}")
             if token is not None and token != found:
                 raise McpTokenError(
                     f"the given token (or ${TOKEN_ENV}) differs from the one in {path}; drop one or make them agree"
@@ -263,7 +263,7 @@ def serve(
         if token_file is not None:
             token = load_or_create_token(token_file, token)
         elif token is not None:
-            _check_token(token, where)
+            check_token(token, where)
         else:
             token = secrets.token_urlsafe(32)
     else:

@@ -16,11 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "ocnb"
 
 #: (importer, module, name) of the private imports kept, each with the reason.
-PRIVATE_IMPORTS_ALLOWED = {
-    # The MCP CLI checks a token before the browser starts with the HTTP transport's own check;
-    # mcp/http.py is being reshaped by the thin-adapter change (issue 35 §5), which names it.
-    ("ocnb.mcp.cli", "ocnb.mcp.http", "_check_token"),
-}
+PRIVATE_IMPORTS_ALLOWED: set[tuple[str, str, str]] = set()
 
 #: The modules that may call ``from_playwright`` and how many times, each with the reason.
 TRANSLATIONS_ALLOWED = {
