@@ -43,6 +43,19 @@ def _browser_rss(me: psutil.Process) -> float:
     return total / MB
 
 
+def _playwright_objects(s: ocnb.Session) -> dict[str, int]:
+    """The objects Playwright's Python client holds for the driver (its connection's ``_objects``), by type.
+
+    Private to Playwright, read here only to say who holds the memory: the client keeps one object per
+    remote object until the driver disposes it (Request and Response: past 10,000 of each, or with the
+    context).
+    """
+    state = s.state
+    conn = getattr(getattr(getattr(state, "context", None), "_impl_obj", None), "_connection", None)
+    objects = getattr(conn, "_objects", {})
+    return dict(Counter(type(o).__name__ for o in list(objects.values())).most_common(6))
+
+
 def _types() -> Counter[str]:
     return Counter(type(o).__name__ for o in gc.get_objects())
 
@@ -53,6 +66,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--every", type=int, default=1000)
     parser.add_argument("--baseline", type=int, default=5000, help="the call the growth is measured from")
     parser.add_argument("--types", action="store_true", help="print the object types that grew most")
+    parser.add_argument("--name", default="memory", help="the results file's name (bench/results/NAME.json)")
     opts = parser.parse_args(argv)
     os.environ.setdefault("OCNB_HOME", tempfile.mkdtemp(prefix="ocnb-bench-"))
     me = psutil.Process()
@@ -83,6 +97,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                     "objects": len(gc.get_objects()),
                     "ms_per_call": round((now - t_interval) * 1000 / opts.every, 2),
                     "failures": failures,
+                    "playwright_objects": _playwright_objects(s),
                 }
                 rows.append(row)
                 print(row, flush=True)
@@ -108,7 +123,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     if len(types_at) == 2:
         grew = types_at[opts.calls] - types_at[opts.baseline]
         print("grew most:", grew.most_common(15))
-    save("memory", figures)
+    save(opts.name, figures)
     return figures
 
 
