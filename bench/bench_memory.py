@@ -9,7 +9,10 @@ call stays flat (last interval ÷ the interval ending at 5,000 ≤ 1.3).
 
     python -m bench.bench_memory [--calls 20000] [--every 1000]
 
-Writes ``bench/results/memory.json``; ``--types`` also prints which object types grew the most.
+Each row also counts the objects Playwright's own client holds for the driver, by type: that is where
+the growth is (docs/memory.md, "What Playwright keeps"). Writes ``bench/results/NAME.json`` (``--name``,
+``memory`` by default) after every interval, ``partial`` until the last call, so a run stopped early
+keeps its figures; ``--types`` also prints which object types grew the most.
 """
 
 from __future__ import annotations
@@ -60,6 +63,35 @@ def _types() -> Counter[str]:
     return Counter(type(o).__name__ for o in gc.get_objects())
 
 
+def figures_of(rows: list[dict[str, Any]], baseline: int, calls: int) -> dict[str, Any]:
+    """The growth from the interval ending at ``baseline`` (else the first) to the last one, per call too;
+    ``partial`` while the run has not reached ``calls``."""
+    at = {r["calls"]: r for r in rows}
+    base, last = at.get(baseline, rows[0]), rows[-1]
+    span = max(last["calls"] - base["calls"], 1)
+    figures: dict[str, Any] = {
+        "calls": calls,
+        "partial": last["calls"] < calls,
+        "intervals": rows,
+        "from_call": base["calls"],
+        "to_call": last["calls"],
+        "python_growth_mb": round(last["python_mb"] - base["python_mb"], 1),
+        "python_kb_per_call": round((last["python_mb"] - base["python_mb"]) * 1024 / span, 2),
+        "browser_growth_mb": round(last["browser_mb"] - base["browser_mb"], 1),
+        "objects_growth": last["objects"] - base["objects"],
+        "objects_per_call": round((last["objects"] - base["objects"]) / span, 2),
+        "time_ratio": round(last["ms_per_call"] / base["ms_per_call"], 2),
+    }
+    print(
+        f"from call {base['calls']} to {last['calls']}: Python {figures['python_growth_mb']:+.1f} MB "
+        f"({figures['python_kb_per_call']:+.2f} KB a call; target ≤ 10 MB to call {calls}), browser "
+        f"{figures['browser_growth_mb']:+.1f} MB, {figures['objects_growth']:+d} objects, time per call "
+        f"×{figures['time_ratio']} (target ≤ 1.3)",
+        flush=True,
+    )
+    return figures
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--calls", type=int, default=20000)
@@ -101,25 +133,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 }
                 rows.append(row)
                 print(row, flush=True)
+                save(opts.name, figures_of(rows, opts.baseline, opts.calls))  # a run stopped early keeps its figures
                 if opts.types and i in (opts.baseline, opts.calls):
                     types_at[i] = _types()
                 t_interval = time.perf_counter()
-    at = {r["calls"]: r for r in rows}
-    base, last = at.get(opts.baseline, rows[0]), rows[-1]
-    figures: dict[str, Any] = {
-        "calls": opts.calls,
-        "intervals": rows,
-        "python_growth_mb": round(last["python_mb"] - base["python_mb"], 1),
-        "browser_growth_mb": round(last["browser_mb"] - base["browser_mb"], 1),
-        "objects_growth": last["objects"] - base["objects"],
-        "time_ratio": round(last["ms_per_call"] / base["ms_per_call"], 2),
-        "from_call": base["calls"],
-    }
-    print(
-        f"from call {base['calls']} to {last['calls']}: Python {figures['python_growth_mb']:+.1f} MB "
-        f"(target ≤ 10), browser {figures['browser_growth_mb']:+.1f} MB, "
-        f"{figures['objects_growth']:+d} objects, time per call ×{figures['time_ratio']} (target ≤ 1.3)"
-    )
+    figures = figures_of(rows, opts.baseline, opts.calls)
     if len(types_at) == 2:
         grew = types_at[opts.calls] - types_at[opts.baseline]
         print("grew most:", grew.most_common(15))
