@@ -24,6 +24,8 @@ SHOW_AFTER_S = 1.0
 #: The arguments that say what a call waits for or acts on (a typed ``value`` is never shown).
 _SHOWN = ("text", "selector", "url", "query", "ref", "target", "load_state", "state", "timeout_ms")
 _MAX_VALUE = 40
+#: The line's look: small and grey, in the code font of the compact result display under it.
+_STYLE = "font-family:var(--jp-code-font-family,monospace);font-size:12px;color:var(--jp-ui-font-color2,#666)"
 
 
 def describe(tool: str, args: dict[str, Any]) -> str:
@@ -73,8 +75,8 @@ class CellProgress:
         self._shown_at = step
         text = f"⏳ {self.what}: {step:.1f} s"
         bar = '<progress style="width:6em;height:0.8em;vertical-align:middle"></progress>'
-        body = f"{bar} <code>{html.escape(self.what)}</code>: {step:.1f} s"
-        self._put({"text/plain": text, "text/html": f'<div class="ocnb-progress">{body}</div>'})
+        body = f"{bar} {html.escape(self.what)}: {step:.1f} s"
+        self._put({"text/plain": text, "text/html": f'<div class="ocnb-progress" style="{_STYLE}">{body}</div>'})
 
     def end(self, ok: bool | None) -> None:
         if self._handle is None:  # a quick call left nothing to replace
@@ -82,7 +84,9 @@ class CellProgress:
         seconds = time.monotonic() - self._started
         word = "interrupted" if ok is None else "done" if ok else "failed"
         text = f"{self.what}: {word} after {seconds:.1f} s"
-        self._put({"text/plain": text, "text/html": f'<div class="ocnb-progress">{html.escape(text)}</div>'})
+        self._put(
+            {"text/plain": text, "text/html": f'<div class="ocnb-progress" style="{_STYLE}">{html.escape(text)}</div>'}
+        )
 
     def _put(self, bundle: dict[str, str]) -> None:
         if self._handle is None:
