@@ -9,7 +9,10 @@ call stays flat (last interval ÷ the interval ending at 5,000 ≤ 1.3).
 
     python -m bench.bench_memory [--calls 20000] [--every 1000]
 
-Writes ``bench/results/memory.json``; ``--types`` also prints which object types grew the most.
+Each row also counts the objects Playwright's own client holds for the driver, by type: that is where
+the growth is (docs/memory.md, "What Playwright keeps"). Writes ``bench/results/NAME.json`` (``--name``,
+``memory`` by default) after every interval, ``partial`` until the last call, so a run stopped early
+keeps its figures; ``--types`` also prints which object types grew the most.
 """
 
 from __future__ import annotations
@@ -43,8 +46,50 @@ def _browser_rss(me: psutil.Process) -> float:
     return total / MB
 
 
+def _playwright_objects(s: ocnb.Session) -> dict[str, int]:
+    """The objects Playwright's Python client holds for the driver (its connection's ``_objects``), by type.
+
+    Private to Playwright, read here only to say who holds the memory: the client keeps one object per
+    remote object until the driver disposes it (Request and Response: past 10,000 of each, or with the
+    context).
+    """
+    state = s.state
+    conn = getattr(getattr(getattr(state, "context", None), "_impl_obj", None), "_connection", None)
+    objects = getattr(conn, "_objects", {})
+    return dict(Counter(type(o).__name__ for o in list(objects.values())).most_common(6))
+
+
 def _types() -> Counter[str]:
     return Counter(type(o).__name__ for o in gc.get_objects())
+
+
+def figures_of(rows: list[dict[str, Any]], baseline: int, calls: int) -> dict[str, Any]:
+    """The growth from the interval ending at ``baseline`` (else the first) to the last one, per call too;
+    ``partial`` while the run has not reached ``calls``."""
+    at = {r["calls"]: r for r in rows}
+    base, last = at.get(baseline, rows[0]), rows[-1]
+    span = max(last["calls"] - base["calls"], 1)
+    figures: dict[str, Any] = {
+        "calls": calls,
+        "partial": last["calls"] < calls,
+        "intervals": rows,
+        "from_call": base["calls"],
+        "to_call": last["calls"],
+        "python_growth_mb": round(last["python_mb"] - base["python_mb"], 1),
+        "python_kb_per_call": round((last["python_mb"] - base["python_mb"]) * 1024 / span, 2),
+        "browser_growth_mb": round(last["browser_mb"] - base["browser_mb"], 1),
+        "objects_growth": last["objects"] - base["objects"],
+        "objects_per_call": round((last["objects"] - base["objects"]) / span, 2),
+        "time_ratio": round(last["ms_per_call"] / base["ms_per_call"], 2),
+    }
+    print(
+        f"from call {base['calls']} to {last['calls']}: Python {figures['python_growth_mb']:+.1f} MB "
+        f"({figures['python_kb_per_call']:+.2f} KB a call; target ≤ 10 MB to call {calls}), browser "
+        f"{figures['browser_growth_mb']:+.1f} MB, {figures['objects_growth']:+d} objects, time per call "
+        f"×{figures['time_ratio']} (target ≤ 1.3)",
+        flush=True,
+    )
+    return figures
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
@@ -53,6 +98,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--every", type=int, default=1000)
     parser.add_argument("--baseline", type=int, default=5000, help="the call the growth is measured from")
     parser.add_argument("--types", action="store_true", help="print the object types that grew most")
+    parser.add_argument("--name", default="memory", help="the results file's name (bench/results/NAME.json)")
     opts = parser.parse_args(argv)
     os.environ.setdefault("OCNB_HOME", tempfile.mkdtemp(prefix="ocnb-bench-"))
     me = psutil.Process()
@@ -83,32 +129,19 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                     "objects": len(gc.get_objects()),
                     "ms_per_call": round((now - t_interval) * 1000 / opts.every, 2),
                     "failures": failures,
+                    "playwright_objects": _playwright_objects(s),
                 }
                 rows.append(row)
                 print(row, flush=True)
+                save(opts.name, figures_of(rows, opts.baseline, opts.calls))  # a run stopped early keeps its figures
                 if opts.types and i in (opts.baseline, opts.calls):
                     types_at[i] = _types()
                 t_interval = time.perf_counter()
-    at = {r["calls"]: r for r in rows}
-    base, last = at.get(opts.baseline, rows[0]), rows[-1]
-    figures: dict[str, Any] = {
-        "calls": opts.calls,
-        "intervals": rows,
-        "python_growth_mb": round(last["python_mb"] - base["python_mb"], 1),
-        "browser_growth_mb": round(last["browser_mb"] - base["browser_mb"], 1),
-        "objects_growth": last["objects"] - base["objects"],
-        "time_ratio": round(last["ms_per_call"] / base["ms_per_call"], 2),
-        "from_call": base["calls"],
-    }
-    print(
-        f"from call {base['calls']} to {last['calls']}: Python {figures['python_growth_mb']:+.1f} MB "
-        f"(target ≤ 10), browser {figures['browser_growth_mb']:+.1f} MB, "
-        f"{figures['objects_growth']:+d} objects, time per call ×{figures['time_ratio']} (target ≤ 1.3)"
-    )
+    figures = figures_of(rows, opts.baseline, opts.calls)
     if len(types_at) == 2:
         grew = types_at[opts.calls] - types_at[opts.baseline]
         print("grew most:", grew.most_common(15))
-    save("memory", figures)
+    save(opts.name, figures)
     return figures
 
 

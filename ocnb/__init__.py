@@ -1,6 +1,7 @@
 """ocnb — drive a real Chromium from Jupyter notebooks, for people and LLM agents alike."""
 
 from . import _compat
+from . import display as _display
 from ._version import __version__
 from .audit.secrets import SecretStore
 from .audit.telemetry import journal_df, replay_df, trace_df
@@ -25,6 +26,22 @@ def _declare_tools() -> None:
 
 
 _use_catalogue(_declare_tools)
+
+
+def _progress_in_cells(tool: str, args: dict[str, object]) -> object:
+    """A long call's progress line in a Jupyter cell (:mod:`ocnb.widgets.progress`); None elsewhere."""
+    import sys
+
+    if "ipykernel" not in sys.modules:  # not a kernel: nothing to show, nothing imported
+        return None
+    try:
+        from .widgets.progress import cell_progress
+    except ImportError:  # the notebook extra is not installed
+        return None
+    return cell_progress(tool, args)
+
+
+_display.options.progress = _progress_in_cells  # type: ignore[assignment]
 
 
 def capability_map() -> str:

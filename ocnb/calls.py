@@ -105,8 +105,11 @@ class Host(Protocol):
     def ensure_browser(self) -> Awaitable[Any]:
         """Start (or relaunch) the browser if needed, on the browser thread; returns its state."""
 
-    def run(self, coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
-        """Wait for ``coro`` run on the browser thread (from any other thread)."""
+    def run(
+        self, coro: Coroutine[Any, Any, T], timeout: float | None = None, on_wait: Callable[[float], None] | None = None
+    ) -> T:
+        """Wait for ``coro`` run on the browser thread (from any other thread), telling ``on_wait`` the
+        seconds waited every so often."""
 
     def call_lock(self) -> asyncio.Lock:
         """The lock that serializes top-level calls (created on the browser loop)."""

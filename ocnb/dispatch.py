@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .calls import SOURCES, CallContext, Host, ProgressFn
+from .display import Waiting
+from .display import options as display_options
 from .errors import (
     Cancelled,
     Interrupted,
@@ -365,13 +367,43 @@ def dispatch(
     name = _tool_name(tool)
     if session.closed:
         return ToolResult.failure(name, "SESSION_CLOSED", "the session is closed; create a new Session")
+    waiting = _waiting(name, args, source, record)
+    ok: bool | None = False
     try:
         tooldef = session.registry.get(tool) if isinstance(tool, str) else None
         budget = _call_timeout(session, tooldef, args) + 15.0 if tooldef else 30.0
-        return session.run(dispatch_async(session, tool, args, source=source, record=record), timeout=budget)
+        coro = dispatch_async(session, tool, args, source=source, record=record)
+        if waiting is None:
+            result: ToolResult = session.run(coro, timeout=budget)
+        else:
+            result = session.run(coro, timeout=budget, on_wait=waiting.tick)
+        ok = result.ok
+        return result
     except Interrupted as exc:  # a person's Ctrl-C: the call is cancelled (journaled CANCELLED), the loop stops
+        ok = None
         raise Interrupted(name, exc.seconds) from None
     except OcnbError as exc:  # SESSION_CLOSED, TIMEOUT of the browser thread …
         return ToolResult(ok=False, tool=name, error=ToolError.from_exception(exc))
     except Exception as exc:  # noqa: BLE001 - never raise out of a call
         return _internal(name, exc)
+    finally:
+        if waiting is not None:
+            _quietly(waiting.end, ok)
+
+
+def _waiting(name: str, args: Any, source: str, record: bool) -> Waiting | None:
+    """The progress display of a call a person waits for (from code or a magic), if a face set one."""
+    factory = display_options.progress
+    if factory is None or not record or source not in ("api", "magic") or not isinstance(args, dict):
+        return None
+    try:
+        return factory(name, args)
+    except Exception:  # noqa: BLE001 - a display never fails a call
+        return None
+
+
+def _quietly(fn: Any, *args: Any) -> None:
+    try:
+        fn(*args)
+    except Exception:  # noqa: BLE001 - a display never fails a call
+        pass

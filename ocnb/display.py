@@ -17,15 +17,24 @@ import base64
 import html
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-__all__ = ["DisplayOptions", "acted_summary", "options", "render_html"]
+__all__ = ["DisplayOptions", "Waiting", "acted_summary", "options", "render_html"]
 
 _MAX_INLINE_IMAGE = 4 * 1024 * 1024
 _REF = re.compile(r"\b(ax_\d+)\b")
 _BOX = "font-family:var(--jp-code-font-family,monospace);font-size:12px"
+
+
+class Waiting(Protocol):
+    """A long call's progress where a person waits for it (a notebook cell): ``tick`` while the call
+    runs, ``end`` once (``ok`` None: interrupted)."""
+
+    def tick(self, seconds: float) -> None: ...
+    def end(self, ok: bool | None) -> None: ...
 
 
 @dataclass
@@ -38,6 +47,9 @@ class DisplayOptions:
     outline_tree_max_lines: int = 1500
     #: JSON blocks longer than this many lines start folded (their keys stay visible).
     fold_json_over_lines: int = 40
+    #: ``progress(tool, args)``: the :class:`Waiting` display of one call made from code or a magic, or
+    #: None to show nothing (``import ocnb`` sets the notebook cell's: ``ocnb.widgets.progress``).
+    progress: Callable[[str, dict[str, Any]], Waiting | None] | None = None
 
 
 options = DisplayOptions()

@@ -397,9 +397,9 @@ class Session(ToolMethods):
     def closed(self) -> bool:
         return self._closed
 
-    def run(self, coro: Any, timeout: float | None = None) -> Any:
+    def run(self, coro: Any, timeout: float | None = None, on_wait: Callable[[float], None] | None = None) -> Any:
         """Run a coroutine on this session's browser thread (for advanced use and tests)."""
-        return self.runtime.run(coro, timeout)
+        return self.runtime.run(coro, timeout, on_wait)
 
     def close(self) -> None:
         """Close the browser and stop the browser thread. Idempotent; later calls get SESSION_CLOSED."""

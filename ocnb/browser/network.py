@@ -74,8 +74,17 @@ class NetworkLog:
         self.requests.append({"ts": time.time(), "url": request.url, "method": request.method})
 
     def forget(self, tab: Tab) -> None:
-        """A tab closed: drop its CDP session."""
+        """A tab closed: drop its CDP session and its requests.
+
+        Its requests' Playwright objects are disposed by the driver with the page; the page's own
+        listeners keep the closed :class:`Tab` reachable, so without this its ring would keep up to
+        ``network_buffer`` requests and responses alive in Python for as long as the session runs.
+        """
         self.controls.cdp.pop(id(tab.page), None)
+        gone = {id(rec) for rec in tab.network} | {id(rec) for rec in tab.open_requests.values()}
+        self._bodies = deque(rec for rec in self._bodies if id(rec) not in gone)
+        tab.network.clear()
+        tab.open_requests.clear()
 
     def _on_request(self, tab: Tab, request: Any) -> None:
         rec = RequestRecord(

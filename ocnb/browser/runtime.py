@@ -13,7 +13,7 @@ import concurrent.futures
 import sys
 import threading
 import time
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
 from ..errors import Interrupted, SessionClosed, Timeout
@@ -22,6 +22,9 @@ __all__ = ["Runtime"]
 
 T = TypeVar("T")
 
+
+#: How often :meth:`Runtime.run` tells its ``on_wait`` how long it has waited, in seconds.
+TICK_S = 0.25
 
 #: How long an interrupted :meth:`Runtime.run` waits for the cancelled coroutine to wind down.
 SETTLE_S = 5.0
@@ -97,11 +100,17 @@ class Runtime:
         assert self._loop is not None
         return asyncio.run_coroutine_threadsafe(coro, self._loop)
 
-    def run(self, coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
+    def run(
+        self,
+        coro: Coroutine[Any, Any, T],
+        timeout: float | None = None,
+        on_wait: Callable[[float], None] | None = None,
+    ) -> T:
         """Run ``coro`` on the browser thread and wait for its result (from any other thread).
 
-        An interrupt of the waiting thread (Ctrl-C, Jupyter's ■) cancels ``coro`` on the browser
-        thread, waits a moment for it to wind down (a call journals itself ``CANCELLED``), and raises
+        ``on_wait(seconds)`` is called on the waiting thread every :data:`TICK_S` while it waits (a
+        notebook's progress line); its errors are ignored and end its calls. An interrupt of the
+        waiting thread (Ctrl-C, Jupyter's ■) cancels ``coro`` on the browser thread, waits a moment for it to wind down (a call journals itself ``CANCELLED``), and raises
         :class:`~ocnb.errors.Interrupted`; the browser, its pages and tabs stay as they are.
         """
         if self.in_runtime_thread():
@@ -111,7 +120,9 @@ class Runtime:
         future = self.submit(_settling(coro, settled))
         started = time.monotonic()
         try:
-            return future.result(timeout)
+            if on_wait is not None:
+                self._wait_ticking(future, started, timeout, on_wait)
+            return future.result(timeout)  # at once when the ticking wait saw it done
         except concurrent.futures.TimeoutError:
             future.cancel()
             raise Timeout(f"no answer from the browser thread within {timeout:.1f} s") from None
@@ -120,6 +131,28 @@ class Runtime:
             future.cancel()
             settled.wait(SETTLE_S)  # a second interrupt here goes through as it is
             raise Interrupted(seconds=seconds) from None
+
+    @staticmethod
+    def _wait_ticking(
+        future: concurrent.futures.Future[Any], started: float, timeout: float | None, on_wait: Callable[[float], None]
+    ) -> None:
+        """Wait for ``future`` in :data:`TICK_S` slices, telling ``on_wait`` (once it fails, the rest of
+        the wait is a plain one). Raises TimeoutError when ``timeout`` passes."""
+        while not future.done():
+            left = None if timeout is None else started + timeout - time.monotonic()
+            if left is not None and left <= 0:
+                raise concurrent.futures.TimeoutError
+            concurrent.futures.wait([future], TICK_S if left is None else min(TICK_S, left))
+            if future.done():
+                return
+            try:
+                on_wait(time.monotonic() - started)
+            except Exception:  # noqa: BLE001 - a display's failure never fails the call
+                left = None if timeout is None else max(0.0, started + timeout - time.monotonic())
+                concurrent.futures.wait([future], left)
+                if not future.done():
+                    raise concurrent.futures.TimeoutError from None
+                return
 
     def stop(self, timeout: float = 10.0) -> None:
         """Stop the loop and join the thread; idempotent."""

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import base64
 import html
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -67,9 +68,16 @@ def _label(c: dict[str, Any]) -> str:
     role = c.get("role") or c.get("tag") or "element"
     name = c.get("name") or c.get("text") or ""
     extra = f" — {c['why']}" if c.get("why") else ""
-    where = f" in “{c['context']}”" if c.get("context") else ""
+    where = f" in {_quoted_context(str(c['context']))}" if c.get("context") else ""
     number = f"#{c['position']} " if c.get("position") else ""
     return f"{number}{role} “{name}”{where} ({c.get('ref')}){extra}"
+
+
+def _quoted_context(context: str) -> str:
+    """``item "Invoice 1001 — Acme Corp"`` (a role and its name) reads ``item “Invoice 1001 — Acme Corp”``;
+    plain text is put in quotes whole."""
+    match = re.fullmatch(r'([\w -]+) "(.*)"', context)
+    return f"{match[1]} “{match[2]}”" if match else f"“{context}”"
 
 
 def _png_size(data: bytes) -> tuple[int, int] | None:

@@ -16,6 +16,7 @@ from .._extras import extra
 __all__ = ["call_timeline", "replay_durations", "tokens_by_tool"]
 
 _OK, _FAILED = "#2f6fb0", "#d33"
+_RUNS = ("#2f6fb0", "#8cb6e0", "#1b3f66", "#5a95cf")
 
 
 def _pyplot() -> Any:
@@ -51,6 +52,8 @@ def call_timeline(journal: Any, *, title: str = "calls over time") -> Any:
             ax.annotate(
                 str(code), (end, row), xytext=(3, 0), textcoords="offset points", va="center", fontsize=8, color=_FAILED
             )
+    if failed.any():  # room on the right for the error codes written after the bars
+        ax.set_xlim(0, float(ends.max()) * 1.18 + 0.1)
     ax.set_yticks(range(len(tools)), tools)
     ax.invert_yaxis()
     ax.set_xlabel("seconds since the first call began")
@@ -77,17 +80,28 @@ def tokens_by_tool(table: Any, *, column: str | None = None, top: int = 20, titl
 
 
 def replay_durations(replay: Any, *, title: str = "replay step durations") -> Any:
-    """Each step of :func:`ocnb.replay_df` as a bar of its elapsed time, runs side by side; failed steps red."""
+    """Each step of :func:`ocnb.replay_df` as a bar of its elapsed time, runs side by side (each its own
+    shade, named in the legend); failed steps red."""
     plt = _pyplot()
+    from matplotlib.patches import Patch
+
     df = replay.dropna(subset=["step_index"])
     fig, ax = plt.subplots(figsize=(8, 3.5))
     runs = list(dict.fromkeys(df["session_id"].astype(str))) if "session_id" in df else ["run"]
     width = 0.8 / max(len(runs), 1)
+    legend = []
     for i, run in enumerate(runs):
         part = df[df["session_id"].astype(str) == run] if "session_id" in df else df
-        x = part["step_index"].astype(float).to_numpy() + i * width
+        x = part["step_index"].astype(float).to_numpy() + (i - (len(runs) - 1) / 2) * width  # centred on the step
         failed = ~part["ok"].fillna(False).astype(bool).to_numpy()
-        ax.bar(x, part["elapsed_ms"].astype(float), width=width, color=[_FAILED if f else _OK for f in failed])
+        shade = _RUNS[i % len(_RUNS)]  # each run its own blue, so runs side by side are told apart
+        ax.bar(x, part["elapsed_ms"].astype(float), width=width, color=[_FAILED if f else shade for f in failed])
+        legend.append(Patch(color=shade, label=f"run {i + 1}: {run[:12]}"))
+    ax.set_xticks(sorted({int(v) for v in df["step_index"].dropna()}))
+    if not df["ok"].fillna(False).astype(bool).all():
+        legend.append(Patch(color=_FAILED, label="failed step"))
+    if len(legend) > 1:
+        ax.legend(handles=legend, fontsize=8, loc="upper left")
     ax.set_xlabel("step")
     ax.set_ylabel("ms")
     ax.set_title(f"{title} ({len(runs)} run{'s' if len(runs) != 1 else ''})")

@@ -60,3 +60,27 @@ def test_every_tab_buffer_has_its_configured_bound(session: ocnb.Session, site: 
     assert tab.console.maxlen == session.config.console_buffer
     assert tab.network.maxlen == session.config.network_buffer
     assert tab.capture.maxlen == 100
+
+
+def _live_playwright(kind: str) -> int:
+    return sum(
+        1 for o in gc.get_objects() if type(o).__name__ == kind and type(o).__module__ == "playwright._impl.network"
+    )
+
+
+def test_a_closed_tab_lets_go_of_its_requests_and_responses(session: ocnb.Session, site: DemoSite) -> None:
+    """The driver disposes a closed page's requests; ocnb's ring of that tab no longer keeps them alive."""
+    url = site.page("form.html")
+    gc.collect()
+    before = _live_playwright("Request"), _live_playwright("Response")
+    tab_id = session.tabs_create().data["tab_id"]
+    assert session.tabs_activate(tab_id=tab_id).ok
+    for _ in range(40):
+        assert session.navigate(url=url).ok
+    gc.collect()
+    assert _live_playwright("Request") - before[0] >= 40  # one per navigation while the tab is open
+    assert session.tabs_close(tab_id=tab_id).ok
+    session.tabs_context()  # one more round trip: the driver's dispose messages have arrived
+    gc.collect()
+    assert _live_playwright("Request") - before[0] <= 2
+    assert _live_playwright("Response") - before[1] <= 2

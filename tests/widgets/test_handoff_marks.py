@@ -54,3 +54,18 @@ def test_without_boxes_the_plain_screenshot_stays(tmp_path: Path) -> None:
         c.pop("box")
     widget = HumanHandoff(result, caller=ScriptedCaller({}))
     assert widget.marks == [] and widget.marked.value == "" and widget.image.layout.display != "none"
+
+
+def test_a_context_with_a_role_reads_as_role_and_quoted_name(tmp_path: Path) -> None:
+    """What perception gives (``item "Invoice 1001 — Acme Corp"``) is not quoted twice in the label."""
+    shot = tmp_path / "shot.png"
+    shot.write_bytes(PNG)
+    result = _result(shot)
+    assert result.error is not None
+    for c, company in zip(result.error.details["candidates"], ("Acme Corp", "Globex"), strict=True):
+        c["context"] = f'item "Invoice {c["ref"][-2:]} — {company}"'
+    widget = HumanHandoff(result, caller=ScriptedCaller({}))
+    assert [label for label, _ in widget.picker.options] == [
+        "#1 button “Delete” in item “Invoice 13 — Acme Corp” (ax_13)",
+        "#2 button “Delete” in item “Invoice 14 — Globex” (ax_14)",
+    ]
