@@ -17,12 +17,13 @@ import base64
 import html
 import json
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-__all__ = ["DisplayOptions", "Waiting", "acted_summary", "options", "render_html"]
+__all__ = ["DisplayOptions", "Waiting", "acted_summary", "in_jupyter_kernel", "options", "render_html"]
 
 _MAX_INLINE_IMAGE = 4 * 1024 * 1024
 _REF = re.compile(r"\b(ax_\d+)\b")
@@ -239,3 +240,10 @@ def render_html(result: Renderable) -> str:
         if isinstance(data.get("element"), dict) and "ref" in data["element"]:
             return _acted(result, data)
     return _json_block(result)
+
+
+def in_jupyter_kernel() -> bool:
+    """True in a Jupyter kernel, whose cells' output is shown there and saved in the ``.ipynb``."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None  # type: ignore[attr-defined]
+    return shell is not None and type(shell).__name__ == "ZMQInteractiveShell"

@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING
 import uvicorn
 from mcp.server.transport_security import TransportSecuritySettings
 
+from ..display import in_jupyter_kernel
 from ..files import atomic_write_text
 from .guard import DEFAULT_MAX_BODY_BYTES, MCP_PATH, Guard
 from .handle import McpHandle, tools_line
@@ -323,12 +324,5 @@ def serve(
         time.sleep(0.01)
     handle.stop_with_session()
     if not quiet:  # a notebook saves its output: there the banner names the token, never shows it
-        print(handle.safe_banner() if _output_is_saved() else handle.banner(), file=sys.stdout, flush=True)
+        print(handle.safe_banner() if in_jupyter_kernel() else handle.banner(), file=sys.stdout, flush=True)
     return handle
-
-
-def _output_is_saved() -> bool:
-    """True in a Jupyter kernel, whose cell output is saved in the ``.ipynb``."""
-    ipython = sys.modules.get("IPython")
-    shell = ipython.get_ipython() if ipython is not None else None  # type: ignore[attr-defined]
-    return shell is not None and type(shell).__name__ == "ZMQInteractiveShell"

@@ -11,11 +11,12 @@ workers), :func:`cell_progress` gives None and nothing is shown.
 from __future__ import annotations
 
 import html
-import sys
 import threading
 import time
 from collections.abc import Callable
 from typing import Any
+
+from ..display import in_jupyter_kernel
 
 __all__ = ["SHOW_AFTER_S", "CellProgress", "cell_progress", "describe"]
 
@@ -103,10 +104,7 @@ def _ipython_show(bundle: dict[str, str]) -> Any:
 
 def in_kernel() -> bool:
     """True on the main thread of a Jupyter kernel (where a cell's output is shown and saved)."""
-    ipython = sys.modules.get("IPython")
-    shell = ipython.get_ipython() if ipython is not None else None  # type: ignore[attr-defined]
-    in_zmq = shell is not None and type(shell).__name__ == "ZMQInteractiveShell"
-    return in_zmq and threading.current_thread() is threading.main_thread()
+    return in_jupyter_kernel() and threading.current_thread() is threading.main_thread()
 
 
 def cell_progress(tool: str, args: dict[str, Any]) -> CellProgress | None:
