@@ -180,12 +180,41 @@ def _discovery(data: dict[str, Any]) -> str:
 def _json_block(result: Renderable) -> str:
     text = json.dumps(result.data, ensure_ascii=False, indent=2, default=str)
     body = f"<pre style='max-height:32em;overflow:auto;{_BOX}'>{_esc(text)}</pre>"
+    if isinstance(result.data, dict) and result.data:  # one line of what it holds; the JSON a click away
+        head = f'<span style="color:#1a7f37">✓</span> <b>{_esc(result.tool)}</b> {_esc(fields_summary(result.data))}'
+        return (
+            f'<div class="ocnb-result ocnb-compact" style="{_BOX}">{head} '
+            f'<details style="display:inline"><summary style="display:inline;cursor:pointer;color:#666">JSON</summary>'
+            f"{body}</details></div>"
+        )
     head = f"<b>{_esc(result.tool)}</b> ok"
     if text.count("\n") + 1 > options.fold_json_over_lines:
-        keys = ", ".join(map(str, result.data)) if isinstance(result.data, dict) else type(result.data).__name__
-        head += f' <span style="color:#666;{_BOX}">{{{_esc(keys[:120])}}}</span>'
+        head += f' <span style="color:#666;{_BOX}">{_esc(type(result.data).__name__)}</span>'
         return f'<details class="ocnb-result"><summary>{head}</summary>{body}</details>'
     return f'<div class="ocnb-result">{head}{body}</div>'
+
+
+def fields_summary(data: dict[str, Any], most: int = 5, width: int = 80) -> str:
+    """``url http://…/form.html · title “Form” · status 200``: a result's first plain fields in one line.
+
+    Strings are cut at ``width`` characters, a list says how many items it holds, a nested object is
+    ``{…}``; after ``most`` fields the rest are counted.
+    """
+    parts: list[str] = []
+    for key, value in data.items():
+        if len(parts) == most:
+            parts.append(f"+{len(data) - most} more")
+            break
+        if isinstance(value, str):
+            shown = value if len(value) <= width else value[: width - 1] + "…"
+            parts.append(f"{key} “{shown}”")
+        elif isinstance(value, list):
+            parts.append(f"{key} [{len(value)} item{'' if len(value) == 1 else 's'}]")
+        elif isinstance(value, dict):
+            parts.append(f"{key} {{…}}")
+        else:
+            parts.append(f"{key} {json.dumps(value, default=str)}")
+    return " · ".join(parts)
 
 
 def acted_summary(data: dict[str, Any]) -> str:

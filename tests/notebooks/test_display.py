@@ -109,9 +109,16 @@ def test_discovery_results_are_a_ranked_table() -> None:
     assert "ranked by WordLlama 0.7 + BM25 0.3" in html
 
 
-def test_other_data_is_json_folded_when_long() -> None:
+def test_other_data_is_one_line_with_the_json_a_click_away() -> None:
     short = ToolResult.success("tabs_context", {"active": "t1"})._repr_mimebundle_()["text/html"]
-    assert "<details" not in short and "&quot;active&quot;" in short
+    assert "ocnb-compact" in short and "active “t1”" in short
+    assert "<summary" in short and "&quot;active&quot;" in short  # the JSON, folded behind one click
     long = ToolResult.success("cookies", {"cookies": [{"name": f"c{i}", "value": "v" * 20} for i in range(20)]})
     html = long._repr_mimebundle_()["text/html"]
-    assert html.startswith('<details class="ocnb-result">') and "{cookies}</span></summary>" in html
+    head = html[: html.index("<details")]
+    assert "cookies [20 items]" in head and "c19" not in head and "c19" in html
+    many = {f"k{i}": "x" * 200 for i in range(9)}
+    head = ToolResult.success("t", many)._repr_mimebundle_()["text/html"].split("<details")[0]
+    assert "k4 “" in head and "k5" not in head and "+4 more" in head and "x" * 100 not in head
+    listed = ToolResult.success("t", [1, 2])._repr_mimebundle_()["text/html"]
+    assert "<pre" in listed  # not an object: shown as JSON

@@ -27,3 +27,11 @@ def test_an_action_shows_one_line_with_the_element_and_what_changed(session: ocn
     line = str(sent)
     assert "button “Sign up”" in line and ("the page changed" in line or "navigated to" in line)
     assert len(sent.to_json(indent=2).splitlines()) > 5  # what used to fill the cell
+
+
+def test_every_other_result_is_one_line_too(session: ocnb.Session, site: DemoSite) -> None:
+    went = session.navigate(url=site.page("form.html"))
+    html = went._repr_mimebundle_()["text/html"]
+    head = html[: html.index("<details")]
+    assert "ocnb-compact" in head and "form.html" in head and "\n" not in head
+    assert "&quot;url&quot;" in html  # the whole JSON behind one click
