@@ -140,6 +140,18 @@ class CallContext:
     #: False for calls that leave no journal entry, trace event or skill step: a refused intent,
     #: or a display-only call (``dispatch(..., record=False)``, e.g. a widget's screenshot).
     record: bool = True
+    #: What an acting handler had done when a dialog interrupted it (its element and action), for the result.
+    partial: dict[str, Any] | None = None
+    #: A line a hook or handler adds to the journal's summary of the call (approval, crash relaunch, drag target).
+    summary_note: str | None = None
+    #: True once the audit layer wrote the call's ``tool_call`` trace event (a refused call never gets one).
+    traced: bool = False
+    #: The task guard's page URL before the call ran, and whether the guard refused the call.
+    url_before: str | None = None
+    refused: bool = False
+    #: True when the skill recorder widget captured an artifact for this call itself.
+    widget_capture: bool = False
+    #: For hooks of your own; ocnb's own layers use the typed fields above.
     extra: dict[str, Any] = field(default_factory=dict)
     #: Requests the origin policy refused while the call ran (``{"url", "rule", "type"}``), for its journal line.
     blocked: list[dict[str, Any]] = field(default_factory=list)

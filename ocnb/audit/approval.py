@@ -279,7 +279,7 @@ class Approvals:
 
     def _note(self, call: CallContext, req: ApprovalRequest, decision: str, by: str) -> None:
         """The decision in the call's journal line (its summary) and, with the request, in its trace."""
-        call.extra["summary_note"] = f"approval: {decision} by {by}"
+        call.summary_note = f"approval: {decision} by {by}"
         if call.record:
             self.host.trace_event(
                 "approval", {"call_seq": call.seq, "decision": decision, "decided_by": by, **req.to_dict()}

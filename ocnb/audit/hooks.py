@@ -88,7 +88,7 @@ class AuditLayer:
         if not call.record:
             return
         self.trace.emit("tool_call", tool=call.name, body=_call_body(call), intent=call.intent)
-        call.extra["traced_call"] = True
+        call.traced = True
 
     def secrets_in(self, call: CallContext) -> None:
         """Before-hook: replace ``${SECRET:NAME}`` in the handler's arguments (unknown → MISSING_SECRET);
@@ -128,7 +128,7 @@ class AuditLayer:
             "ok": result.ok,
             "error_code": result.error.code if result.error is not None else None,
             "duration_ms": call.duration_ms,
-            "summary": "; ".join(filter(None, [result_summary(result), call.extra.get("summary_note")])),
+            "summary": "; ".join(filter(None, [result_summary(result), call.summary_note])),
             "source": call.source,
         }
         if call.intent:
@@ -138,7 +138,7 @@ class AuditLayer:
         self.journal.append(entry)
         trace = self.trace
         if not trace.closed:
-            if not call.extra.get("traced_call"):  # refused before the before-hooks ran
+            if not call.traced:  # refused before the before-hooks ran
                 trace.emit("tool_call", tool=call.name, body=_call_body(call), intent=call.intent)
             body: dict[str, Any] = {"call_seq": call.seq, "ok": result.ok, "duration_ms": round(call.duration_ms, 3)}
             if result.ok:

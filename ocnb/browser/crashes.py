@@ -127,7 +127,7 @@ class CrashWatch:
         """
         if self.relaunched is not None:
             self.relaunched = None
-            call.extra["summary_note"] = "browser relaunched after a crash"
+            call.summary_note = "browser relaunched after a crash"
         state: Any = self.host.state  # a BrowserState, or None before the browser starts
         if result.ok or state is None or result.error is None:
             return None

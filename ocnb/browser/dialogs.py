@@ -135,7 +135,7 @@ class Dialogs:
         Under ``dialog_policy="manual"`` a page-using call on a tab whose dialog waits is refused at
         once (``DIALOG_OPEN``: the page is frozen, the call would hang), except the ``dialogs``
         tools; a call during which a dialog opens returns at once with ``completed: false`` and the
-        ``pending_dialog`` (what the handler put in ``call.extra["partial"]`` first, e.g. the element
+        ``pending_dialog`` (what the handler put in ``call.partial`` first, e.g. the element
         about to be clicked), and finishes in the background once the dialog is answered. While a
         dialog waits, every result's data (a dict) carries ``pending_dialog``. A tab with emulation
         gets it re-applied after the call.
@@ -179,7 +179,7 @@ class Dialogs:
                 described = pending_dialog.describe(tab.id)
             else:  # answered already (by another face): nothing to report but that the call goes on
                 described = None
-            partial = call.extra.get("partial")
+            partial = call.partial
             return {**(partial if isinstance(partial, dict) else {}), "completed": False, "pending_dialog": described}
         await refresh_emulation(target)
         waiting = self.pending()

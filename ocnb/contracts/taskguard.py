@@ -96,18 +96,18 @@ class TaskGuard:
         binding = self.task
         if binding is None:
             return
-        call.extra["url_before"] = page_url(self.host)
+        call.url_before = page_url(self.host)
         refusal = guard_call(binding.signature, call.name, binding.calls, binding.elapsed_ms)
         if refusal is not None:
             binding.refused += 1
             binding.last_refusal = refusal
-            call.extra["refused"] = True
+            call.refused = True
             raise refusal.to_error()
 
     def after(self, call: CallContext, result: ToolResult) -> None:
         """After-hook: record a finished call (not a refused one) for the bound signature's evaluator."""
         binding = self.task
-        if binding is None or call.extra.get("refused") or call.tooldef is None:
+        if binding is None or call.refused or call.tooldef is None:
             return
         if call.name == "oc_task_start":
             return
@@ -115,7 +115,5 @@ class TaskGuard:
             binding.last_refusal = None
         url_after = page_url(self.host)
         binding.calls.append(
-            CallInfo.from_result(
-                call.name, result.ok, result.data, url_before=call.extra.get("url_before"), url_after=url_after
-            )
+            CallInfo.from_result(call.name, result.ok, result.data, url_before=call.url_before, url_after=url_after)
         )

@@ -90,7 +90,8 @@ async def interact(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     r = await resolve_target(page, ref=ref, query=query, action=action)
     await check_target(ctx.session.secrets, page, r, args, action=action, key=args.get("key"))
     await ctx.session.approvals.check(ctx.call, page, r, action=action, key=args.get("key"))  # confirm: ask first
-    ctx.call.extra.setdefault("partial", {"element": r.describe(), "action": action})  # if a dialog interrupts
+    if ctx.call.partial is None:
+        ctx.call.partial = {"element": r.describe(), "action": action}  # if a dialog interrupts
     chain = await capture_if_asked(args, page, r)
     async with watch_changes(ctx, page, r.frame, r.element if action in ("click", "press") else None) as watch:
         converted = await _act(page, r, action, args, action_timeout(ctx))
@@ -108,7 +109,8 @@ async def _press_focused(ctx: ToolContext, args: dict[str, Any]) -> dict[str, An
     r = await focused(page)
     await check_target(ctx.session.secrets, page, r, args, action="press", key=str(args["key"]))
     await ctx.session.approvals.check(ctx.call, page, r, action="press", key=str(args["key"]))
-    ctx.call.extra.setdefault("partial", {"element": r.describe() if r else None, "action": "press"})
+    if ctx.call.partial is None:
+        ctx.call.partial = {"element": r.describe() if r else None, "action": "press"}
     async with watch_changes(ctx, page, r.frame if r else page.main_frame, r.element if r else None) as watch:
         await page.keyboard.press(str(args["key"]))  # an unknown key name: dispatch translates Playwright's error
         changes = await watch.changes()

@@ -241,12 +241,12 @@ class SkillRecorder(w.VBox):
                 # the skills layer's capture hook reads call.args; the journal then shows the flag too
                 call.args["capture_artifact"] = True
                 call.exec_args["capture_artifact"] = True
-                call.extra["widget_capture"] = True
+                call.widget_capture = True
 
     def _after(self, call: CallContext, result: ToolResult) -> None:
         if not self.recording or call.source == "replay":
             return
-        if not (call.extra.get("widget_capture") or call.args.get("capture_artifact")):
+        if not (call.widget_capture or call.args.get("capture_artifact")):
             return
         self.observe_step(call.name, call.args, result)
 

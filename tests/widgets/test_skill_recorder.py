@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
-from types import SimpleNamespace
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
 import ocnb
+from ocnb.calls import CallContext
 from ocnb.registry import build_registry
 from ocnb.results import ToolResult
 from ocnb.widgets import ScriptedCaller, SkillRecorder
@@ -23,9 +23,15 @@ CHAIN = [
 ]
 
 
-def fake_call(tool: str, args: dict[str, Any], source: str = "api") -> SimpleNamespace:
-    return SimpleNamespace(
-        name=tool, tooldef=REG.get(tool), args=dict(args), exec_args=dict(args), source=source, extra={}
+def fake_call(tool: str, args: dict[str, Any], source: str = "api") -> CallContext:
+    return CallContext(
+        session=cast(Any, None),
+        name=tool,
+        args=dict(args),
+        source=source,
+        seq=0,
+        tooldef=REG.get(tool),
+        exec_args=dict(args),
     )
 
 
