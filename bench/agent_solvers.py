@@ -718,11 +718,11 @@ KEYS_OF_STYLE = {"bold": "Control+b", "italics": "Control+i", "underlined": "Con
 @solves("text-editor")
 async def text_editor(ag: Agent, u: str) -> None:
     m = re.search(r"the style (\w+)", u)
-    if not m or m.group(1) not in KEYS_OF_STYLE:
-        raise GaveUp("a colour needs the toolbar's colour picker")
-    key = KEYS_OF_STYLE[m.group(1)]
+    colour = re.search(r"the color (\w+)", u)
+    if not colour and (not m or m.group(1) not in KEYS_OF_STYLE):
+        raise GaveUp("instruction not understood")
     o = await ag.look()
-    word_m = re.search(r"give the text (.+?) the style", u)  # the word as the page splits it: "Neque," too
+    word_m = re.search(r"(?:give the text|make the text) (.+?) (?:the style|the color)", u)  # as the page splits it
     editor = next(
         (n for n in o.nodes if n.role in ("textbox", "paragraph") and (n.state() or n.label) and n.label != u), None
     )
@@ -741,8 +741,27 @@ async def text_editor(ag: Agent, u: str) -> None:
             await ag.press("ArrowRight")
         for _ in range(len(word)):
             await ag.press("Shift+ArrowRight")
-    await ag.press(key)
+    if colour:
+        await pick_colour(ag, colour.group(1).lower())
+    elif m:
+        await ag.press(KEYS_OF_STYLE[m.group(1)])
     await ag.submit()
+
+
+async def pick_colour(ag: Agent, colour: str) -> None:
+    """Open the toolbar's colour picker (its first unnamed control, the one that opens a list) and click the
+    swatch of that colour: named so, or a shade of it by name (royalblue, mediumpurple, darkred)."""
+    o = await ag.look()
+    unnamed = [n for n in o.nodes if n.role in ("button", "clickable") and n.ref and not n.label]
+    opener = next((n for n in unnamed if {"collapsed", "haspopup"} & n.flags), unnamed[0] if unnamed else None)
+    if opener is not None:
+        await ag.click(opener.ref, "the colour picker")
+        o = await ag.look()
+    swatches = [n for n in o.nodes if n.ref and norm(n.name).endswith(colour)]
+    swatch = next((n for n in swatches if norm(n.name) == colour), swatches[0] if swatches else None)
+    if swatch is None:
+        raise GaveUp(f"no swatch named {colour!r}")
+    await ag.click(swatch.ref, f"the {colour} swatch")
 
 
 @solves("number-checkboxes")
