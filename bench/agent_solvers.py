@@ -32,6 +32,7 @@ class Adapter(Protocol):
     async def type(self, ref: str, label: str, text: str) -> str: ...
     async def select(self, ref: str, label: str, value: str) -> str: ...
     async def press(self, key: str) -> str: ...
+    async def scroll(self, ref: str, label: str, to: str) -> str | None: ...
 
 
 class Agent:
@@ -71,6 +72,14 @@ class Agent:
     async def press(self, key: str) -> None:
         self.steps += 1
         await self.adapter.press(key)
+
+    async def scroll(self, ref: str | None, to: str, what: str = "element") -> None:
+        """Scroll with the wheel, by whatever tool the server offers for it (asked for if not listed)."""
+        if not ref:
+            raise GaveUp(f"no ref for {what}")
+        self.steps += 1
+        if await self.adapter.scroll(ref, what, to) is None:
+            raise GaveUp(f"{what} opens only when scrolled by the wheel: the server offers no such tool")
 
     # -- common moves ---------------------------------------------------------------------------
     async def click_text(self, o: Outline, text: str, *, role: str | None = None, contains: bool = False) -> None:
@@ -177,10 +186,11 @@ async def sign_agreement(ag: Agent, u: str) -> None:
         return
     name, button = m.groups()
     area = next((b for b in fields(o) if b.state()), None)
-    if area is not None and "disabled" in area.flags:
-        raise GaveUp("the agreement opens the name field only when scrolled by the wheel: no such call")
-    await ag.click(area.acting_ref() if area else None, "the agreement")
-    await ag.press("Control+End")  # read to the bottom: the name field opens
+    if area is not None and "disabled" in area.flags:  # read to the end by the wheel: the name field opens
+        await ag.scroll(area.acting_ref(), "bottom", "the agreement")
+    else:
+        await ag.click(area.acting_ref() if area else None, "the agreement")
+        await ag.press("Control+End")  # read to the bottom: the name field opens
     o = await ag.look()
     box = o.first("textbox", "Name") or next((b for b in fields(o) if not b.state()), None)
     await ag.type(box.ref if box else None, name, "the name field")
