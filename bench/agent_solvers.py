@@ -32,6 +32,7 @@ class Adapter(Protocol):
     async def type(self, ref: str, label: str, text: str) -> str: ...
     async def select(self, ref: str, label: str, value: str) -> str: ...
     async def press(self, key: str) -> str: ...
+    async def scroll(self, ref: str, label: str, to: str) -> str | None: ...
 
 
 class Agent:
@@ -71,6 +72,14 @@ class Agent:
     async def press(self, key: str) -> None:
         self.steps += 1
         await self.adapter.press(key)
+
+    async def scroll(self, ref: str | None, to: str, what: str = "element") -> None:
+        """Scroll with the wheel, by whatever tool the server offers for it (asked for if not listed)."""
+        if not ref:
+            raise GaveUp(f"no ref for {what}")
+        self.steps += 1
+        if await self.adapter.scroll(ref, what, to) is None:
+            raise GaveUp(f"{what} opens only when scrolled by the wheel: the server offers no such tool")
 
     # -- common moves ---------------------------------------------------------------------------
     async def click_text(self, o: Outline, text: str, *, role: str | None = None, contains: bool = False) -> None:
@@ -177,10 +186,11 @@ async def sign_agreement(ag: Agent, u: str) -> None:
         return
     name, button = m.groups()
     area = next((b for b in fields(o) if b.state()), None)
-    if area is not None and "disabled" in area.flags:
-        raise GaveUp("the agreement opens the name field only when scrolled by the wheel: no such call")
-    await ag.click(area.acting_ref() if area else None, "the agreement")
-    await ag.press("Control+End")  # read to the bottom: the name field opens
+    if area is not None and "disabled" in area.flags:  # read to the end by the wheel: the name field opens
+        await ag.scroll(area.acting_ref(), "bottom", "the agreement")
+    else:
+        await ag.click(area.acting_ref() if area else None, "the agreement")
+        await ag.press("Control+End")  # read to the bottom: the name field opens
     o = await ag.look()
     box = o.first("textbox", "Name") or next((b for b in fields(o) if not b.state()), None)
     await ag.type(box.ref if box else None, name, "the name field")
@@ -718,11 +728,11 @@ KEYS_OF_STYLE = {"bold": "Control+b", "italics": "Control+i", "underlined": "Con
 @solves("text-editor")
 async def text_editor(ag: Agent, u: str) -> None:
     m = re.search(r"the style (\w+)", u)
-    if not m or m.group(1) not in KEYS_OF_STYLE:
-        raise GaveUp("a colour needs the toolbar's colour picker")
-    key = KEYS_OF_STYLE[m.group(1)]
+    colour = re.search(r"the color (\w+)", u)
+    if not colour and (not m or m.group(1) not in KEYS_OF_STYLE):
+        raise GaveUp("instruction not understood")
     o = await ag.look()
-    word_m = re.search(r"give the text (.+?) the style", u)  # the word as the page splits it: "Neque," too
+    word_m = re.search(r"(?:give the text|make the text) (.+?) (?:the style|the color)", u)  # as the page splits it
     editor = next(
         (n for n in o.nodes if n.role in ("textbox", "paragraph") and (n.state() or n.label) and n.label != u), None
     )
@@ -741,8 +751,27 @@ async def text_editor(ag: Agent, u: str) -> None:
             await ag.press("ArrowRight")
         for _ in range(len(word)):
             await ag.press("Shift+ArrowRight")
-    await ag.press(key)
+    if colour:
+        await pick_colour(ag, colour.group(1).lower())
+    elif m:
+        await ag.press(KEYS_OF_STYLE[m.group(1)])
     await ag.submit()
+
+
+async def pick_colour(ag: Agent, colour: str) -> None:
+    """Open the toolbar's colour picker (its first unnamed control, the one that opens a list) and click the
+    swatch of that colour: named so, or a shade of it by name (royalblue, mediumpurple, darkred)."""
+    o = await ag.look()
+    unnamed = [n for n in o.nodes if n.role in ("button", "clickable") and n.ref and not n.label]
+    opener = next((n for n in unnamed if {"collapsed", "haspopup"} & n.flags), unnamed[0] if unnamed else None)
+    if opener is not None:
+        await ag.click(opener.ref, "the colour picker")
+        o = await ag.look()
+    swatches = [n for n in o.nodes if n.ref and norm(n.name).endswith(colour)]
+    swatch = next((n for n in swatches if norm(n.name) == colour), swatches[0] if swatches else None)
+    if swatch is None:
+        raise GaveUp(f"no swatch named {colour!r}")
+    await ag.click(swatch.ref, f"the {colour} swatch")
 
 
 @solves("number-checkboxes")

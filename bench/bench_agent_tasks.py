@@ -111,6 +111,7 @@ class Server:
         self.calls = 0
         self.log: list[str] = []
         self.approvals: list[str] = []  # what ocnb asked the person (MCP elicitation)
+        self.tool_names: list[str] = []  # the server's tools/list
 
     async def _call(self, name: str, args: dict[str, Any], *, counted: bool = True) -> str:
         result = await self.client.call_tool(name, args)
@@ -160,6 +161,15 @@ class Ocnb(Server):
     async def press(self, key: str) -> str:
         return await self._call("interact", {"action": "press", "key": key})
 
+    async def scroll(self, ref: str, label: str, to: str) -> str | None:
+        """Not in the default list: asked for through discover_capabilities (counted), then called."""
+        found = await self._call(
+            "discover_capabilities", {"query": "scroll an element with the mouse wheel", "kind": "tool", "top_k": 3}
+        )
+        if '"scroll"' not in found:
+            return None
+        return await self._call("scroll", {"ref": ref, "to": to})
+
 
 class PlaywrightMcp(Server):
     kind = "pwmcp"
@@ -199,6 +209,16 @@ class PlaywrightMcp(Server):
 
     async def press(self, key: str) -> str:
         return await self._call("browser_press_key", {"key": key})
+
+    async def scroll(self, ref: str, label: str, to: str) -> str | None:
+        """Its default tools, as listed: a wheel tool (the pointer first moved over the element), else none."""
+        if "browser_mouse_wheel" not in self.tool_names:
+            return None
+        await self._call("browser_hover", {"element": label, "target": ref})
+        text = ""
+        for _ in range(10):
+            text = await self._call("browser_mouse_wheel", {"deltaX": 0, "deltaY": 600 if to == "bottom" else -600})
+        return text
 
 
 def server_params(kind: str, home: str) -> Any:
@@ -275,6 +295,7 @@ async def run_server(kind: str, tasks: list[str], seeds: int, base: str) -> dict
             wire = [t.model_dump(by_alias=True, mode="json", exclude_none=True) for t in tools]
             server: Server = Ocnb(client) if kind == "ocnb" else PlaywrightMcp(client)
             server.approvals = approvals
+            server.tool_names = [t.name for t in tools]
             rows = []
             for task in tasks:
                 await server.navigate(base + task + ".html")

@@ -297,8 +297,34 @@
     }
     n = ws(el.getAttribute("title")) || ws(el.getAttribute("data-tooltip")) || ws(el.getAttribute("data-original-title"));
     if (n) return [n, "title"];
-    if (isInteractive(el, role)) { n = iconName(el); if (n) return [n, "icon"]; }
+    if (isInteractive(el, role)) { n = iconName(el) || swatchName(el); if (n) return [n, "icon"]; }
     return ["", ""];
+  }
+  // A colour swatch (a control with no words or icon whose only content is a colour: its own
+  // background or its only child's) named by the nearest CSS named colour; "inferred" like icons.
+  const COLOR_NAMES = {black: 0x000000, white: 0xffffff, gray: 0x808080, silver: 0xc0c0c0, red: 0xff0000,
+    maroon: 0x800000, darkred: 0x8b0000, orange: 0xffa500, brown: 0xa52a2a, gold: 0xffd700, yellow: 0xffff00,
+    olive: 0x808000, lime: 0x00ff00, green: 0x008000, darkgreen: 0x006400, teal: 0x008080, aqua: 0x00ffff,
+    navy: 0x000080, blue: 0x0000ff, royalblue: 0x4169e1, skyblue: 0x87ceeb, purple: 0x800080,
+    mediumpurple: 0x9370db, indigo: 0x4b0082, violet: 0xee82ee, fuchsia: 0xff00ff, pink: 0xffc0cb,
+    beige: 0xf5f5dc, lavender: 0xe6e6fa};
+  function colourName(css) {
+    const m = /^rgba?\((\d+), (\d+), (\d+)(?:, ([\d.]+))?\)$/.exec(css || "");
+    if (!m || (m[4] !== undefined && +m[4] < 0.5)) return "";
+    const [r, g, b] = [+m[1], +m[2], +m[3]];
+    let best = "", dist = Infinity;
+    for (const [name, v] of Object.entries(COLOR_NAMES)) {
+      const d = (r - (v >> 16)) ** 2 + (g - ((v >> 8) & 255)) ** 2 + (b - (v & 255)) ** 2;
+      if (d < dist) { dist = d; best = name; }
+    }
+    return best;
+  }
+  function swatchName(el) {
+    if (textOf(el) || el.querySelector("img,svg,canvas,video,input") || el.children.length > 1) return "";
+    const face = (c) => /^rgb\((239|240), \1, \1\)$/.test(c);  // a native button's own face, not a colour
+    const own = style(el).backgroundColor;
+    const c = el.children.length && (face(own) || !colourName(own)) ? style(el.children[0]).backgroundColor : own;
+    return face(c) ? "" : colourName(c);
   }
   // An icon-only control's name inferred from how it is drawn: an icon font's class (fa-trash,
   // glyphicon-star, icon-reply, bi-heart), a sprite reference (<use href="#icon-like">), data-icon,
@@ -500,7 +526,8 @@
         // the weaker signal: only an element that sets the cursor itself and shows something to name it by
         const p = el.parentElement;
         d = (!p || style(p).cursor !== "pointer") && !!(textOf(el) || el.getAttribute("aria-label") ||
-          el.getAttribute("title") || el.querySelector("img[alt]:not([alt='']),[aria-label],[title]") || iconName(el));
+          el.getAttribute("title") || el.querySelector("img[alt]:not([alt='']),[aria-label],[title]") || iconName(el) ||
+          swatchName(el));
       }
       if (d && el.querySelector(NATIVE_CONTROL)) {
         // a wrapper whose text all sits in the controls inside it (a card around its links): they are the targets

@@ -32,7 +32,7 @@ from .targeting import (
     watch_changes,
 )
 
-__all__ = ["drag_drop", "interact"]
+__all__ = ["drag_drop", "interact", "scroll"]
 
 
 async def _act(page: Any, r: Resolved, action: str, args: dict[str, Any], timeout: int) -> dict[str, str] | None:
@@ -154,3 +154,102 @@ async def drag_drop(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         changes = await watch.changes()
     tab = ctx.browser.tab_of(page)
     return {"source": src.describe(), "target": dst.describe(), "changes": changes, "tab_id": tab.id if tab else None}
+
+
+#: Where an element (or the page: ``null``) stands in its scrolling, read after each wheel notch.
+_SCROLL_POS_JS = """el => {
+  const s = el || document.scrollingElement || document.documentElement;
+  return {top: Math.round(s.scrollTop), max: Math.max(0, s.scrollHeight - s.clientHeight)};
+}"""
+WHEEL_STEP_PX = 300
+WHEEL_MAX_NOTCHES = 60
+
+
+@tool(
+    name="scroll",
+    page_text=("element", "changes", "error.details"),
+    examples=(
+        "scroll the terms to the bottom",
+        "scroll down the page",
+        "scroll this list up by 300 pixels",
+        "scroll to the end of the agreement",
+    ),
+    category="interact",
+    side_effects=True,
+    intent=True,
+    description="Scroll an element (ref or query) or the page (neither) with the mouse wheel, as a person does: "
+    'to "top" or "bottom", or by dy pixels (positive: down). Returns where it ended: scroll_top, '
+    "scroll_max, at_end. Pages that wait for a scroll (read to the end to agree) see real wheel events.",
+    properties={
+        **TARGET_PROPS,
+        "to": {"type": "string", "enum": ["top", "bottom"]},
+        "dy": {"type": "number", "description": "pixels, positive down"},
+    },
+)
+async def scroll(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    to, dy = args.get("to"), args.get("dy")
+    if (to is None) == (dy is None) or (dy is not None and (isinstance(dy, bool) or dy == 0)):
+        raise InvalidArgument('give exactly one of to ("top" or "bottom") or dy (non-zero pixels)', details={"to": to})
+    ref, query = args.get("ref"), args.get("query")
+    if ref is not None and query is not None:
+        raise InvalidArgument("give ref or query, not both (neither scrolls the page)")
+    page = await ctx.page(args.get("tab_id"))
+    r = await resolve_target(page, ref=ref, query=query, action="scroll") if (ref or query) else None
+    el = r.element if r else None
+    pos = await (el.evaluate(_SCROLL_POS_JS) if el is not None else page.evaluate(_SCROLL_POS_JS, None))
+    if r is not None and pos["max"] == 0:
+        raise InvalidArgument(
+            f"{r.describe()['ref']} does not scroll (its content fits): give the element that scrolls, or none for "
+            "the page",
+            details={"element": r.describe()},
+        )
+    ctx.call.extra.setdefault("partial", {"element": r.describe() if r else None, "action": "scroll"})
+    async with _Watch(ctx, page, r.frame if r else page.main_frame) as watch:
+        start, pos = pos, await _wheel(page, el, to, dy, pos)
+        changes = await watch.changes()
+    tab = ctx.browser.tab_of(page)
+    at_end = pos["top"] <= 0 if (to == "top" or (dy is not None and dy < 0)) else pos["top"] >= pos["max"] - 1
+    return {
+        "element": r.describe() if r else None,
+        "scroll_top": pos["top"],
+        "scroll_max": pos["max"],
+        "moved": pos["top"] - start["top"],
+        "at_end": at_end,
+        "changes": changes,
+        "tab_id": tab.id if tab else None,
+    }
+
+
+async def _wheel(page: Any, el: Any, to: str | None, dy: float | None, pos: dict[str, int]) -> dict[str, int]:
+    """Wheel notches over the element's visible centre (the viewport's for the page) until the goal is
+    reached or the position stops moving; the last position read."""
+    try:
+        if el is not None:
+            await el.scroll_into_view_if_needed(timeout=5000)
+            box = await el.bounding_box()
+            if not box:
+                raise InvalidArgument("the element has no visible box to scroll over")
+            vw = page.viewport_size or {"width": 1280, "height": 720}
+            x0, y0 = max(box["x"], 0), max(box["y"], 0)
+            x1, y1 = min(box["x"] + box["width"], vw["width"]), min(box["y"] + box["height"], vw["height"])
+            x, y = (x0 + x1) / 2, (y0 + y1) / 2
+        else:
+            vw = page.viewport_size or await page.evaluate("() => ({width: innerWidth, height: innerHeight})")
+            x, y = vw["width"] / 2, vw["height"] / 2
+        await page.mouse.move(x, y)
+        goal = 0 if to == "top" else pos["max"] if to == "bottom" else max(0, min(pos["max"], pos["top"] + (dy or 0)))
+        still = 0
+        for _ in range(WHEEL_MAX_NOTCHES):
+            left = goal - pos["top"]
+            if abs(left) < 1 or still >= 2:
+                break
+            await page.mouse.wheel(0, max(-WHEEL_STEP_PX, min(WHEEL_STEP_PX, left)))
+            await asyncio.sleep(0.05)
+            now = await (el.evaluate(_SCROLL_POS_JS) if el is not None else page.evaluate(_SCROLL_POS_JS, None))
+            still = still + 1 if now["top"] == pos["top"] else 0
+            pos = now
+        return pos
+    except OcnbError:
+        raise
+    except Exception as exc:  # noqa: BLE001
+        raise from_playwright(exc) from None

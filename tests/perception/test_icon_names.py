@@ -77,3 +77,28 @@ def test_typed_fields_say_their_format_bounds_and_state(session: ocnb.Session, i
     ]
     for pattern in expect:
         assert re.search(pattern, content, re.M), (pattern, content)
+
+
+#: (element id, the name read_page gives it, whether the name is inferred)
+SWATCHES = [
+    ("sw-red", "red", True),
+    ("sw-blue", "blue", True),
+    ("sw-olive", "olive", True),  # the colour of its only child
+    ("sw-titled", "Brand green", False),  # a title is its name
+    ("b-text", "Apply", False),  # a coloured button with words keeps them
+]
+
+
+@pytest.mark.parametrize(("el_id", "name", "inferred"), SWATCHES, ids=[s[0] for s in SWATCHES])
+def test_a_colour_swatch_is_named_by_its_colour_and_acts_by_that_name(
+    session: ocnb.Session, icons_site: DemoSite, el_id: str, name: str, inferred: bool
+) -> None:
+    assert session.call("navigate", url=icons_site.page("swatches.html")).ok
+    content = session.call("read_page").data["content"]
+    line = next((ln for ln in content.splitlines() if f'"{name}" [ax_' in ln), None)
+    assert line is not None, content
+    assert line.endswith(" inferred") is inferred, line
+    r = session.call("interact", query=name, action="click")
+    assert r.ok, r.error
+    logged = session.call("javascript_tool", expression="() => document.getElementById('log').textContent")
+    assert logged.data.get("result") == f"clicked {el_id}"
