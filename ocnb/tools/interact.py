@@ -1,4 +1,4 @@
-"""Interaction tools: interact and drag_drop (form tools are in :mod:`ocnb.tools.forms`).
+"""Interaction tools: interact, drag_drop and scroll (form tools are in :mod:`ocnb.tools.forms`).
 
 Each takes a ``ref`` (from read_page / find / query_dom) or a plain-words ``query``, resolved by
 :func:`ocnb.perception.targets.resolve_target` before anything happens (``STALE_REF``,
@@ -13,6 +13,7 @@ With ``capture_artifact: true`` the result also carries the element's ``selector
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from ..audit.secret_origins import check_target
@@ -203,8 +204,9 @@ async def scroll(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
             "the page",
             details={"element": r.describe()},
         )
-    ctx.call.extra.setdefault("partial", {"element": r.describe() if r else None, "action": "scroll"})
-    async with _Watch(ctx, page, r.frame if r else page.main_frame) as watch:
+    if ctx.call.partial is None:
+        ctx.call.partial = {"element": r.describe() if r else None, "action": "scroll"}
+    async with watch_changes(ctx, page, r.frame if r else page.main_frame) as watch:
         start, pos = pos, await _wheel(page, el, to, dy, pos)
         changes = await watch.changes()
     tab = ctx.browser.tab_of(page)
@@ -222,34 +224,29 @@ async def scroll(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
 
 async def _wheel(page: Any, el: Any, to: str | None, dy: float | None, pos: dict[str, int]) -> dict[str, int]:
     """Wheel notches over the element's visible centre (the viewport's for the page) until the goal is
-    reached or the position stops moving; the last position read."""
-    try:
-        if el is not None:
-            await el.scroll_into_view_if_needed(timeout=5000)
-            box = await el.bounding_box()
-            if not box:
-                raise InvalidArgument("the element has no visible box to scroll over")
-            vw = page.viewport_size or {"width": 1280, "height": 720}
-            x0, y0 = max(box["x"], 0), max(box["y"], 0)
-            x1, y1 = min(box["x"] + box["width"], vw["width"]), min(box["y"] + box["height"], vw["height"])
-            x, y = (x0 + x1) / 2, (y0 + y1) / 2
-        else:
-            vw = page.viewport_size or await page.evaluate("() => ({width: innerWidth, height: innerHeight})")
-            x, y = vw["width"] / 2, vw["height"] / 2
-        await page.mouse.move(x, y)
-        goal = 0 if to == "top" else pos["max"] if to == "bottom" else max(0, min(pos["max"], pos["top"] + (dy or 0)))
-        still = 0
-        for _ in range(WHEEL_MAX_NOTCHES):
-            left = goal - pos["top"]
-            if abs(left) < 1 or still >= 2:
-                break
-            await page.mouse.wheel(0, max(-WHEEL_STEP_PX, min(WHEEL_STEP_PX, left)))
-            await asyncio.sleep(0.05)
-            now = await (el.evaluate(_SCROLL_POS_JS) if el is not None else page.evaluate(_SCROLL_POS_JS, None))
-            still = still + 1 if now["top"] == pos["top"] else 0
-            pos = now
-        return pos
-    except OcnbError:
-        raise
-    except Exception as exc:  # noqa: BLE001
-        raise from_playwright(exc) from None
+    reached or the position stops moving; the last position read (Playwright's errors: dispatch translates)."""
+    if el is not None:
+        await el.scroll_into_view_if_needed(timeout=5000)
+        box = await el.bounding_box()
+        if not box:
+            raise InvalidArgument("the element has no visible box to scroll over")
+        vw = page.viewport_size or {"width": 1280, "height": 720}
+        x0, y0 = max(box["x"], 0), max(box["y"], 0)
+        x1, y1 = min(box["x"] + box["width"], vw["width"]), min(box["y"] + box["height"], vw["height"])
+        x, y = (x0 + x1) / 2, (y0 + y1) / 2
+    else:
+        vw = page.viewport_size or await page.evaluate("() => ({width: innerWidth, height: innerHeight})")
+        x, y = vw["width"] / 2, vw["height"] / 2
+    await page.mouse.move(x, y)
+    goal = 0 if to == "top" else pos["max"] if to == "bottom" else max(0, min(pos["max"], pos["top"] + (dy or 0)))
+    still = 0
+    for _ in range(WHEEL_MAX_NOTCHES):
+        left = goal - pos["top"]
+        if abs(left) < 1 or still >= 2:
+            break
+        await page.mouse.wheel(0, max(-WHEEL_STEP_PX, min(WHEEL_STEP_PX, left)))
+        await asyncio.sleep(0.05)
+        now = await (el.evaluate(_SCROLL_POS_JS) if el is not None else page.evaluate(_SCROLL_POS_JS, None))
+        still = still + 1 if now["top"] == pos["top"] else 0
+        pos = now
+    return pos
