@@ -135,7 +135,12 @@ VECTORS: dict[str, dict[str, tuple[str, str]]] = {
         )
     },
     "download": {
-        "/v/download": (HTML, PING % "download" + "<a id=l download href='{B}/hit/dl'>x</a><script>l.click()</script>")
+        # the click waits for the ping: a cross-origin <a download> is a navigation, which could cancel it
+        "/v/download": (
+            HTML,
+            "<a id=l download href='{B}/hit/dl'>x</a>"
+            "<img src='{A}/ok/download' onload='l.click()' onerror='l.click()'>",
+        )
     },
 }
 #: The marker a vector's refused request carries in its path (a download's is ``/hit/dl``).
