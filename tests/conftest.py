@@ -75,6 +75,17 @@ def site() -> Iterator[DemoSite]:
         yield s
 
 
+#: The perception fixture pages (tests/fixtures/sites/perception): controls, icons, fills, scrolling.
+PERCEPTION_SITES = Path(__file__).resolve().parent / "fixtures" / "sites" / "perception"
+
+
+@pytest.fixture(scope="session")
+def perception_site() -> Iterator[DemoSite]:
+    """The perception fixture pages, served on loopback for the whole run."""
+    with serve(root=PERCEPTION_SITES) as s:
+        yield s
+
+
 @pytest.fixture(scope="module")
 def module_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("ocnb-module-home")

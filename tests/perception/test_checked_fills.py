@@ -9,8 +9,6 @@ fill can silently fail). What a field holds is read from the page's own FormData
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,23 +16,15 @@ import pytest
 import ocnb
 import ocnb.tools.forms  # noqa: F401 - registers the tools
 import ocnb.tools.interact  # noqa: F401
-from ocnb.commands.demosite import DemoSite, serve
+from ocnb.commands.demosite import DemoSite
 from ocnb.perception.fills import to_format
 
 pytestmark = pytest.mark.browser
 
-SITES = Path(__file__).resolve().parents[1] / "fixtures" / "sites" / "perception"
-
-
-@pytest.fixture(scope="module")
-def fields_site() -> Iterator[DemoSite]:
-    with serve(root=SITES) as s:
-        yield s
-
 
 @pytest.fixture
-def s(session: ocnb.Session, fields_site: DemoSite) -> ocnb.Session:
-    assert session.call("navigate", url=fields_site.page("fields.html")).ok
+def s(session: ocnb.Session, perception_site: DemoSite) -> ocnb.Session:
+    assert session.call("navigate", url=perception_site.page("fields.html")).ok
     return session
 
 

@@ -11,19 +11,16 @@ Fixture: tests/fixtures/sites/perception/controls.html.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 import ocnb
 import ocnb.tools.dom  # noqa: F401 - registers the tools
 import ocnb.tools.interact  # noqa: F401
-from ocnb.commands.demosite import DemoSite, serve
+from ocnb.commands.demosite import DemoSite
 
 pytestmark = pytest.mark.browser
 
-SITES = Path(__file__).resolve().parents[1] / "fixtures" / "sites" / "perception"
 
 #: (query, the line read_page shows for it, what the page logs when it is clicked)
 CONTROLS = [
@@ -41,15 +38,9 @@ CONTROLS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def controls_site() -> Iterator[DemoSite]:
-    with serve(root=SITES) as s:
-        yield s
-
-
 @pytest.fixture
-def s(session: ocnb.Session, controls_site: DemoSite) -> ocnb.Session:
-    assert session.call("navigate", url=controls_site.page("controls.html")).ok
+def s(session: ocnb.Session, perception_site: DemoSite) -> ocnb.Session:
+    assert session.call("navigate", url=perception_site.page("controls.html")).ok
     return session
 
 

@@ -11,19 +11,16 @@ Fields: tests/fixtures/sites/perception/fields.html.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 import ocnb
 import ocnb.tools.dom  # noqa: F401 - registers the tools
 import ocnb.tools.interact  # noqa: F401
-from ocnb.commands.demosite import DemoSite, serve
+from ocnb.commands.demosite import DemoSite
 
 pytestmark = pytest.mark.browser
 
-SITES = Path(__file__).resolve().parents[1] / "fixtures" / "sites" / "perception"
 
 #: (element id, the name read_page gives it, whether the name is inferred)
 ICONS = [
@@ -40,17 +37,8 @@ ICONS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def icons_site() -> Iterator[DemoSite]:
-    with serve(root=SITES) as s:
-        yield s
-
-
-@pytest.mark.parametrize(("el_id", "name", "inferred"), ICONS, ids=[i[0] for i in ICONS])
-def test_an_icon_only_control_is_named_and_acts_by_that_name(
-    session: ocnb.Session, icons_site: DemoSite, el_id: str, name: str, inferred: bool
-) -> None:
-    assert session.call("navigate", url=icons_site.page("icons.html")).ok
+def assert_named_and_acts(session: ocnb.Session, el_id: str, name: str, inferred: bool) -> None:
+    """The control's outline line has ``name`` (marked inferred or not), and a click by that name reaches it."""
     content = session.call("read_page").data["content"]
     line = next((ln for ln in content.splitlines() if f'"{name}" [ax_' in ln), None)
     assert line is not None, content
@@ -61,8 +49,16 @@ def test_an_icon_only_control_is_named_and_acts_by_that_name(
     assert logged.data.get("result") == f"clicked {el_id}"
 
 
-def test_typed_fields_say_their_format_bounds_and_state(session: ocnb.Session, icons_site: DemoSite) -> None:
-    assert session.call("navigate", url=icons_site.page("fields.html")).ok
+@pytest.mark.parametrize(("el_id", "name", "inferred"), ICONS, ids=[i[0] for i in ICONS])
+def test_an_icon_only_control_is_named_and_acts_by_that_name(
+    session: ocnb.Session, perception_site: DemoSite, el_id: str, name: str, inferred: bool
+) -> None:
+    assert session.call("navigate", url=perception_site.page("icons.html")).ok
+    assert_named_and_acts(session, el_id, name, inferred)
+
+
+def test_typed_fields_say_their_format_bounds_and_state(session: ocnb.Session, perception_site: DemoSite) -> None:
+    assert session.call("navigate", url=perception_site.page("fields.html")).ok
     content = session.call("read_page").data["content"]
     expect = [
         r'textbox "Departure" \[ax_\d+\] format=YYYY-MM-DD',
@@ -91,14 +87,7 @@ SWATCHES = [
 
 @pytest.mark.parametrize(("el_id", "name", "inferred"), SWATCHES, ids=[s[0] for s in SWATCHES])
 def test_a_colour_swatch_is_named_by_its_colour_and_acts_by_that_name(
-    session: ocnb.Session, icons_site: DemoSite, el_id: str, name: str, inferred: bool
+    session: ocnb.Session, perception_site: DemoSite, el_id: str, name: str, inferred: bool
 ) -> None:
-    assert session.call("navigate", url=icons_site.page("swatches.html")).ok
-    content = session.call("read_page").data["content"]
-    line = next((ln for ln in content.splitlines() if f'"{name}" [ax_' in ln), None)
-    assert line is not None, content
-    assert line.endswith(" inferred") is inferred, line
-    r = session.call("interact", query=name, action="click")
-    assert r.ok, r.error
-    logged = session.call("javascript_tool", expression="() => document.getElementById('log').textContent")
-    assert logged.data.get("result") == f"clicked {el_id}"
+    assert session.call("navigate", url=perception_site.page("swatches.html")).ok
+    assert_named_and_acts(session, el_id, name, inferred)

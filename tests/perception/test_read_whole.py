@@ -12,31 +12,21 @@ Fixture: tests/fixtures/sites/perception/whole.html.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 import ocnb
 import ocnb.tools.dom  # noqa: F401 - registers the tools
 import ocnb.tools.interact  # noqa: F401
-from ocnb.commands.demosite import DemoSite, serve
+from ocnb.commands.demosite import DemoSite
 from ocnb.tokens import count_text
 
 pytestmark = pytest.mark.browser
 
-SITES = Path(__file__).resolve().parents[1] / "fixtures" / "sites" / "perception"
-
-
-@pytest.fixture(scope="module")
-def whole_site() -> Iterator[DemoSite]:
-    with serve(root=SITES) as s:
-        yield s
-
 
 @pytest.fixture
-def s(session: ocnb.Session, whole_site: DemoSite) -> ocnb.Session:
-    assert session.call("navigate", url=whole_site.page("whole.html")).ok
+def s(session: ocnb.Session, perception_site: DemoSite) -> ocnb.Session:
+    assert session.call("navigate", url=perception_site.page("whole.html")).ok
     return session
 
 

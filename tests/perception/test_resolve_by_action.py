@@ -7,30 +7,19 @@ Fixture: tests/fixtures/sites/perception/shared-name.html. What happened is read
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
 import ocnb
 import ocnb.tools.forms  # noqa: F401 - registers the tools
 import ocnb.tools.interact  # noqa: F401
-from ocnb.commands.demosite import DemoSite, serve
+from ocnb.commands.demosite import DemoSite
 
 pytestmark = pytest.mark.browser
 
-SITES = Path(__file__).resolve().parents[1] / "fixtures" / "sites" / "perception"
-
-
-@pytest.fixture(scope="module")
-def names_site() -> Iterator[DemoSite]:
-    with serve(root=SITES) as s:
-        yield s
-
 
 @pytest.fixture
-def s(session: ocnb.Session, names_site: DemoSite) -> ocnb.Session:
-    assert session.call("navigate", url=names_site.page("shared-name.html")).ok
+def s(session: ocnb.Session, perception_site: DemoSite) -> ocnb.Session:
+    assert session.call("navigate", url=perception_site.page("shared-name.html")).ok
     return session
 
 

@@ -9,8 +9,6 @@ scrollY), not from what the tool reports.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,22 +16,14 @@ import pytest
 import ocnb
 import ocnb.tools.dom  # noqa: F401 - registers the tools
 import ocnb.tools.interact  # noqa: F401
-from ocnb.commands.demosite import DemoSite, serve
+from ocnb.commands.demosite import DemoSite
 
 pytestmark = pytest.mark.browser
 
-SITES = Path(__file__).resolve().parents[1] / "fixtures" / "sites" / "perception"
-
-
-@pytest.fixture(scope="module")
-def site() -> Iterator[DemoSite]:
-    with serve(root=SITES) as s:
-        yield s
-
 
 @pytest.fixture
-def s(session: ocnb.Session, site: DemoSite) -> ocnb.Session:
-    assert session.call("navigate", url=site.page("scroll.html")).ok
+def s(session: ocnb.Session, perception_site: DemoSite) -> ocnb.Session:
+    assert session.call("navigate", url=perception_site.page("scroll.html")).ok
     return session
 
 

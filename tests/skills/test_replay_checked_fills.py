@@ -7,25 +7,16 @@ Fixture: tests/fixtures/sites/perception/fields.html; the field's value is read 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from ocnb.commands.demosite import DemoSite, serve
+from ocnb.commands.demosite import DemoSite
 from ocnb.skills.store import SkillStore
 from tests.skills.helpers import art, fill, navigate
 
 pytestmark = pytest.mark.browser
-
-SITES = Path(__file__).resolve().parents[1] / "fixtures" / "sites" / "perception"
-
-
-@pytest.fixture(scope="module")
-def fields_site() -> Iterator[DemoSite]:
-    with serve(root=SITES) as s:
-        yield s
 
 
 def departure(session: Any) -> str:
@@ -34,8 +25,8 @@ def departure(session: Any) -> str:
     return str(r.data.get("result", r.data))
 
 
-def test_a_replayed_date_is_converted_or_refused(session: Any, module_home: Path, fields_site: DemoSite) -> None:
-    url = fields_site.page("fields.html")
+def test_a_replayed_date_is_converted_or_refused(session: Any, module_home: Path, perception_site: DemoSite) -> None:
+    url = perception_site.page("fields.html")
     steps = [
         {"tool": "navigate", "args": {"url": url}, "replay_artifact": art(url, navigate(url))},
         {"tool": "interact", "args": {}, "replay_artifact": art(url, fill("Departure", "#date", "${day}"))},
