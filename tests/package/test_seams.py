@@ -12,6 +12,8 @@ import ast
 from collections import Counter
 from pathlib import Path
 
+from .test_architecture import module_files
+
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "ocnb"
 
@@ -37,16 +39,6 @@ TRANSLATIONS_ALLOWED = {
     # skill replay reports a failed step (and STEP_TIMEOUT) in its own report, which dispatch never sees
     "ocnb/skills/replay.py": 2,
 }
-
-
-def _modules() -> dict[str, Path]:
-    out = {}
-    for path in sorted(PACKAGE.rglob("*.py")):
-        parts = list(path.relative_to(ROOT).with_suffix("").parts)
-        if parts[-1] == "__init__":
-            parts.pop()
-        out[".".join(parts)] = path
-    return out
 
 
 def private_imports(name: str, source: str, modules: dict[str, Path]) -> list[tuple[str, str, int]]:
@@ -85,7 +77,7 @@ def test_the_scan_finds_a_private_import() -> None:
 
 
 def test_no_private_name_is_imported_across_modules() -> None:
-    modules = _modules()
+    modules = module_files()
     found = set()
     where = []
     for name, path in modules.items():
