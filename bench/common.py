@@ -45,30 +45,26 @@ def playwright_mcp_params(*extra: str, cwd: str | None = None) -> Any:
     )
 
 
-def median_ms(fn: Callable[[], Any], n: int = 30, warmup: int = 3) -> float:
-    """Median wall time of ``fn()`` in milliseconds over ``n`` runs after ``warmup`` runs."""
+def median_ms(
+    fn: Callable[[], Any], n: int = 30, warmup: int = 3, clock: Callable[[], float] = time.perf_counter
+) -> float:
+    """Median time of ``fn()`` in milliseconds over ``n`` runs after ``warmup`` runs, read on ``clock``
+    (wall time by default)."""
     for _ in range(warmup):
         fn()
     times = []
     for _ in range(n):
-        t0 = time.perf_counter()
+        t0 = clock()
         fn()
-        times.append((time.perf_counter() - t0) * 1000)
+        times.append((clock() - t0) * 1000)
     return statistics.median(times)
 
 
 def median_cpu_ms(fn: Callable[[], Any], n: int = 30, warmup: int = 3) -> float:
-    """Median CPU time of this process (all its threads) per ``fn()`` in milliseconds, over ``n`` runs
-    after ``warmup``: what a call costs here, whatever else the machine runs (the browser and
-    Playwright's driver are processes of their own and are not counted)."""
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(n):
-        t0 = time.process_time()
-        fn()
-        times.append((time.process_time() - t0) * 1000)
-    return statistics.median(times)
+    """:func:`median_ms` on this process's CPU clock (all its threads): what a call costs here,
+    whatever else the machine runs (the browser and Playwright's driver are processes of their own
+    and are not counted)."""
+    return median_ms(fn, n, warmup, clock=time.process_time)
 
 
 def machine() -> dict[str, Any]:
