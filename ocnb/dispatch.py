@@ -174,8 +174,10 @@ def _validator(tooldef: ToolDef) -> tuple[Any, Any]:
         if _fast_ok(tooldef.input_schema):
             import fastjsonschema
 
-            # use_default=False: never fill in defaults (it would change the call's arguments)
-            fast = fastjsonschema.compile(tooldef.input_schema, use_default=False)
+            try:  # use_default=False: never fill in defaults (it would change the call's arguments)
+                fast = fastjsonschema.compile(tooldef.input_schema, use_default=False)
+            except Exception:  # noqa: BLE001 - a schema it cannot compile is checked by jsonschema alone
+                fast = None
         v = _validators[key] = (Draft202012Validator(tooldef.input_schema), fast)
     return v
 

@@ -10,6 +10,7 @@ what jsonschema alone gives.
 from __future__ import annotations
 
 import copy
+import importlib
 import random
 from typing import Any
 
@@ -157,3 +158,21 @@ def test_a_keyword_the_drafts_read_differently_keeps_jsonschema_alone() -> None:
     assert not _fast_ok({"type": "object", "properties": {"a": {"enum": [1, 2]}}})
     assert not _fast_ok({"type": "object", "properties": {"a": {"prefixItems": [{"type": "string"}]}}})
     assert not _fast_ok({"type": "object", "anyOf": [{"type": "object", "format": "uri"}]})
+
+
+def test_a_schema_the_compiler_refuses_is_checked_by_jsonschema_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    import dataclasses
+
+    import fastjsonschema
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise fastjsonschema.JsonSchemaDefinitionException("cannot compile this")
+
+    monkeypatch.setattr(fastjsonschema, "compile", refuse)
+    [base] = [t for t in TOOLDEFS if t.name == "javascript_tool"]
+    tooldef = dataclasses.replace(base, input_schema=copy.deepcopy(base.input_schema))  # a schema not compiled yet
+    # a cache of its own: the entry goes with the test (the cache is keyed by the schema's id)
+    monkeypatch.setattr(importlib.import_module("ocnb.dispatch"), "_validators", {})
+    assert _validator(tooldef)[1] is None
+    assert schema_errors(tooldef, {"expression": "1"}) == []
+    assert [e["path"] for e in schema_errors(tooldef, {"expression": ""})] == ["$.expression"]
