@@ -5,7 +5,8 @@ CPU time, not wall time (a shared machine's load does not move it much): on the 
 from the caller's thread. Medians over ``--n`` calls of the same call (``expression="1 + 1"`` on the
 demo form): each before- and after-hook of the session's pipeline (each wrapped in a timer for this
 run only), the argument checks dispatch makes, the handler, Playwright's ``page.evaluate`` alone,
-the whole ``dispatch_async``, and, from the caller's thread, ``Session.call`` and the hop to the
+the handler under its timeout and the dialog guard, the whole ``dispatch_async`` with and without
+the audit trail (``record=False``), and, from the caller's thread, ``Session.call`` and the hop to the
 browser thread and back (``Session.run`` of a coroutine that does nothing); and the event loop's
 turns per call (counted, not timed). Written to ``bench/results/call_profile.json``.
 
@@ -27,7 +28,7 @@ from typing import Any
 import ocnb
 from ocnb.calls import CallContext
 from ocnb.commands.demosite import serve
-from ocnb.dispatch import ToolContext, dispatch_async, schema_errors
+from ocnb.dispatch import ToolContext, _run_handler, dispatch_async, schema_errors
 from ocnb.jsonsafe import check_args
 
 from .common import save
@@ -101,6 +102,14 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 t0 = time.thread_time()
                 await tooldef.handler(ToolContext(s, call), dict(ARGS))
                 spans["handler alone"].append(time.thread_time() - t0)
+                call = CallContext(session=s, name="javascript_tool", args=given, source="api", seq=0, record=False)
+                call.tooldef, call.exec_args = tooldef, dict(ARGS)
+                t0 = time.thread_time()
+                await _run_handler(s, tooldef, call)
+                spans["handler under its timeout and the dialog guard (_run_handler)"].append(time.thread_time() - t0)
+                t0 = time.thread_time()
+                await dispatch_async(s, "javascript_tool", dict(ARGS), record=False)
+                spans["dispatch_async, record=False (no journal line, no trace events)"].append(time.thread_time() - t0)
 
         caller_side()
         s.run(loop_side())

@@ -356,28 +356,36 @@ class Journal:
             if self._day is not None:
                 self.prune()
             self._day = day
-        if self._fd is not None and os.fstat(self._fd).st_nlink == 0:
-            self._close_fd()  # the day file was deleted under us: start it again
         if self._fd is None:
             self._fd = open_append(self.path_for(ts))  # 0600
         if sys.platform != "win32":
             # A blocking flock on the day file itself: waiters wake at once (no polling).
             fcntl.flock(self._fd, fcntl.LOCK_EX)
             try:
-                _write_all(self._fd, self._after_torn_line(ts, line))
+                st = os.fstat(self._fd)  # one fstat: is the file still there, and how long is it
+                if st.st_nlink == 0:  # the day file was deleted under us: start it again
+                    fcntl.flock(self._fd, fcntl.LOCK_UN)
+                    self._close_fd()
+                    self._fd = open_append(self.path_for(ts))
+                    fcntl.flock(self._fd, fcntl.LOCK_EX)
+                    st = os.fstat(self._fd)
+                _write_all(self._fd, self._after_torn_line(ts, line, st.st_size))
             finally:
-                fcntl.flock(self._fd, fcntl.LOCK_UN)
+                if self._fd is not None:
+                    fcntl.flock(self._fd, fcntl.LOCK_UN)
         else:  # pragma: no cover - Windows
             with file_lock(self.dir / "journal"):
-                _write_all(self._fd, self._after_torn_line(ts, line))
+                if os.fstat(self._fd).st_nlink == 0:
+                    self._close_fd()
+                    self._fd = open_append(self.path_for(ts))
+                _write_all(self._fd, self._after_torn_line(ts, line, os.fstat(self._fd).st_size))
 
-    def _after_torn_line(self, ts: str, line: bytes) -> bytes:
-        """``line``, after a newline when the file does not end with one (a writer killed mid-line).
+    def _after_torn_line(self, ts: str, line: bytes, size: int) -> bytes:
+        """``line``, after a newline when the file (``size`` bytes long) does not end with one (a
+        writer killed mid-line).
 
         Under the lock. Only a file that changed since our own last write is read (its last byte).
         """
-        assert self._fd is not None
-        size = os.fstat(self._fd).st_size
         torn = False
         if size and size != getattr(self, "_size", None):
             fd = os.open(self.path_for(ts), os.O_RDONLY | getattr(os, "O_BINARY", 0))

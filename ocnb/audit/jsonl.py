@@ -9,6 +9,7 @@ crash never makes a whole file unreadable.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -33,6 +34,8 @@ __all__ = [
 Clock = Callable[[], datetime]
 
 loads: Callable[[bytes | str], Any] = msgspec.json.decode
+#: The encoder of every line, made once: ``json.dumps`` with these options builds a new one per call.
+_LINE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=str)
 _DECODERS: dict[Any, Any] = {}
 
 
@@ -64,8 +67,11 @@ def dumps_line(obj: Any) -> bytes:
     It cannot write anything but strict JSON, nor fail on a value: ``NaN``/``±Infinity`` are written
     as strings, lone surrogates as U+FFFD, levels nested too deep as ``"…"`` (:mod:`ocnb.jsonsafe`).
     """
-    text = strict_dumps(obj, ensure_ascii=False, separators=(",", ":"))
-    return (text + "\n").encode("utf-8")
+    try:  # the common case: already strict JSON, encoded once (a lone surrogate fails in encode())
+        return (_LINE.encode(obj) + "\n").encode("utf-8")
+    except (ValueError, RecursionError, TypeError):  # UnicodeEncodeError is a ValueError
+        text = strict_dumps(obj, ensure_ascii=False, separators=(",", ":"))
+        return (text + "\n").encode("utf-8")
 
 
 def decode_lines(data: bytes, type_: Any = None) -> list[Any]:

@@ -52,7 +52,14 @@ def sanitize_args(args: Any, secrets: SecretStore | None = None, *, max_len: int
 
 
 def _sanitize(args: Any, secrets: SecretStore | None, max_len: int | None) -> Any:
-    if isinstance(args, Mapping):
+    # Leaves first, and a dict before the Mapping ABC (whose isinstance check is several times slower):
+    # the same result as asking Mapping first, for less work per value.
+    if isinstance(args, str):
+        text = secrets.mask_text(args) if secrets is not None else args
+        return clip(text, max_len) if max_len is not None else text
+    if args is None or isinstance(args, int | float):
+        return args
+    if isinstance(args, dict) or isinstance(args, Mapping):
         out: dict[Any, Any] = {}
         for key, value in args.items():
             skey = secrets.mask_text(key) if secrets is not None and isinstance(key, str) else key
@@ -61,9 +68,6 @@ def _sanitize(args: Any, secrets: SecretStore | None, max_len: int | None) -> An
             else:
                 out[skey] = _sanitize(value, secrets, max_len)
         return out
-    if isinstance(args, (list, tuple)):
+    if isinstance(args, list | tuple):
         return [_sanitize(v, secrets, max_len) for v in args]
-    if isinstance(args, str):
-        text = secrets.mask_text(args) if secrets is not None else args
-        return clip(text, max_len) if max_len is not None else text
     return args

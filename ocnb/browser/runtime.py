@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import sys
 import threading
 import time
 from collections.abc import Callable, Coroutine
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from ..errors import Interrupted, SessionClosed, Timeout
 
@@ -30,12 +31,63 @@ TICK_S = 0.25
 SETTLE_S = 5.0
 
 
-async def _settling(coro: Coroutine[Any, Any, T], settled: threading.Event) -> T:
-    """``coro``, setting ``settled`` once it has ended in any way (a cancellation included)."""
-    try:
-        return await coro
-    finally:
-        settled.set()
+class _Hop:
+    """One :meth:`Runtime.run`: its coroutine, run in a task on the browser loop, and its outcome.
+
+    The cheapest way there and back: one ``call_soon_threadsafe`` to start the task, and a plain
+    ``threading.Lock`` the task releases as its last step, which the caller waits on — no
+    ``concurrent.futures.Future`` (a ``Condition`` and two chained callbacks) and no loop turn for a
+    done-callback. The lock is released however the coroutine ends (a cancellation included).
+    """
+
+    __slots__ = ("coro", "done", "value", "error", "task", "cancelled")
+
+    def __init__(self, coro: Coroutine[Any, Any, Any]) -> None:
+        self.coro = coro
+        self.done = threading.Lock()
+        self.done.acquire()
+        self.value: Any = None
+        self.error: BaseException | None = None
+        self.task: asyncio.Task[None] | None = None
+        self.cancelled = False
+
+    def start(self) -> None:
+        """On the browser loop: run the coroutine in a task of its own (unless cancelled already)."""
+        if self.cancelled:
+            self.coro.close()
+            self.error = concurrent.futures.CancelledError()
+            self.done.release()
+            return
+        self.task = asyncio.get_running_loop().create_task(self._drive())
+
+    async def _drive(self) -> None:
+        try:
+            self.value = await self.coro
+        except (KeyboardInterrupt, SystemExit) as exc:  # as asyncio does: these stop the loop
+            self.error = exc
+            raise
+        except asyncio.CancelledError:
+            self.error = concurrent.futures.CancelledError()
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller, who raises it
+            self.error = exc
+        finally:
+            self.done.release()
+
+    def cancel(self) -> None:
+        """On the browser loop: cancel the task (or, not started yet, never start it)."""
+        self.cancelled = True
+        if self.task is not None:
+            self.task.cancel()
+
+    def outcome(self) -> Any:
+        error = self.error
+        if error is not None:
+            self.error = None  # no reference cycle through the traceback
+            try:
+                raise error
+            finally:
+                del error
+        return self.value
 
 
 class Runtime:
@@ -116,41 +168,60 @@ class Runtime:
         if self.in_runtime_thread():
             coro.close()
             raise RuntimeError("Runtime.run() called from the browser thread; await the coroutine instead")
-        settled = threading.Event()
-        future = self.submit(_settling(coro, settled))
+        loop = self._started_loop(coro)
+        hop = _Hop(coro)
+        loop.call_soon_threadsafe(hop.start)
         started = time.monotonic()
         try:
             if on_wait is not None:
-                self._wait_ticking(future, started, timeout, on_wait)
-            return future.result(timeout)  # at once when the ticking wait saw it done
+                self._wait_ticking(hop.done, started, timeout, on_wait)
+            elif not hop.done.acquire(True, -1 if timeout is None else max(timeout, 0.0)):
+                raise concurrent.futures.TimeoutError
         except concurrent.futures.TimeoutError:
-            future.cancel()
+            self._cancel(loop, hop)
             raise Timeout(f"no answer from the browser thread within {timeout:.1f} s") from None
         except KeyboardInterrupt:
             seconds = time.monotonic() - started
-            future.cancel()
-            settled.wait(SETTLE_S)  # a second interrupt here goes through as it is
+            self._cancel(loop, hop)
+            hop.done.acquire(True, SETTLE_S)  # a second interrupt here goes through as it is
             raise Interrupted(seconds=seconds) from None
+        return cast(T, hop.outcome())
+
+    def _started_loop(self, coro: Coroutine[Any, Any, Any]) -> asyncio.AbstractEventLoop:
+        """The running loop (started on first use); ``coro`` is closed when there is none any more."""
+        loop = self._loop
+        if loop is None or self._stopped:
+            try:
+                self._ensure_started()
+            except SessionClosed:
+                coro.close()
+                raise
+            loop = self._loop
+            assert loop is not None
+        return loop
+
+    @staticmethod
+    def _cancel(loop: asyncio.AbstractEventLoop, hop: _Hop) -> None:
+        with contextlib.suppress(RuntimeError):  # the loop is closed: nothing runs there any more
+            loop.call_soon_threadsafe(hop.cancel)
 
     @staticmethod
     def _wait_ticking(
-        future: concurrent.futures.Future[Any], started: float, timeout: float | None, on_wait: Callable[[float], None]
+        done: threading.Lock, started: float, timeout: float | None, on_wait: Callable[[float], None]
     ) -> None:
-        """Wait for ``future`` in :data:`TICK_S` slices, telling ``on_wait`` (once it fails, the rest of
+        """Wait for ``done`` in :data:`TICK_S` slices, telling ``on_wait`` (once it fails, the rest of
         the wait is a plain one). Raises TimeoutError when ``timeout`` passes."""
-        while not future.done():
+        while True:
             left = None if timeout is None else started + timeout - time.monotonic()
             if left is not None and left <= 0:
                 raise concurrent.futures.TimeoutError
-            concurrent.futures.wait([future], TICK_S if left is None else min(TICK_S, left))
-            if future.done():
+            if done.acquire(True, TICK_S if left is None else min(TICK_S, left)):
                 return
             try:
                 on_wait(time.monotonic() - started)
             except Exception:  # noqa: BLE001 - a display's failure never fails the call
                 left = None if timeout is None else max(0.0, started + timeout - time.monotonic())
-                concurrent.futures.wait([future], left)
-                if not future.done():
+                if not done.acquire(True, -1 if left is None else left):
                     raise concurrent.futures.TimeoutError from None
                 return
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import json
 import math
 from pathlib import Path
@@ -13,6 +14,10 @@ import ocnb
 from ocnb.audit.jsonl import dumps_line
 from ocnb.dispatch import dispatch
 from ocnb.jsonsafe import MAX_ARG_DEPTH, check_args, fix_text, has_nonfinite, is_strict_json, strict_copy, strict_dumps
+
+
+class _Flag(int, enum.Enum):
+    ON = 1
 
 
 def deep(n: int) -> Any:
@@ -59,6 +64,33 @@ def test_check_args_keeps_good_arguments_as_given() -> None:
     assert problems == [] and copy == args and copy is not args
     assert check_args({"t": (1, 2)}) == ({"t": [1, 2]}, [])
     assert check_args({"depth": deep(MAX_ARG_DEPTH - 1)})[1] == []
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        {"expression": "1 + 1", "tab_id": "t1", "to_file": False},
+        {"n": 2**63, "m": -(2**63), "x": 0.0, "none": None, "ok": True, "é": "ü ✓"},
+        {"big": 2**63 + 1},
+        {"nan": math.nan},
+        {"inf": -math.inf},
+        {"lone": "a\ud800b"},
+        {"\udfffkey": 1},
+        {1: "a non-string key"},
+        {"obj": object},
+        {"flag": _Flag.ON},
+    ],
+)
+def test_flat_arguments_are_checked_as_the_walk_checks_them(args: dict[Any, Any]) -> None:
+    """Flat arguments take a shortcut past the walk: the same copy and the same problems."""
+    from ocnb.jsonsafe import MAX_ARG_VALUES, MAX_INT, _walk
+
+    problems: list[dict[str, str]] = []
+    walked = _walk(args, max_depth=MAX_ARG_DEPTH, max_values=MAX_ARG_VALUES, problems=problems, max_int=MAX_INT)
+    copy, found = check_args(args)
+    assert (copy, found) == (walked, sorted(problems, key=lambda p: (p["path"], p["message"])))
+    assert [type(v) for v in copy.values()] == [type(v) for v in walked.values()]
+    assert copy is not args
 
 
 def test_strict_copy_and_dumps_never_emit_non_strict_json() -> None:
