@@ -146,6 +146,7 @@ class OriginGuard:
         await context.route_web_socket(re.compile(r".*"), self._on_websocket)
         self.workers = await ws_guard.watch_context(context, self.policy, self.refuse)  # WebSockets in workers
         if whole_browser and await self._watch_browser(context):
+            await self.workers.watch_shared_workers(self.browser_cdp)
             return
         context.on("page", lambda page: self._spawn(self.arm(context, page)))
         for page in context.pages:

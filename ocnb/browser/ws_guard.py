@@ -20,7 +20,8 @@ gate did not install is never let go: it does not run.
 
 ``blob:`` and ``data:`` workers, nested workers, workers of cross-process frames and of popups are all
 children of some page or worker target, so all pass here; a worker started before or after the
-page's load alike. Shared workers belong to no page (docs/security.md says what that leaves).
+page's load alike. Shared workers belong to no page: in a browser that holds this context alone, a
+tunnel to the browser target holds them the same way (:meth:`ContextWatch.watch_shared_workers`).
 
 The policy reaches the gate as two regular expressions (:meth:`OriginPolicy.origin_regexes`) over the
 URL's origin as the browser parses it; the gate holds its own references to what it uses (``URL``'s
@@ -45,10 +46,17 @@ BINDING = "__ocnb_refused_socket"
 #: The constructors the gate replaces in a worker.
 GATED = ("WebSocket", "WebSocketStream", "WebTransport")
 #: Targets held at their start: workers get the gate; frames (cross-process iframes) only pass the hold on.
-WORKERS = frozenset({"worker"})
+WORKERS = frozenset({"worker", "shared_worker"})
+#: Workers another client (Playwright) lets go at their start: ``runIfWaitingForDebugger`` also ends a
+#: pause at a breakpoint, so ocnb's own, arriving as the worker stops there, would let it run ungated.
+#: (A dedicated worker cannot start before ocnb lets it go, so ocnb's comes first.)
+LET_GO_BY_OTHERS = frozenset({"shared_worker"})
+LET_GO_AFTER_S = 2.0
 #: Where a held worker stops so the gate can go in: before its first script runs.
 BREAK = "beforeScriptExecution"
-HOLD = {"autoAttach": True, "waitForDebuggerOnStart": True, "flatten": True}
+HOLD: dict[str, Any] = {"autoAttach": True, "waitForDebuggerOnStart": True, "flatten": True}
+#: On the browser target: only shared workers (pages are each watched on their own).
+HOLD_SHARED = {**HOLD, "filter": [{"type": "shared_worker"}, {"exclude": True}]}
 
 _GATE = r"""
 (function (allowed, blocked, binding, names) {
@@ -131,6 +139,9 @@ class PageWatch:
         self._tasks: set[asyncio.Task[Any]] = set()
         #: Workers whose gate is in place and frames let go, by their session id in the tunnel.
         self.released: set[str] = set()
+        #: The breakpoint each held worker stops at, by its session id.
+        self._breakpoints: dict[str, str] = {}
+        self._paused: set[str] = set()
         cdp.on("Target.receivedMessageFromTarget", self._on_message)
 
     def send(self, session: str | None, method: str, params: dict[str, Any] | None = None) -> asyncio.Future[Any]:
@@ -172,19 +183,24 @@ class PageWatch:
         method, params = message.get("method"), message.get("params") or {}
         if method == "Target.attachedToTarget":
             self._spawn(self._admit(params))
-        elif method == "Debugger.paused" and message.get("sessionId") not in self.released:
+        elif method == "Debugger.paused" and message.get("sessionId") in self._breakpoints:
+            self._paused.add(str(message.get("sessionId")))
             self._spawn(self._gate(str(message.get("sessionId")), paused=True))
         elif method == "Runtime.bindingCalled" and params.get("name") == BINDING:
             self.refuse(str(params.get("payload", "")))
         elif method == "Target.detachedFromTarget":
             self.released.discard(str(params.get("sessionId")))
+            self._breakpoints.pop(str(params.get("sessionId")), None)
+            self._paused.discard(str(params.get("sessionId")))
 
     async def _admit(self, params: dict[str, Any]) -> None:
         """Hold a worker's own workers and stop it before its first script; pass a frame's hold on; let go.
 
         The gate cannot go in while the worker is held at its start (its global scope is not ready:
         evaluating there crashes the renderer), so a held worker gets an instrumentation breakpoint
-        before its first script instead, and the gate goes in when it pauses there (:meth:`_gate`)."""
+        before its first script instead, and the gate goes in when it pauses there (:meth:`_gate`).
+        A dedicated worker cannot start before ocnb lets it go; a shared worker is let go by
+        Playwright, and by ocnb only if nobody has after :data:`LET_GO_AFTER_S`."""
         session = str(params.get("sessionId"))
         kind = (params.get("targetInfo") or {}).get("type")
         if kind in WORKERS or kind == "iframe":
@@ -194,7 +210,17 @@ class PageWatch:
                 await self._gate(session)
                 return
             self.send(session, "Debugger.enable")
-            await self.send(session, "Debugger.setInstrumentationBreakpoint", {"instrumentation": BREAK})
+            answer = await self.send(session, "Debugger.setInstrumentationBreakpoint", {"instrumentation": BREAK})
+            breakpoint_id = (answer.get("result") or {}).get("breakpointId")
+            if breakpoint_id is None:
+                return  # no breakpoint, no start: the worker stays held
+            self._breakpoints[session] = breakpoint_id
+        if params.get("waitingForDebugger") and kind in LET_GO_BY_OTHERS:
+            # Playwright lets it go; should a client that gives it its start resume it as it pauses at
+            # the breakpoint, the worker would run ungated — so only if nobody has, a while later
+            await asyncio.sleep(LET_GO_AFTER_S)
+            if session not in self._breakpoints or session in self._paused:
+                return
         if params.get("waitingForDebugger"):
             await self.send(session, "Runtime.runIfWaitingForDebugger")
         if kind not in WORKERS:
@@ -202,26 +228,30 @@ class PageWatch:
 
     async def _gate(self, session: str, paused: bool = False) -> None:
         """Put the gate in the worker (paused before its first script, or running); let it go if paused."""
-        # one session's commands run in order: one round trip for them all
+        # one session's commands run in order: one round trip for them all. The breakpoint goes
+        # first, or the gate's own script would stop at it.
+        if paused:
+            self.send(session, "Debugger.removeBreakpoint", {"breakpointId": self._breakpoints.pop(session, "")})
         self.send(session, "Runtime.addBinding", {"name": BINDING})
-        gated = self.send(session, "Runtime.evaluate", {"expression": self.script, "returnByValue": True})
-        answer = await gated
+        answer = await self.send(session, "Runtime.evaluate", {"expression": self.script, "returnByValue": True})
         if (answer.get("result") or {}).get("result", {}).get("value") != "gated":
             return  # no gate, no start: the worker stays paused (and sends nothing)
-        if paused:
-            self.send(session, "Debugger.removeInstrumentationBreakpoint", {"instrumentation": BREAK})
-            self.send(session, "Debugger.disable")
-            await self.send(session, "Debugger.resume")
         self.released.add(session)
+        if paused:
+            self.send(session, "Debugger.resume")
+            await self.send(session, "Debugger.disable")
 
 
-async def watch_target(cdp: Any, target_id: str, script: str, refuse: Callable[[str], object]) -> PageWatch | None:
+async def watch_target(
+    cdp: Any, target_id: str, script: str, refuse: Callable[[str], object], hold: dict[str, Any] = HOLD
+) -> PageWatch | None:
     """Hold, gate and let go every worker the page or frame ``target_id`` starts from now on, through
-    ``cdp`` (the page's own session, or the browser's); None when it is no target (or gone)."""
+    ``cdp`` (the page's own session, or the browser's); None when it is no target (or gone).
+    ``hold``: the auto-attach (:data:`HOLD_SHARED` on the browser target: its shared workers)."""
     with contextlib.suppress(Exception):
         tunnel = await cdp.send("Target.attachToTarget", {"targetId": target_id, "flatten": False})
         watch = PageWatch(cdp, tunnel["sessionId"], script, refuse)
-        answer = await watch.send(None, "Target.setAutoAttach", HOLD)
+        answer = await watch.send(None, "Target.setAutoAttach", hold)
         if "error" not in answer:
             return watch
     return None
@@ -241,6 +271,8 @@ class ContextWatch:
         self.pages: dict[int, PageWatch | None] = {}
         #: Target ids watched already (or found to be no target).
         self.targets: set[str] = set()
+        #: The browser's own tunnel, for shared workers (a browser ocnb launched for this context).
+        self.browser: PageWatch | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
 
     async def install(self, context: Any) -> None:
@@ -274,6 +306,15 @@ class ContextWatch:
             return
         self.targets.add(frame_id)
         await watch_target(cdp, frame_id, self.script, lambda url: self.refuse(url, "websocket", None))
+
+    async def watch_shared_workers(self, cdp: Any) -> None:
+        """Hold and gate every shared worker of the browser ``cdp`` is the session of (one that holds
+        this context alone: a shared worker belongs to no page)."""
+        with contextlib.suppress(Exception):
+            browser_id = (await cdp.send("Target.getTargetInfo"))["targetInfo"]["targetId"]
+            self.browser = await watch_target(
+                cdp, browser_id, self.script, lambda url: self.refuse(url, "websocket", None), HOLD_SHARED
+            )
 
 
 async def watch_context(context: Any, policy: OriginPolicy, refuse: Callable[[str, str, Any], object]) -> ContextWatch:

@@ -230,9 +230,7 @@ def run_vector(s: ocnb.Session, site: OriginSite, name: str) -> ocnb.ToolResult:
 
 
 #: Ways around the policy it does not close yet (docs/security.md says so); strict: a fix shows up here.
-KNOWN_GAPS = {
-    "shared_worker_ws": "a shared worker belongs to no page: no page's worker gate holds it at its start",
-}
+KNOWN_GAPS: dict[str, str] = {}
 
 
 @pytest.mark.parametrize(
@@ -253,6 +251,7 @@ SHARED_BROWSER_GAPS = {
     "popup302": "a popup's first navigation starts before its page's Fetch guard attaches: its redirect hops pass",
     "shared_worker": "a shared worker belongs to no page: no page's Fetch guard sees it",
     "shared_worker302": "a shared worker belongs to no page: no page's Fetch guard sees it",
+    "shared_worker_ws": "a shared worker belongs to no page: no page's worker gate holds it at its start",
 }
 
 
@@ -271,7 +270,17 @@ def pooled(origin_site: OriginSite, tmp_path_factory: pytest.TempPathFactory) ->
         pytest.param(n, marks=pytest.mark.xfail(reason=SHARED_BROWSER_GAPS[n], strict=True))
         if n in SHARED_BROWSER_GAPS
         else n
-        for n in ("img", "iframe302", "worker302", "blob_worker", "pagehide_beacon", *SHARED_BROWSER_GAPS)
+        for n in (
+            "img",
+            "iframe302",
+            "worker302",
+            "blob_worker",
+            "pagehide_beacon",
+            "worker_ws",
+            "blob_worker_ws",
+            "nested_worker_ws",
+            *SHARED_BROWSER_GAPS,
+        )
     ],
 )
 def test_in_a_shared_browser_each_page_is_guarded(pooled: ocnb.Session, origin_site: OriginSite, name: str) -> None:
