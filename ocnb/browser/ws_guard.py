@@ -4,8 +4,8 @@ A WebSocket handshake is no request to ``route`` or DevTools ``Fetch``, and Play
 ``route_web_socket`` patches pages only; DevTools' ``Network.setBlockedURLs`` stops no handshake
 (Chromium's ``WebSocketChannelImpl::Connect`` does not ask it). So each worker gets a gate: its
 ``WebSocket`` (and ``WebSocketStream``, ``WebTransport``) constructors are replaced by ones that
-refuse a URL the policy refuses (a ``SecurityError``, nothing sent) — installed while DevTools holds
-the worker at its start, so the worker's own code only ever sees the gated ones.
+refuse a URL the policy refuses (a ``SecurityError``, nothing sent) — installed while DevTools stops
+the worker before its first script, so the worker's own code only ever sees the gated ones.
 
 Why the gate is in place before the worker runs (measured on Chromium 156): a worker that a DevTools
 client auto-attached with ``waitForDebuggerOnStart`` in *flat* mode does not start until *that*
@@ -14,9 +14,11 @@ auto-attach holds nothing, and Playwright's Python ``CDPSession`` cannot address
 So :class:`PageWatch` opens a non-flat session to the page (a tunnel, through ``Target.sendMessageToTarget``
 of the page's own ``CDPSession``) and, inside it, auto-attaches in flat mode: every worker and
 cross-process frame of the page is held there, addressed by its session id inside the tunnel. A
-worker gets a binding (to report a refusal), the gate and the same auto-attach (its nested workers are
-held too), then is let go; a frame gets the auto-attach (its workers) and is let go. A worker whose
-gate did not install is never let go: it does not run.
+held worker gets the same auto-attach (its nested workers are held too) and a breakpoint before its
+first script, then is let go; stopped there, it gets a binding (to report a refusal) and the gate,
+and goes on (its scope is not ready before: evaluating in a worker held at its start crashes the
+renderer). A frame gets the auto-attach (its workers) and is let go. A worker whose gate did not go
+in is never let go on: it does not run.
 
 ``blob:`` and ``data:`` workers, nested workers, workers of cross-process frames and of popups are all
 children of some page or worker target, so all pass here; a worker started before or after the
@@ -143,6 +145,18 @@ class PageWatch:
         self._breakpoints: dict[str, str] = {}
         self._paused: set[str] = set()
         cdp.on("Target.receivedMessageFromTarget", self._on_message)
+        cdp.on("Target.detachedFromTarget", self._on_detached)
+
+    def _on_detached(self, event: dict[str, Any]) -> None:
+        """The tunnel closed (its target went away): nothing more will answer or happen in it."""
+        if event.get("sessionId") != self.tunnel:
+            return
+        self.cdp.remove_listener("Target.receivedMessageFromTarget", self._on_message)
+        self.cdp.remove_listener("Target.detachedFromTarget", self._on_detached)
+        for future in self._pending.values():
+            if not future.done():
+                future.set_result({"error": {"message": "the target went away"}})
+        self._pending.clear()
 
     def send(self, session: str | None, method: str, params: dict[str, Any] | None = None) -> asyncio.Future[Any]:
         """Send ``method`` to the page (``session`` None) or to a target attached inside the tunnel."""
