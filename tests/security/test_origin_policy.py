@@ -124,6 +124,10 @@ VECTORS: dict[str, dict[str, tuple[str, str]]] = {
         "/w/outer_ws.js": (JS, "new Worker('/w/nested_worker_ws.js')"),
         "/w/nested_worker_ws.js": (JS, "fetch('{A}/ok/nested_worker_ws');" + WS % "nested_worker_ws"),
     },
+    "module_worker_ws": {
+        "/v/module_worker_ws": (HTML, "<script>new Worker('/w/module_worker_ws.js',{type:'module'})</script>"),
+        "/w/module_worker_ws.js": (JS, "fetch('{A}/ok/module_worker_ws');" + WS % "module_worker_ws"),
+    },
     "late_worker_ws": {
         "/v/late_worker_ws": (
             HTML,
