@@ -290,6 +290,29 @@ class OriginPolicy:
             parts.append("(?!" + "|".join(allowed) + ")")
         return re.compile("^(?:" + "|".join(parts) + ")" if parts else "^(?!)", re.IGNORECASE)
 
+    def origin_regexes(self) -> tuple[str | None, str | None]:
+        """JavaScript regexes of the allowed and the blocked origins, for code that cannot ask Python.
+
+        Each matches an origin written ``scheme://host:port`` — the scheme folded to ``http:`` /
+        ``https:``, the host as :func:`parse_origin` writes it (a URL parser's host without its
+        trailing dot), the port always written. :meth:`check` refuses exactly the origins that match
+        the blocked one, or (when an allow-list is set) do not match the allowed one; None stands for
+        an empty list. A worker's WebSocket gate uses them (:mod:`ocnb.browser.ws_guard`).
+        """
+
+        def union(patterns: tuple[OriginPattern, ...]) -> str | None:
+            if not patterns:
+                return None
+            each = []
+            for p in patterns:
+                host = re.escape(p.host)
+                host = rf"[^/]+\.{host}" if p.subdomains else host
+                port = r"\d+" if p.port is None else str(p.port)
+                each.append(rf"{p.scheme}://{host}:{port}")
+            return "^(?:" + "|".join(each) + ")$"
+
+        return union(self.allowed), union(self.blocked)
+
 
 def origin_of(url: str) -> str | None:
     """The origin of ``url`` as a browser writes it (``https://ex.com``, ``http://localhost:8080``), or

@@ -19,7 +19,9 @@ connects. Three interceptors, each for what the others cannot see:
   page goes are all checked, with no race against a target's start. In a shared or attached browser
   (other contexts it must not judge) it is put on each page as the page appears: that misses the
   hops of a popup's very first navigation and shared workers (docs/security.md says so).
-- ``context.route_web_socket``: WebSocket handshakes are not requests to ``route`` or ``Fetch``.
+- ``context.route_web_socket``: WebSocket handshakes are not requests to ``route`` or ``Fetch``. It
+  patches pages only: a worker's WebSockets pass a gate put in each worker before its first line
+  (:mod:`ocnb.browser.ws_guard`).
 
 Service workers are out of reach of all three (Playwright cannot route their requests): a context
 with a policy is created with ``service_workers="block"`` (see ``BrowserState.start``).
@@ -44,6 +46,7 @@ from ..calls import CallContext, Host
 from ..errors import BlockedUrl
 from ..origins import OriginPolicy
 from ..results import ToolError, ToolResult
+from . import ws_guard
 from .routes import Routes, Rule
 
 __all__ = ["Blocked", "OriginGuard", "OriginReport", "install"]
@@ -104,6 +107,8 @@ class OriginGuard:
         self._tasks: set[asyncio.Task[Any]] = set()
         #: The browser's own DevTools session when the guard covers the whole browser (see ``install``).
         self.browser_cdp: Any = None
+        #: The gate of workers' WebSockets (:mod:`ocnb.browser.ws_guard`), once installed.
+        self.workers: ws_guard.ContextWatch | None = None
 
     # -- what the interceptors share ------------------------------------------------------------
     def refuse(self, url: str, kind: str, page: Any = None) -> str | None:
@@ -139,7 +144,9 @@ class OriginGuard:
         # the first rule of the context's one route: a mock cannot answer for a refused URL
         await routes.add(Rule("origin policy", self.policy.suspects(), self._on_route, first=True))
         await context.route_web_socket(re.compile(r".*"), self._on_websocket)
+        self.workers = await ws_guard.watch_context(context, self.policy, self.refuse)  # WebSockets in workers
         if whole_browser and await self._watch_browser(context):
+            await self.workers.watch_shared_workers(self.browser_cdp)
             return
         context.on("page", lambda page: self._spawn(self.arm(context, page)))
         for page in context.pages:
@@ -199,6 +206,8 @@ class OriginGuard:
 
     async def _on_paused(self, session: Any, event: dict[str, Any], page: Any) -> None:
         request = event.get("request", {})
+        if page is None and self.workers is not None and event.get("resourceType") == "Document":
+            await self.workers.before_document(session, event.get("frameId"))  # a popup's workers too
         rule = self.refuse(request.get("url", ""), str(event.get("resourceType", "other")).lower(), page)
         with contextlib.suppress(Exception):  # the target went away: its request went nowhere
             if rule is not None:

@@ -22,6 +22,8 @@ from .origin_site import OriginSite
 HTML = "text/html"
 JS = "text/javascript"
 PING = "<img src='{A}/ok/%s'>"
+#: A WebSocket to the refused origin that works in any worker (a blob: or data: worker has no port).
+WS = "new WebSocket('ws'+'{B}'.slice(4)+'/hit/%s')"
 
 #: name -> (path of the page to open, the pages it needs, whether the ping comes from the page)
 VECTORS: dict[str, dict[str, tuple[str, str]]] = {
@@ -99,6 +101,57 @@ VECTORS: dict[str, dict[str, tuple[str, str]]] = {
             JS,
             "fetch('{A}/ok/worker_ws');new WebSocket('ws://localhost:'+location.port+'/hit/worker_ws')",
         ),
+    },
+    # WebSockets from workers of every kind: a handshake is no request to route or Fetch (ws_guard)
+    "blob_worker_ws": {
+        "/v/blob_worker_ws": (
+            HTML,
+            "<script>new Worker(URL.createObjectURL(new Blob([\"fetch('{A}/ok/blob_worker_ws');"
+            + WS % "blob_worker_ws"
+            + '"])))</script>',
+        )
+    },
+    "data_worker_ws": {
+        "/v/data_worker_ws": (
+            HTML,
+            "<script>new Worker('data:text/javascript,'+encodeURIComponent(\"fetch('{A}/ok/data_worker_ws');"
+            + WS % "data_worker_ws"
+            + '"))</script>',
+        )
+    },
+    "nested_worker_ws": {
+        "/v/nested_worker_ws": (HTML, "<script>new Worker('/w/outer_ws.js')</script>"),
+        "/w/outer_ws.js": (JS, "new Worker('/w/nested_worker_ws.js')"),
+        "/w/nested_worker_ws.js": (JS, "fetch('{A}/ok/nested_worker_ws');" + WS % "nested_worker_ws"),
+    },
+    "module_worker_ws": {
+        "/v/module_worker_ws": (HTML, "<script>new Worker('/w/module_worker_ws.js',{type:'module'})</script>"),
+        "/w/module_worker_ws.js": (JS, "fetch('{A}/ok/module_worker_ws');" + WS % "module_worker_ws"),
+    },
+    "late_worker_ws": {
+        "/v/late_worker_ws": (
+            HTML,
+            "<script>addEventListener('load',()=>setTimeout(()=>new Worker('/w/late_worker_ws.js'),400))</script>",
+        ),
+        "/w/late_worker_ws.js": (JS, "fetch('{A}/ok/late_worker_ws');" + WS % "late_worker_ws"),
+    },
+    "iframe_worker_ws": {  # a sandboxed iframe: another (opaque) origin, in a process of its own
+        "/v/iframe_worker_ws": (HTML, "<iframe sandbox=allow-scripts src='{A}/p/iframe_worker_ws'></iframe>"),
+        "/p/iframe_worker_ws": (
+            HTML,
+            "<script>new Worker(URL.createObjectURL(new Blob([\"fetch('{A}/ok/iframe_worker_ws');"
+            + WS % "iframe_worker_ws"
+            + '"])))</script>',
+        ),
+    },
+    "popup_worker_ws": {
+        "/v/popup_worker_ws": (HTML, "<script>window.open('{A}/p/popup_worker_ws')</script>"),
+        "/p/popup_worker_ws": (HTML, "<script>new Worker('/w/popup_worker_ws.js')</script>"),
+        "/w/popup_worker_ws.js": (JS, "fetch('{A}/ok/popup_worker_ws');" + WS % "popup_worker_ws"),
+    },
+    "shared_worker_ws": {
+        "/v/shared_worker_ws": (HTML, "<script>new SharedWorker('/w/shared_worker_ws.js')</script>"),
+        "/w/shared_worker_ws.js": (JS, "fetch('{A}/ok/shared_worker_ws');" + WS % "shared_worker_ws"),
     },
     "shared_worker": {
         "/v/shared_worker": (HTML, "<script>new SharedWorker('/w/shared_worker.js')</script>"),
@@ -181,9 +234,7 @@ def run_vector(s: ocnb.Session, site: OriginSite, name: str) -> ocnb.ToolResult:
 
 
 #: Ways around the policy it does not close yet (docs/security.md says so); strict: a fix shows up here.
-KNOWN_GAPS = {
-    "worker_ws": "a worker's WebSocket: route_web_socket patches pages only, and Fetch does not see handshakes",
-}
+KNOWN_GAPS: dict[str, str] = {}
 
 
 @pytest.mark.parametrize(
@@ -204,6 +255,7 @@ SHARED_BROWSER_GAPS = {
     "popup302": "a popup's first navigation starts before its page's Fetch guard attaches: its redirect hops pass",
     "shared_worker": "a shared worker belongs to no page: no page's Fetch guard sees it",
     "shared_worker302": "a shared worker belongs to no page: no page's Fetch guard sees it",
+    "shared_worker_ws": "a shared worker belongs to no page: no page's worker gate holds it at its start",
 }
 
 
@@ -222,7 +274,17 @@ def pooled(origin_site: OriginSite, tmp_path_factory: pytest.TempPathFactory) ->
         pytest.param(n, marks=pytest.mark.xfail(reason=SHARED_BROWSER_GAPS[n], strict=True))
         if n in SHARED_BROWSER_GAPS
         else n
-        for n in ("img", "iframe302", "worker302", "blob_worker", "pagehide_beacon", *SHARED_BROWSER_GAPS)
+        for n in (
+            "img",
+            "iframe302",
+            "worker302",
+            "blob_worker",
+            "pagehide_beacon",
+            "worker_ws",
+            "blob_worker_ws",
+            "nested_worker_ws",
+            *SHARED_BROWSER_GAPS,
+        )
     ],
 )
 def test_in_a_shared_browser_each_page_is_guarded(pooled: ocnb.Session, origin_site: OriginSite, name: str) -> None:
