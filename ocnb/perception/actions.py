@@ -104,7 +104,7 @@ async def perform(
     key: str | None = None,
     timeout: int,
     position: dict[str, float] | None = None,
-    plain_field: bool = False,
+    read_back: Any = None,
 ) -> dict[str, str] | None:
     """Run ``action`` on a Playwright locator or element handle; ValueError for an unknown action.
 
@@ -113,9 +113,10 @@ async def perform(
     (``INVALID_VALUE`` when it does not hold what was asked). Returns ``{from, to}`` when a person's
     value was put into the field's format (``10/11/2011`` → ``2011-10-11``), else None.
 
-    ``plain_field`` says that ``element`` matches only an enabled, editable plain text field (a
-    :func:`~ocnb.perception.selectors.verified_locator` with ``fillable``): a fill then skips the field
-    read before it (:func:`~ocnb.perception.fills.fill_plain`), still read back and checked.
+    ``read_back`` is given when ``element`` matches only an enabled, editable plain text field (a
+    :func:`~ocnb.perception.selectors.verified_locator` with ``fillable``): the same element without that
+    condition. A fill then skips the field read before it and is read back through ``read_back``
+    (:func:`~ocnb.perception.fills.fill_plain`), still checked.
 
     ``position`` (``{x, y}`` from the top-left corner of the element's padding box) is where a click, double click or hover
     lands instead of the element's centre (``interact_at`` acts at a point of a screenshot).
@@ -123,8 +124,8 @@ async def perform(
     ``select`` takes one string (matched against option values, then labels, as Playwright does)
     or a list of them; ``type`` sends key presses one by one, for fields that react to each key.
     """
-    if action == "fill" and plain_field:
-        await fill_plain(element, value, timeout)
+    if action == "fill" and read_back is not None:
+        await fill_plain(element, read_back, value, timeout)
         return None
     if action in _CHECKED:
         field = await field_of(element)

@@ -411,19 +411,21 @@ async def verify(element: Any, f: Field, action: str, asked: Any) -> None:
         raise _refuse(f, "" if f.secret else text, why, holds=holds)
 
 
-async def fill_plain(element: Any, value: Any, timeout: int) -> None:
+async def fill_plain(element: Any, read_back: Any, value: Any, timeout: int) -> None:
     """Fill ``element`` — a locator that matches only an enabled, editable plain text field (see
-    :func:`plain_text`) — and read it back; ``INVALID_VALUE`` as :func:`verify` says it when the field
-    does not hold ``value`` (cut by ``maxlength``, changed by a script …).
+    :func:`plain_text`) — and read the field back through ``read_back`` (a locator of the same element
+    without that condition: a field a page locks once it is filled still reads back); ``INVALID_VALUE``
+    as :func:`verify` says it when the field does not hold ``value`` (cut by ``maxlength``, changed by a
+    script …).
 
     Two round trips where the general path takes three (field read, fill, read-back): with such a field
     :func:`prepare` would leave ``value`` as it is, and ``input_value`` reads it back without a script
     of ours in the page's own world."""
     text = "" if value is None else str(value)
     await element.fill(text, timeout=timeout)
-    if _same_text(text, await element.input_value(timeout=timeout)):
+    if _same_text(text, await read_back.input_value(timeout=timeout)):
         return
-    await verify(element, await field_of(element), "fill", text)  # says why, as a checked fill does
+    await verify(read_back, await field_of(read_back), "fill", text)  # says why, as a checked fill does
 
 
 def refused_check(f: Field, action: str, exc: BaseException) -> InvalidValue | None:

@@ -18,6 +18,7 @@ first (:mod:`ocnb.audit.approval`: ``APPROVAL_DENIED``, or ``RISKY_STEP_BLOCKED`
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -65,7 +66,7 @@ def _origin_path(url: str) -> str:
     return f"{p.scheme}://{p.netloc}{p.path}"
 
 
-async def _act(page: Any, element: Any, step: dict[str, Any], timeout_ms: int, plain_field: bool = False) -> None:
+async def _act(page: Any, element: Any, step: dict[str, Any], timeout_ms: int, read_back: Any = None) -> None:
     kind = step["kind"]
     args = step.get("args", {})
     action = args.get("action", "")
@@ -95,7 +96,7 @@ async def _act(page: Any, element: Any, step: dict[str, Any], timeout_ms: int, p
         value=value,
         key=args.get("key"),
         timeout=timeout_ms,
-        plain_field=plain_field and action == "fill",
+        read_back=read_back if action == "fill" else None,
     )
 
 
@@ -318,15 +319,16 @@ async def _replay(
     engine = await register_engine(getattr(ctx.browser, "playwright", None))
 
     async def act(
-        element: Any, step: dict[str, Any], index: int, fused: bool = False, plain: bool = False
+        element: Any, step: dict[str, Any], index: int, fused: bool = False, read_back: Any = None
     ) -> dict[str, Any] | bool:
         """Run the step's action: True when done; the failure report when it failed or timed out;
         False when a fused call was declined before acting (then the slow path resolves the step).
-        ``plain``: ``element`` is a fused locator that vouches for a plain text field (``fillable``)."""
+        ``read_back``: ``element`` is a fused locator that vouches for a plain text field (``fillable``),
+        and this is the same locator without that condition, to read the fill back from."""
         if bound:
             await check_step(secrets, page, element, step)
         try:
-            await asyncio.wait_for(_act(page, element, step, step_timeout_ms, plain), step_timeout_ms / 1000)
+            await asyncio.wait_for(_act(page, element, step, step_timeout_ms, read_back), step_timeout_ms / 1000)
         except TimeoutError:
             return fail(
                 "STEP_TIMEOUT", index, f"step {index} ({step['kind']}) did not finish within {step_timeout_ms} ms"
@@ -359,20 +361,22 @@ async def _replay(
             # A bound secret needs the element's frame before acting: no fused resolve-and-act then.
             # A fill of a plain text field: the locator also vouches that it is enabled and editable, so
             # the fill needs no field read before it (the engine declines otherwise: resolve() below).
-            plain = _plain_fill(step)
+            read_back = None
             if engine and not bound and step["kind"] != "navigate" and step.get("selectors"):
-                locator = verified_locator(
+                fused_at = functools.partial(
+                    verified_locator,
                     page,
                     step["selectors"],
                     step_fingerprint(step),
                     frame_ordinal=int(step.get("frame_ordinal", 0) or 0),
                     tolerate=tolerated,
-                    fillable=plain,
                 )
+                locator = fused_at(fillable=_plain_fill(step))
+                read_back = fused_at() if _plain_fill(step) else None
             if locator is not None:
                 # Resolve, verify and act in one call when the chain's first entry singles out an agreeing
                 # element; otherwise the engine declines before acting and resolve() below takes over.
-                done = await act(locator, step, index, fused=True, plain=plain)
+                done = await act(locator, step, index, fused=True, read_back=read_back)
                 if isinstance(done, dict):
                     return done
                 fused = done

@@ -95,3 +95,22 @@ def test_a_replayed_fill_of_a_read_only_text_field_is_refused_not_timed_out(
     assert not r.ok and r.data["failure"]["code"] == "INVALID_VALUE", r
     assert "read-only" in r.data["failure"]["detail"]
     assert field(session, "#nick") == "ada"
+
+
+def test_a_field_the_page_locks_once_filled_still_reads_back(
+    session: Any, module_home: Path, perception_site: DemoSite
+) -> None:
+    """The fused fill vouches that the field is editable before it acts, not after: a page that makes the
+    field read-only on input still has the replay read the value back and succeed (filled once)."""
+    url = perception_site.page("fields.html")
+    steps = [{"tool": "interact", "args": {}, "replay_artifact": art(url, _text_fill("Zip", "#zip", "${zip}"))}]
+    skill = SkillStore(module_home).record(url.split("/")[2], "zip-locked", steps)["id"]
+    assert session.navigate(url=url).ok
+    lock = "() => { const z = document.getElementById('zip'); window.inputs = 0; z.addEventListener('input', () => { window.inputs++; z.readOnly = true; }); }"
+    assert session.call("javascript_tool", expression=lock).ok
+    r = session.oc_skill_replay(skill_id=skill, params={"zip": "10115"})
+    assert r.ok, r.error
+    assert r.data["step_results"][0]["fused"] is True
+    assert field(session, "#zip") == "10115"
+    inputs = session.call("javascript_tool", expression="() => window.inputs")
+    assert inputs.ok and inputs.data.get("result", inputs.data) == 1
