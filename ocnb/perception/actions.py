@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .fills import field_of, prepare, refused_check, verify
+from .fills import field_of, fill_plain, prepare, refused_check, verify
 
 __all__ = ["ACTIONS", "CHECKED_WORDS", "KEY_NAMES", "UNCHECKED_WORDS", "check_key", "checked", "perform"]
 
@@ -104,6 +104,7 @@ async def perform(
     key: str | None = None,
     timeout: int,
     position: dict[str, float] | None = None,
+    read_back: Any = None,
 ) -> dict[str, str] | None:
     """Run ``action`` on a Playwright locator or element handle; ValueError for an unknown action.
 
@@ -112,12 +113,20 @@ async def perform(
     (``INVALID_VALUE`` when it does not hold what was asked). Returns ``{from, to}`` when a person's
     value was put into the field's format (``10/11/2011`` → ``2011-10-11``), else None.
 
+    ``read_back`` is given when ``element`` matches only an enabled, editable plain text field (a
+    :func:`~ocnb.perception.selectors.verified_locator` with ``fillable``): the same element without that
+    condition. A fill then skips the field read before it and is read back through ``read_back``
+    (:func:`~ocnb.perception.fills.fill_plain`), still checked.
+
     ``position`` (``{x, y}`` from the top-left corner of the element's padding box) is where a click, double click or hover
     lands instead of the element's centre (``interact_at`` acts at a point of a screenshot).
 
     ``select`` takes one string (matched against option values, then labels, as Playwright does)
     or a list of them; ``type`` sends key presses one by one, for fields that react to each key.
     """
+    if action == "fill" and read_back is not None:
+        await fill_plain(element, read_back, value, timeout)
+        return None
     if action in _CHECKED:
         field = await field_of(element)
         value, converted = prepare(field, action, value)

@@ -9,6 +9,11 @@ value cut by ``maxlength``, a number outside ``min``/``max``/``step``, a range t
 script unticked, a select that kept its old option — each is ``INVALID_VALUE`` with what the field
 holds now. Password fields never have their value put in an error, and a value cut by ``maxlength`` is
 said as lengths (what it kept is a prefix of what was asked, which may be a secret).
+
+:func:`fill_plain` is the same check for a field already known to be an enabled, editable plain text
+field (a replayed step's locator vouches for it): nothing to read before, and the read-back is
+Playwright's own ``input_value``; only a field that does not hold what was asked is read in full, to
+say why in the very words :func:`verify` uses.
 """
 
 from __future__ import annotations
@@ -19,7 +24,18 @@ from typing import Any
 
 from ..errors import InvalidValue
 
-__all__ = ["FORMATS", "Field", "field_of", "prepare", "refused_check", "to_format", "verify"]
+__all__ = [
+    "FORMATS",
+    "PLAIN_TEXT_TYPES",
+    "Field",
+    "field_of",
+    "fill_plain",
+    "plain_text",
+    "prepare",
+    "refused_check",
+    "to_format",
+    "verify",
+]
 
 #: The one format each typed field takes (``value`` as the HTML spec defines it), and an example.
 FORMATS: dict[str, tuple[str, str]] = {
@@ -115,6 +131,16 @@ class Field:
 
 
 _NOT_TEXT = frozenset({"checkbox", "radio", "file", "button", "submit", "reset", "image", "hidden"})
+
+#: Input types whose value a fill sets as given (no format to convert to, no number to check): in an
+#: enabled, editable field of one of these (or a textarea) :func:`prepare` changes and refuses nothing.
+PLAIN_TEXT_TYPES = frozenset({"text", "email", "password", "search", "tel", "url"})
+
+
+def plain_text(tag: object, kind: object) -> bool:
+    """Whether an element of ``tag`` and input ``kind`` (as a fingerprint records them) is a textarea or
+    an input of one of :data:`PLAIN_TEXT_TYPES`."""
+    return tag == "textarea" or (tag == "input" and kind in PLAIN_TEXT_TYPES)
 
 
 async def field_of(element: Any) -> Field:
@@ -383,6 +409,23 @@ async def verify(element: Any, f: Field, action: str, asked: Any) -> None:
     if not ok:
         why = f"the field holds {'a different value' if f.secret else repr(holds)}, not what was asked"
         raise _refuse(f, "" if f.secret else text, why, holds=holds)
+
+
+async def fill_plain(element: Any, read_back: Any, value: Any, timeout: int) -> None:
+    """Fill ``element`` — a locator that matches only an enabled, editable plain text field (see
+    :func:`plain_text`) — and read the field back through ``read_back`` (a locator of the same element
+    without that condition: a field a page locks once it is filled still reads back); ``INVALID_VALUE``
+    as :func:`verify` says it when the field does not hold ``value`` (cut by ``maxlength``, changed by a
+    script …).
+
+    Two round trips where the general path takes three (field read, fill, read-back): with such a field
+    :func:`prepare` would leave ``value`` as it is, and ``input_value`` reads it back without a script
+    of ours in the page's own world."""
+    text = "" if value is None else str(value)
+    await element.fill(text, timeout=timeout)
+    if _same_text(text, await read_back.input_value(timeout=timeout)):
+        return
+    await verify(read_back, await field_of(read_back), "fill", text)  # says why, as a checked fill does
 
 
 def refused_check(f: Field, action: str, exc: BaseException) -> InvalidValue | None:

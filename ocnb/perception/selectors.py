@@ -45,6 +45,7 @@ from typing import Any
 from urllib.parse import quote, urlsplit
 
 from ..errors import InvalidArgument, OcnbError
+from .fills import PLAIN_TEXT_TYPES
 from .refs import call, page_refs, parse_ref, script
 
 __all__ = [
@@ -247,15 +248,23 @@ _REGISTERED: weakref.WeakSet[Any] = weakref.WeakSet()
 #: world with its own script, so snapshot.js rides along as a string and is compiled at the engine's
 #: first query (as code it would cost every document ~8 ms of parsing; as a string ~1 ms). It never
 #: returns an unverified element: it throws (DECLINED), so the action fails at once, acting on nothing.
+#: A request with ``fillable`` also declines an element that is not a :func:`plain_text_field`.
 _ENGINE_JS = """(() => {
   const source = SCRIPT;
+  const plain = new Set(PLAIN);
+  const fillable = e => {
+    const tag = e.tagName.toLowerCase();
+    return (tag === "textarea" || (tag === "input" && plain.has((e.type || "text").toLowerCase())))
+      && !e.disabled && !e.readOnly
+      && e.getAttribute("aria-disabled") !== "true" && e.getAttribute("aria-readonly") !== "true";
+  };
   let perceive = null;
   return {
     queryAll(root, body) {
       perceive = perceive || (0, eval)(source);
       const req = JSON.parse(decodeURIComponent(body));
       const el = perceive({ ...req, op: "resolveFirst", next: 0, engine: true }).result;
-      if (!el) throw new Error(DECLINED);
+      if (!el || (req.fillable && !fillable(el))) throw new Error(DECLINED);
       return [el];
     },
     query(root, body) { return this.queryAll(root, body)[0]; },
@@ -264,7 +273,10 @@ _ENGINE_JS = """(() => {
 
 
 def _engine_source() -> str:
-    head, tail = _ENGINE_JS.replace("DECLINED", json.dumps(_DECLINED)).split("SCRIPT")
+    source = _ENGINE_JS.replace("DECLINED", json.dumps(_DECLINED)).replace(
+        "PLAIN", json.dumps(sorted(PLAIN_TEXT_TYPES))
+    )
+    head, tail = source.split("SCRIPT")
     return head + json.dumps(script()) + tail
 
 
@@ -294,6 +306,7 @@ def verified_locator(
     *,
     frame_ordinal: int = 0,
     tolerate: list[str] | tuple[str, ...] = (),
+    fillable: bool = False,
 ) -> Any | None:
     """A Playwright locator that matches only what :func:`resolve`'s first-entry fast path would return.
 
@@ -302,6 +315,9 @@ def verified_locator(
     Playwright's own actionability loop, so resolving, verifying and acting are one call; when that
     does not hold the query throws at once (:func:`engine_declined`), before anything is acted on, and
     the caller falls back to :func:`resolve`. None when the chain's frame is not a single one.
+    With ``fillable`` it also declines an element that is not an enabled, editable plain text field
+    (:func:`ocnb.perception.fills.plain_text`: a textarea, or an input of a text-like type), so a fill
+    through it needs no field read first (:func:`ocnb.perception.fills.fill_plain`).
     Only for a page whose Playwright has :func:`register_engine`.
     """
     chain = stored_chain(chain)
@@ -310,7 +326,13 @@ def verified_locator(
     frames = _frames(page, fp, ordinal)
     if len(frames) != 1 or not chain:
         return None
-    req = {"chain": chain, "fingerprint": {k: v for k, v in fp.items() if k != "frame"}, "tolerate": list(tolerate)}
+    req: dict[str, Any] = {
+        "chain": chain,
+        "fingerprint": {k: v for k, v in fp.items() if k != "frame"},
+        "tolerate": list(tolerate),
+    }
+    if fillable:
+        req["fillable"] = True
     return frames[0].locator(_engine_selector(json.dumps(req, separators=(",", ":"))))
 
 

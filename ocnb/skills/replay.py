@@ -18,6 +18,7 @@ first (:mod:`ocnb.audit.approval`: ``APPROVAL_DENIED``, or ``RISKY_STEP_BLOCKED`
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ from ..audit.secret_origins import check_step
 from ..dispatch import ToolContext
 from ..errors import ArtifactResolutionFailed, InvalidArgument, MissingSecret, OcnbError, Timeout, from_playwright
 from ..perception.actions import check_key, checked, perform
+from ..perception.fills import plain_text
 from ..perception.selectors import (
     ChainRefused,
     engine_declined,
@@ -64,7 +66,7 @@ def _origin_path(url: str) -> str:
     return f"{p.scheme}://{p.netloc}{p.path}"
 
 
-async def _act(page: Any, element: Any, step: dict[str, Any], timeout_ms: int) -> None:
+async def _act(page: Any, element: Any, step: dict[str, Any], timeout_ms: int, read_back: Any = None) -> None:
     kind = step["kind"]
     args = step.get("args", {})
     action = args.get("action", "")
@@ -88,7 +90,25 @@ async def _act(page: Any, element: Any, step: dict[str, Any], timeout_ms: int) -
         action = {"press": "press", "scroll": "scroll_into_view", "select": "select", "submit": "click"}[kind]
     elif kind != "fill" and action not in ("double_click", "check", "uncheck", "hover"):
         action = "click"
-    await perform(element, action, value=value, key=args.get("key"), timeout=timeout_ms)
+    await perform(
+        element,
+        action,
+        value=value,
+        key=args.get("key"),
+        timeout=timeout_ms,
+        read_back=read_back if action == "fill" else None,
+    )
+
+
+def _plain_fill(step: dict[str, Any]) -> bool:
+    """Whether the step fills a field its fingerprint records as a plain text field (a textarea or a
+    text-like input): its fused locator then also vouches that the field is enabled and editable."""
+    fp = step.get("fingerprint") or {}
+    return (
+        step["kind"] == "fill"
+        and step.get("args", {}).get("action") != "type"
+        and plain_text(fp.get("tag"), fp.get("type"))
+    )
 
 
 async def _fill_action(element: Any, step: dict[str, Any]) -> str:
@@ -298,13 +318,17 @@ async def _replay(
     # The selector engine that lets a step resolve, verify and act in one Playwright call (see below).
     engine = await register_engine(getattr(ctx.browser, "playwright", None))
 
-    async def act(element: Any, step: dict[str, Any], index: int, fused: bool = False) -> dict[str, Any] | bool:
+    async def act(
+        element: Any, step: dict[str, Any], index: int, fused: bool = False, read_back: Any = None
+    ) -> dict[str, Any] | bool:
         """Run the step's action: True when done; the failure report when it failed or timed out;
-        False when a fused call was declined before acting (then the slow path resolves the step)."""
+        False when a fused call was declined before acting (then the slow path resolves the step).
+        ``read_back``: ``element`` is a fused locator that vouches for a plain text field (``fillable``),
+        and this is the same locator without that condition, to read the fill back from."""
         if bound:
             await check_step(secrets, page, element, step)
         try:
-            await asyncio.wait_for(_act(page, element, step, step_timeout_ms), step_timeout_ms / 1000)
+            await asyncio.wait_for(_act(page, element, step, step_timeout_ms, read_back), step_timeout_ms / 1000)
         except TimeoutError:
             return fail(
                 "STEP_TIMEOUT", index, f"step {index} ({step['kind']}) did not finish within {step_timeout_ms} ms"
@@ -335,18 +359,24 @@ async def _replay(
             element = None
             locator = None
             # A bound secret needs the element's frame before acting: no fused resolve-and-act then.
+            # A fill of a plain text field: the locator also vouches that it is enabled and editable, so
+            # the fill needs no field read before it (the engine declines otherwise: resolve() below).
+            read_back = None
             if engine and not bound and step["kind"] != "navigate" and step.get("selectors"):
-                locator = verified_locator(
+                fused_at = functools.partial(
+                    verified_locator,
                     page,
                     step["selectors"],
                     step_fingerprint(step),
                     frame_ordinal=int(step.get("frame_ordinal", 0) or 0),
                     tolerate=tolerated,
                 )
+                locator = fused_at(fillable=_plain_fill(step))
+                read_back = fused_at() if _plain_fill(step) else None
             if locator is not None:
                 # Resolve, verify and act in one call when the chain's first entry singles out an agreeing
                 # element; otherwise the engine declines before acting and resolve() below takes over.
-                done = await act(locator, step, index, fused=True)
+                done = await act(locator, step, index, fused=True, read_back=read_back)
                 if isinstance(done, dict):
                     return done
                 fused = done
