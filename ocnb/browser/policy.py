@@ -18,7 +18,9 @@ connects. Three interceptors, each for what the others cannot see:
 - A rule of the context's one route (:class:`~ocnb.browser.routes.Routes`), asked before the rules of
   ``network_route`` and ``block_resources``: a mock cannot answer for a refused URL. Its URL matcher is
   :meth:`OriginPolicy.suspects`, so Playwright asks Python only about URLs the policy might refuse.
-  It sees the first hop of each tab's, popup's and frame's requests.
+  With the browser-level guard it routes the context only while another rule does (a routed context
+  pauses every request in Playwright and has the browser's HTTP cache off); with the per-page guard
+  it always does — the first hop of each tab's, popup's and frame's requests.
 - ``context.route_web_socket``: WebSocket handshakes are not requests to ``route`` or ``Fetch``.
 
 Service workers are out of reach of all three (Playwright cannot route their requests): a context
@@ -127,7 +129,8 @@ class OriginGuard:
     # -- install ----------------------------------------------------------------------------------
     async def install(self, context: Any, routes: Routes, per_page: bool = True) -> None:
         # the first rule of the context's one route: a mock cannot answer for a refused URL
-        await routes.add(Rule("origin policy", self.policy.suspects(), self._on_route, first=True))
+        # (with the browser-level guard, only while another rule routes the context: the browser's cache stays on)
+        await routes.add(Rule("origin policy", self.policy.suspects(), self._on_route, first=True, standalone=per_page))
         await context.route_web_socket(re.compile(r".*"), self._on_websocket)
         self.per_page = per_page
         if not per_page:  # the browser-level guard judges this context's requests (ocnb/browser/fetch_guard.py)

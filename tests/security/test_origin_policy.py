@@ -438,3 +438,26 @@ def test_a_block_list_alone_pauses_only_what_names_a_blocked_host(origin_site: O
                 s.call("tabs_close", tab_id=t["tab_id"])
     finally:
         s.close()
+
+
+def test_a_policy_leaves_the_browser_cache_on(origin_site: OriginSite, tmp_path: Path) -> None:
+    """The browser-level guard judges every request, so the policy does not route the context for its
+    own sake (Playwright turns the HTTP cache off while it routes): two pages sharing a cacheable
+    image fetch it once. A ``network_route`` rule routes the context, and the cache goes off — the
+    control that shows the server's log can tell."""
+    for i in (1, 2):
+        origin_site.pages[f"/v/cached{i}"] = (HTML, PING % f"cached{i}" + "<img src='{A}/cached/logo.png'>")
+    for routed in (False, True):
+        origin_site.log.clear()
+        s = ocnb.Session(headless=True, home=tmp_path, allowed_origins=["http://127.0.0.1:*"], caps=["network"])
+        try:
+            if routed:
+                assert s.call("network_route", url="*/api/never", action="mock", body="x").ok
+            for i in (1, 2):
+                s.call("navigate", url=f"{origin_site.allowed}/v/cached{i}")
+                assert origin_site.wait_for("127.0.0.1:", f"/ok/cached{i}")
+            time.sleep(0.3)
+            assert len(origin_site.hits("127.0.0.1:", "/cached/logo.png")) == (2 if routed else 1)
+        finally:
+            s.close()
+    origin_site.log.clear()
