@@ -5,7 +5,9 @@ block-list (``blocked_origins=["https://blocked.invalid"]``) and one with an all
 servers' own origins (``http://127.0.0.1:*``, ``http://localhost:*``: the demo site's ports and the
 corpus server) and every other origin the pages ask for (the saved corpus pages name their sites'
 CDNs, unreachable here), found by a first pass under the servers' origins alone that collects what
-it refused — policies that refuse nothing these pages load, so all three send the same requests and the difference is the cost of checking each one (the policy's rule of
+it refused — policies that refuse nothing these pages load, so all three send the same requests
+(every other host is "not found" at once in all three, ``NO_OTHER_HOSTS``: a CDN the saved pages
+name would otherwise hang a load for seconds on this closed network) and the difference is the cost of checking each one (the policy's rule of
 the context's route, the DevTools ``Fetch`` guard on the browser's own session, the WebSocket route).
 The allow-list is the costly one: DevTools' patterns cannot say "not these origins", so the browser
 pauses every request for Python. Each page of the demo site (``ocnb.commands.demosite.serve``) and of
@@ -35,6 +37,8 @@ sys.path.insert(0, str(HERE.parent))
 import ocnb  # noqa: E402
 from bench.bench_read_page import corpus_pages, serve_corpora  # noqa: E402
 from bench.common import save  # noqa: E402
+from ocnb.browser import launch  # noqa: E402
+from ocnb.browser.launch import launch_args as _ocnb_launch_args  # noqa: E402
 from ocnb.commands.demosite import serve, site_root  # noqa: E402
 from ocnb.origins import origin_of  # noqa: E402
 
@@ -45,15 +49,31 @@ POLICIES: dict[str, dict[str, list[str]]] = {
 }
 
 
+#: Every host but the bench servers' is "not found" at once, in every session alike: the saved corpus
+#: pages name their sites' CDNs, and on a closed network a connection to one can hang for seconds.
+NO_OTHER_HOSTS = "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost"
+
+
+def _launch_args() -> list[str]:
+    return [*_ocnb_launch_args(), NO_OTHER_HOSTS]
+
+
+launch.launch_args = _launch_args  # the bench's sessions only
+
+
 def origins_asked(urls: list[str]) -> list[str]:
     """Every origin besides the servers' that the pages at ``urls`` ask for: what a session allowed
     only the servers' origins refuses while it loads each of them once."""
     s = ocnb.Session(allowed_origins=OWN)
+    found: set[str | None] = set()
     try:
+        s.call("navigate", url="about:blank")  # the browser is up
         for url in urls:
+            guard = s.browser_state().origin_guard
+            mark = guard.last_seq if guard is not None else 0
             s.call("navigate", url=url)
-        guard = s.browser_state().origin_guard
-        found = {origin_of(b.url) for b in (guard.log if guard is not None else [])}
+            guard = s.browser_state().origin_guard
+            found |= {origin_of(b.url) for b in (guard.since(mark) if guard is not None else [])}
     finally:
         s.close()
     return sorted(o for o in found if o)
