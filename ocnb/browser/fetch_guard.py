@@ -74,6 +74,7 @@ class BrowserGuard:
         self.cdp = cdp
         self.judges: dict[str | None, tuple[Judge | None, Callable[[], list[Any]]]] = {}
         self._contexts: dict[str, str | None] = {}  # frame or target id -> browserContextId (None: none found)
+        self._pages: dict[str, Any] = {}  # frame id -> its page, as found for a refusal
         self._patterns: list[dict[str, Any]] | None = None
         self._lock = asyncio.Lock()
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -138,7 +139,10 @@ class BrowserGuard:
         url = event.get("request", {}).get("url", "")
         alone = self.judges.get(None)
         if alone is not None and alone[0] is not None:
-            self._answer(event, alone[0], url)
+            if self.check(alone[0], url) is None:
+                self._send(event, None)
+            else:
+                self._spawn(self._refuse(event, alone[0], alone[1], url))
             return
         if not any(self.check(guard, url) for guard in self.policies()):
             self._send(event, None)  # every policy here allows it (or none is registered)
@@ -151,16 +155,19 @@ class BrowserGuard:
             refusing = any(self.check(guard, url) for guard in self.policies())
             self._send(event, "refused" if refusing else None)
             return
-        guard = self.judges.get(context_id, (None, None))[0]
+        guard, pages = self.judges.get(context_id, (None, list))
         if guard is None:  # a context with no policy
             self._send(event, None)
-            return
-        self._answer(event, guard, url)
+        elif self.check(guard, url) is None:
+            self._send(event, None)
+        else:
+            await self._refuse(event, guard, pages, url)
 
-    def _answer(self, event: dict[str, Any], guard: Judge, url: str) -> None:
-        rule = self.check(guard, url)
-        if rule is not None:  # logged (and traced) by the context's guard
-            rule = guard.refuse(url, str(event.get("resourceType", "other")).lower())
+    async def _refuse(self, event: dict[str, Any], guard: Judge, pages: Callable[[], list[Any]], url: str) -> None:
+        """Log the refusal with the guard of the request's context — naming its tab, found through the
+        pages' frame trees while the request waits — and fail the request."""
+        page = await self.page_of(str(event.get("frameId") or ""), pages)
+        rule = guard.refuse(url, str(event.get("resourceType", "other")).lower(), page)
         self._send(event, rule)
 
     def check(self, guard: Judge, url: str) -> str | None:
@@ -211,6 +218,21 @@ class BrowserGuard:
         if found is not None:
             self._remember(frame_id, found)
         return found
+
+    async def page_of(self, frame_id: str, pages: Callable[[], list[Any]]) -> Any:
+        """The page among ``pages()`` whose frame tree holds ``frame_id`` (None: none does)."""
+        page = self._pages.get(frame_id)
+        if page is not None or not frame_id:
+            return page
+        for candidate in list(pages()):
+            with contextlib.suppress(Exception):  # a slow or closing page names no tab
+                for frame in await asyncio.wait_for(_frame_ids(candidate), 2):
+                    if len(self._pages) >= CACHE_MAX:
+                        self._pages.clear()
+                    self._pages[frame] = candidate
+            if frame_id in self._pages:
+                return self._pages[frame_id]
+        return None
 
     async def _frame_context(self, frame_id: str) -> str | None:
         for context_id, (_guard, pages) in list(self.judges.items()):

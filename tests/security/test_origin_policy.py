@@ -336,6 +336,8 @@ def test_the_call_that_caused_it_reports_blocked_and_the_journal_names_it(
     assert {"url": f"{origin_site.refused}/hit/img", "rule": "not in allowed_origins"} in entry["blocked"]
     listed = policy.call("network_requests", url="*hit/img*").data["requests"]
     assert listed and listed[-1]["blocked"] == "not in allowed_origins"
+    tab = policy.call("tabs_context").data["active"]  # the browser-level guard names the tab that asked
+    assert [b.get("tab_id") for b in blocked if b["url"].endswith("/hit/img")] == [tab]
 
 
 def test_a_call_with_nothing_refused_carries_no_blocked(policy: ocnb.Session, origin_site: OriginSite) -> None:
