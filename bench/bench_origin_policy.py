@@ -1,17 +1,26 @@
-"""Page load time with an origin policy set against none, as a ratio measured in one run (target ≤ 1.10×).
+"""Page load time with an origin policy set against none, as ratios measured in one run (target ≤ 1.10×).
 
-Two sessions on the same Chromium build: one without a policy, one with
-``blocked_origins=["https://blocked.invalid"]`` — a policy that refuses nothing these pages load, so
-both send the same requests and the difference is the cost of checking each one (the policy's rule
-of the context's route, the DevTools ``Fetch`` guard on the browser's own session — which pauses every
-request of the browser — and the WebSocket route). Each page of the demo site
-(``ocnb.commands.demosite.serve``) and of the shared corpora (``real-pages``, ``real-pages-2``, served as
-``bench_read_page`` serves them) is loaded with ``navigate`` (``load``), alternating the two sessions
-``--runs`` times; per page the median of each, and per corpus and in total the sum of the medians
-(and the median of the per-page ratios, less swayed by one slow page on a busy machine).
+Three sessions on the same Chromium build, one browser each: one without a policy, one with a
+block-list (``blocked_origins=["https://blocked.invalid"]``) and one with an allow-list: the bench
+servers' own origins (``http://127.0.0.1:*``, ``http://localhost:*``: the demo site's ports and the
+corpus server) and every other origin the pages ask for (the saved corpus pages name their sites'
+CDNs, unreachable here), found by a first pass under the servers' origins alone that collects what
+it refused — policies that refuse nothing these pages load, so all three send the same requests
+(every other host is "not found" at once in all three, ``NO_OTHER_HOSTS``: a CDN the saved pages
+name would otherwise hang a load for seconds on this closed network) and the difference is the cost of checking each one (the policy's rule of
+the context's route, the DevTools ``Fetch`` guard on the browser's own session, the WebSocket route).
+The allow-list is the costly one: DevTools' patterns cannot say "not these origins", so the browser
+pauses every request for Python. Each page of the demo site (``ocnb.commands.demosite.serve``) and of
+the shared corpora (``real-pages``, ``real-pages-2``, read from /work/shared/corpus and served as
+``bench_read_page`` serves them) is loaded with ``navigate`` (``load``), the sessions in a rotating
+order ``--runs`` times; per page the median of each, per corpus and in total the sum of the medians
+(and the median of the per-page ratios, less swayed by one slow page on a busy machine). Beside the
+wall clock: this process's CPU time (``time.process_time``: Python's side of every paused request)
+per policy, and the requests each policy's browser-level guard was asked about (``paused``) and
+refused (``refused``, which should be 0).
 
-Run: ``.venv/bin/python bench/bench_origin_policy.py [--runs 3] [--limit N]``; writes
-``bench/results/origin_policy.json``.
+Run: ``.venv/bin/python bench/bench_origin_policy.py [--runs 3] [--limit N] [--policy both|block|allow]``;
+writes ``bench/results/origin_policy.json``.
 """
 
 from __future__ import annotations
@@ -28,22 +37,72 @@ sys.path.insert(0, str(HERE.parent))
 import ocnb  # noqa: E402
 from bench.bench_read_page import corpus_pages, serve_corpora  # noqa: E402
 from bench.common import save  # noqa: E402
+from ocnb.browser import launch  # noqa: E402
+from ocnb.browser.launch import launch_args as _ocnb_launch_args  # noqa: E402
 from ocnb.commands.demosite import serve, site_root  # noqa: E402
+from ocnb.origins import origin_of  # noqa: E402
 
-POLICY = {"blocked_origins": ["https://blocked.invalid"]}
+OWN = ["http://127.0.0.1:*", "http://localhost:*"]
+POLICIES: dict[str, dict[str, list[str]]] = {
+    "block": {"blocked_origins": ["https://blocked.invalid"]},
+    "allow": {"allowed_origins": OWN},
+}
 
 
-def load_ms(s: ocnb.Session, url: str) -> float:
-    t0 = time.perf_counter()
+#: Every host but the bench servers' is "not found" at once, in every session alike: the saved corpus
+#: pages name their sites' CDNs, and on a closed network a connection to one can hang for seconds.
+NO_OTHER_HOSTS = "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost"
+
+
+def _launch_args() -> list[str]:
+    return [*_ocnb_launch_args(), NO_OTHER_HOSTS]
+
+
+launch.launch_args = _launch_args  # the bench's sessions only
+
+
+def origins_asked(urls: list[str]) -> list[str]:
+    """Every origin besides the servers' that the pages at ``urls`` ask for: what a session allowed
+    only the servers' origins refuses while it loads each of them once."""
+    s = ocnb.Session(allowed_origins=OWN)
+    found: set[str | None] = set()
+    try:
+        s.call("navigate", url="about:blank")  # the browser is up
+        for url in urls:
+            guard = s.browser_state().origin_guard
+            mark = guard.last_seq if guard is not None else 0
+            s.call("navigate", url=url)
+            guard = s.browser_state().origin_guard
+            found |= {origin_of(b.url) for b in (guard.since(mark) if guard is not None else [])}
+    finally:
+        s.close()
+    return sorted(o for o in found if o)
+
+
+def load(s: ocnb.Session, url: str) -> tuple[float, float]:
+    """Wall-clock and this process's CPU milliseconds of one ``navigate``."""
+    t0, c0 = time.perf_counter(), time.process_time()
     s.call("navigate", url=url)
-    return (time.perf_counter() - t0) * 1000
+    return (time.perf_counter() - t0) * 1000, (time.process_time() - c0) * 1000
+
+
+def guard_counts(s: ocnb.Session) -> dict[str, int]:
+    state = s.browser_state()
+    guard = state.origin_guard
+    browser = getattr(state, "browser_guard", None)
+    return {
+        "paused": getattr(browser, "paused", 0),
+        "refused": len(guard.log) if guard is not None else 0,
+    }
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--limit", type=int, default=0, help="pages per corpus (0: all)")
+    ap.add_argument("--policy", choices=("both", *POLICIES), default="both")
     opts = ap.parse_args()
+    chosen = list(POLICIES) if opts.policy == "both" else [opts.policy]
     demo = serve()
     server, base = serve_corpora()
     pages: list[tuple[str, str, str]] = [
@@ -52,42 +111,65 @@ def main() -> int:
     for corpus in ("real-pages", "real-pages-2"):
         found = corpus_pages(corpus)
         pages += [(corpus, p.name, base + p.path) for p in (found[: opts.limit] if opts.limit else found)]
-    plain, guarded = ocnb.Session(), ocnb.Session(**POLICY)
+    if "allow" in chosen:
+        POLICIES["allow"] = {"allowed_origins": OWN + origins_asked([url for _g, _n, url in pages])}
+    sessions = {"none": ocnb.Session(), **{name: ocnb.Session(**POLICIES[name]) for name in chosen}}
+    labels = list(sessions)
     rows = []
+    cpu = dict.fromkeys(labels, 0.0)
     try:
-        for s in (plain, guarded):
+        for s in sessions.values():
             s.call("navigate", url=demo.page("index.html"))  # browsers up, caches warm alike
         for group, name, url in pages:
-            times: dict[str, list[float]] = {"none": [], "policy": []}
+            times: dict[str, list[float]] = {label: [] for label in labels}
             for i in range(opts.runs):
-                order = [("none", plain), ("policy", guarded)][:: 1 if i % 2 == 0 else -1]
-                for label, s in order:
-                    times[label].append(load_ms(s, url))
-            none, policy = statistics.median(times["none"]), statistics.median(times["policy"])
-            rows.append({"group": group, "page": name, "none_ms": round(none, 1), "policy_ms": round(policy, 1)})
-            print(f"{group:13} {name[:28]:28} none {none:8.1f} ms  policy {policy:8.1f} ms  ×{policy / none:5.2f}")
+                for label in labels[i % len(labels) :] + labels[: i % len(labels)]:  # each goes first in turn
+                    wall, used = load(sessions[label], url)
+                    times[label].append(wall)
+                    cpu[label] += used
+            row: dict[str, object] = {"group": group, "page": name}
+            row.update({f"{label}_ms": round(statistics.median(times[label]), 1) for label in labels})
+            rows.append(row)
+            none = statistics.median(times["none"])
+            shown = "  ".join(f"{label} ×{statistics.median(times[label]) / none:5.2f}" for label in chosen)
+            print(f"{group:13} {name[:28]:28} none {none:8.1f} ms  {shown}")
+        counts = {label: guard_counts(sessions[label]) for label in chosen}
     finally:
-        plain.close()
-        guarded.close()
+        for s in sessions.values():
+            s.close()
         server.shutdown()
         demo.close()
-    groups: dict[str, dict[str, float]] = {}
+    groups: dict[str, dict[str, object]] = {}
     for g in ("demo", "real-pages", "real-pages-2", "total"):
         sel = [r for r in rows if g in ("total", r["group"])]
-        none, policy = sum(r["none_ms"] for r in sel), sum(r["policy_ms"] for r in sel)
-        per_page = statistics.median(r["policy_ms"] / r["none_ms"] for r in sel)
-        groups[g] = {
-            "pages": len(sel),
-            "none_ms": round(none, 1),
-            "policy_ms": round(policy, 1),
-            "ratio": round(policy / none, 3),
-            "median_page_ratio": round(per_page, 3),
-        }
-        print(
-            f"{g:13} {len(sel):3} pages  none {none:9.1f} ms  policy {policy:9.1f} ms  ×{policy / none:5.3f}"
-            f"  (median page ×{per_page:5.3f})"
+        none = sum(float(r["none_ms"]) for r in sel)  # type: ignore[arg-type]
+        out: dict[str, object] = {"pages": len(sel), "none_ms": round(none, 1)}
+        for label in chosen:
+            ms = sum(float(r[f"{label}_ms"]) for r in sel)  # type: ignore[arg-type]
+            per_page = statistics.median(float(r[f"{label}_ms"]) / float(r["none_ms"]) for r in sel)  # type: ignore[arg-type]
+            out[label] = {"ms": round(ms, 1), "ratio": round(ms / none, 3), "median_page_ratio": round(per_page, 3)}
+        groups[g] = out
+        shown = "  ".join(
+            f"{label} ×{out[label]['ratio']:5.3f} (median page ×{out[label]['median_page_ratio']:5.3f})"  # type: ignore[index]
+            for label in chosen
         )
-    path = save("origin_policy", {"runs": opts.runs, "policy": POLICY, "groups": groups, "pages": rows})
+        print(f"{g:13} {len(sel):3} pages  none {none:9.1f} ms  {shown}")
+    cpu_ratio = {label: round(cpu[label] / cpu["none"], 3) for label in chosen}
+    print("cpu ms (this process):", {k: round(v) for k, v in cpu.items()}, "ratio", cpu_ratio, "guards", counts)
+    path = save(
+        "origin_policy",
+        {
+            "runs": opts.runs,
+            "limit": opts.limit,
+            "policies": {label: POLICIES[label] for label in chosen},
+            "groups": groups,
+            "cpu_ms": {k: round(v, 1) for k, v in cpu.items()},
+            "cpu_ratio": cpu_ratio,
+            "guards": counts,
+            "note": "wall-clock on a machine shared with other jobs (±30% run to run); cpu_ms is this process's",
+            "pages": rows,
+        },
+    )
     print(f"wrote {path}")
     return 0
 

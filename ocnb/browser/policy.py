@@ -5,20 +5,22 @@ calls it when ``allowed_origins`` or ``blocked_origins`` is set). A refused requ
 the browser (``net::ERR_BLOCKED_BY_CLIENT``) before it leaves; a refused WebSocket is closed before it
 connects. Three interceptors, each for what the others cannot see:
 
-- A rule of the context's one route (:class:`~ocnb.browser.routes.Routes`): every request Playwright can route — each tab's, popup's and frame's
-  (cross-process iframes included) navigations, subresources, fetch/XHR, ``sendBeacon``, prefetch,
-  downloads, and dedicated workers' requests. Its URL matcher is :meth:`OriginPolicy.suspects`, so
-  the browser asks Python only about URLs the policy might refuse. It is asked before the rules of
-  ``network_route`` and ``block_resources``: a mock cannot answer for a refused URL.
-- A DevTools ``Fetch`` interceptor: Playwright routes only the first hop of a redirect and lets the
-  next hops go unasked (``crNetworkManager``: "We do not support intercepting redirects"); the
-  browser still pauses each hop for every ``Fetch`` client, so this one checks each hop of a 30x like
-  any request. In a browser ocnb launched for the session (it holds this context alone) it is on the
-  **browser's** own session: every target's requests pause there from the moment it is set, so a
-  popup's first navigation, shared workers, workers, cross-process frames and a beacon sent as a
-  page goes are all checked, with no race against a target's start. In a shared or attached browser
-  (other contexts it must not judge) it is put on each page as the page appears: that misses the
-  hops of a popup's very first navigation and shared workers (docs/security.md says so).
+- A DevTools ``Fetch`` interceptor, on a browser ocnb launched (for this session alone or shared by
+  a pool's): on the **browser's** own DevTools session, one per browser
+  (:class:`~ocnb.browser.fetch_guard.BrowserGuard`), judging each paused request by the policy of the
+  context it belongs to. Every target's requests pause there from the moment it is set, each hop of
+  a redirect included (Playwright routes only the first hop: ``crNetworkManager``, "We do not support
+  intercepting redirects"), so a popup's first navigation, shared workers, workers, cross-process
+  frames and a beacon sent as a page goes are all checked, with no race against a target's start.
+  On a browser ocnb attached to (``cdp=``, ``connect=``: other contexts it must not pause) it is put
+  on each page of the context as the page appears (:meth:`OriginGuard.arm`): that misses the hops of
+  a popup's very first navigation and shared workers (docs/security.md says so).
+- A rule of the context's one route (:class:`~ocnb.browser.routes.Routes`), asked before the rules of
+  ``network_route`` and ``block_resources``: a mock cannot answer for a refused URL. Its URL matcher is
+  :meth:`OriginPolicy.suspects`, so Playwright asks Python only about URLs the policy might refuse.
+  With the browser-level guard it routes the context only while another rule does (a routed context
+  pauses every request in Playwright and has the browser's HTTP cache off); with the per-page guard
+  it always does — the first hop of each tab's, popup's and frame's requests.
 - ``context.route_web_socket``: WebSocket handshakes are not requests to ``route`` or ``Fetch``. It
   patches pages only: a worker's WebSockets pass a gate put in each worker before its first line
   (:mod:`ocnb.browser.ws_guard`).
@@ -47,6 +49,7 @@ from ..errors import BlockedUrl
 from ..origins import OriginPolicy
 from ..results import ToolError, ToolResult
 from . import ws_guard
+from .fetch_guard import fetch_patterns
 from .routes import Routes, Rule
 
 __all__ = ["Blocked", "OriginGuard", "OriginReport", "install"]
@@ -55,19 +58,6 @@ __all__ = ["Blocked", "OriginGuard", "OriginReport", "install"]
 BLOCKED_FAILURE = "ERR_BLOCKED_BY_CLIENT"
 #: Blocked requests one call reports at most (the rest are counted).
 REPORT_MAX = 20
-
-
-def fetch_patterns(policy: OriginPolicy) -> dict[str, Any]:
-    """``Fetch.enable``'s patterns: the requests (each redirect hop) the browser pauses for the guard.
-
-    With an allow-list, every request (DevTools patterns cannot say "not these origins"); with only a
-    block-list, the URLs that name a blocked host anywhere — a superset of what it refuses, as the
-    browser writes URLs (ASCII host, lower case, dotted IPv4), so an allowed request is not paused."""
-    if policy.allowed or not policy.blocked:
-        hosts = ["*"]
-    else:
-        hosts = sorted({"*" + re.sub(r"([*?\\])", r"\\\1", p.host) + "*" for p in policy.blocked})
-    return {"patterns": [{"urlPattern": h, "requestStage": "Request"} for h in hosts]}
 
 
 @dataclass(frozen=True)
@@ -105,10 +95,12 @@ class OriginGuard:
         self.last_seq = 0
         self._cdp: dict[int, Any] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
-        #: The browser's own DevTools session when the guard covers the whole browser (see ``install``).
-        self.browser_cdp: Any = None
+        #: False when the browser-level guard judges this context's requests (:mod:`ocnb.browser.fetch_guard`).
+        self.per_page = True
         #: The gate of workers' WebSockets (:mod:`ocnb.browser.ws_guard`), once installed.
         self.workers: ws_guard.ContextWatch | None = None
+        #: The policy's decision per origin, as the browser-level guard asks it (``BrowserGuard._check``).
+        self.decisions: dict[str, str | None] = {}
 
     # -- what the interceptors share ------------------------------------------------------------
     def refuse(self, url: str, kind: str, page: Any = None) -> str | None:
@@ -140,42 +132,33 @@ class OriginGuard:
         task.add_done_callback(self._tasks.discard)
 
     # -- install ----------------------------------------------------------------------------------
-    async def install(self, context: Any, routes: Routes, whole_browser: bool = False) -> None:
+    async def install(self, context: Any, routes: Routes, per_page: bool = True, browser_cdp: Any = None) -> None:
         # the first rule of the context's one route: a mock cannot answer for a refused URL
-        await routes.add(Rule("origin policy", self.policy.suspects(), self._on_route, first=True))
+        # (with the browser-level guard, only while another rule routes the context: the browser's cache stays on)
+        await routes.add(Rule("origin policy", self.policy.suspects(), self._on_route, first=True, standalone=per_page))
         await context.route_web_socket(re.compile(r".*"), self._on_websocket)
         self.workers = await ws_guard.watch_context(context, self.policy, self.refuse)  # WebSockets in workers
-        if whole_browser and await self._watch_browser(context):
-            await self.workers.watch_shared_workers(self.browser_cdp)
+        if browser_cdp is not None:  # the browser holds this context alone: its shared workers are ours
+            await self.workers.watch_shared_workers(browser_cdp)
+        self.per_page = per_page
+        if not per_page:  # the browser-level guard judges this context's requests (ocnb/browser/fetch_guard.py)
             return
         context.on("page", lambda page: self._spawn(self.arm(context, page)))
         for page in context.pages:
             await self.arm(context, page)
 
-    async def _watch_browser(self, context: Any) -> bool:
-        """``Fetch`` on the browser's own session: it pauses every request of every target the browser
-        has, from the moment it is set — a popup's first navigation and its redirect hops, shared
-        workers, workers' redirect hops, cross-process frames, a ``sendBeacon`` sent as a page goes —
-        with no race against a target's start. It sees every context, so only for a browser that holds
-        this context alone (one ocnb launched for it)."""
-        browser = context.browser
-        if browser is None:
-            return False
-        try:
-            cdp = await browser.new_browser_cdp_session()
-            cdp.on("Fetch.requestPaused", lambda event: self._spawn(self._on_paused(cdp, event, None)))
-            await cdp.send("Fetch.enable", fetch_patterns(self.policy))
-        except Exception:  # noqa: BLE001 - not Chromium, or closed: the per-page guard instead
-            return False
-        self.browser_cdp = cdp
-        return True
+    async def before_document(self, cdp: Any, frame_id: str | None) -> None:
+        """The browser-level guard paused a document of this context in frame ``frame_id``: a new
+        target (a popup's) gets its workers' WebSocket gate before it runs (:mod:`ocnb.browser.ws_guard`)."""
+        if self.workers is not None:
+            await self.workers.before_document(cdp, frame_id)
 
     async def _on_route(self, route: Any) -> bool:
         request = route.request
         page = None
         with contextlib.suppress(Exception):  # a worker's or service worker's request has no frame
             page = request.frame.page
-        if self.browser_cdp is None and page is not None and id(page) not in self._cdp:
+        if self.per_page and page is not None and id(page) not in self._cdp:
             await self.arm(page.context, page)  # a page not armed yet: arm it before any later request
         if self.refuse(request.url, request.resource_type, page) is None:
             return False  # the next rule's, or the browser's
@@ -206,8 +189,6 @@ class OriginGuard:
 
     async def _on_paused(self, session: Any, event: dict[str, Any], page: Any) -> None:
         request = event.get("request", {})
-        if page is None and self.workers is not None and event.get("resourceType") == "Document":
-            await self.workers.before_document(session, event.get("frameId"))  # a popup's workers too
         rule = self.refuse(request.get("url", ""), str(event.get("resourceType", "other")).lower(), page)
         with contextlib.suppress(Exception):  # the target went away: its request went nowhere
             if rule is not None:
@@ -225,14 +206,17 @@ async def install(
     tab_of: Callable[[Any], str | None] = lambda page: None,
     *,
     routes: Routes,
-    whole_browser: bool = False,
+    per_page: bool = True,
+    browser_cdp: Any = None,
 ) -> OriginGuard:
     """Enforce ``policy`` on every request ``context`` makes; returns the guard (its log of refusals).
 
-    ``whole_browser``: the browser holds this context alone, so the guard may watch the browser's
-    every request (no gap at a target's start); else it arms each page of ``context``."""
+    ``per_page=False``: the browser-level guard of a browser ocnb launched judges this context's every
+    request (no gap at a target's start; the caller registers the guard there); else the guard puts a
+    ``Fetch`` interceptor on each page of ``context``. ``browser_cdp``: the browser's own DevTools
+    session when the browser holds this context alone (its shared workers' WebSockets are gated too)."""
     guard = OriginGuard(policy, on_event, tab_of)
-    await guard.install(context, routes, whole_browser)
+    await guard.install(context, routes, per_page, browser_cdp)
     return guard
 
 

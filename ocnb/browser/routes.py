@@ -32,12 +32,17 @@ class Rule:
 
     ``handle`` gets the Playwright route and returns True when it answered it (aborted, fulfilled,
     continued), False to let the next rule have it. ``first``: asked before every rule without it.
+    ``standalone=False``: the context is routed for this rule only while another rule needs the route
+    (the origin policy's, when the browser-level guard already judges every request: it only keeps a
+    mock from answering for a refused URL). A routed context costs every request a pause in Playwright
+    and turns the browser's HTTP cache off (Playwright does so while it intercepts).
     """
 
     name: str
     matcher: Matcher
     handle: Callable[[Any], Awaitable[bool]]
     first: bool = False
+    standalone: bool = True
 
     def matches(self, url: str) -> bool:
         if isinstance(self.matcher, re.Pattern):
@@ -80,7 +85,8 @@ class Routes:
         return lambda url: any(r.matches(url) for r in rules)
 
     async def _sync(self) -> None:
-        """Route the one handler with the rules' matcher (again, when they changed); none without rules."""
+        """Route the one handler with the rules' matcher (again, when they changed); none without a
+        standalone rule."""
         if self._lock is None:
             self._lock = asyncio.Lock()
         async with self._lock:
@@ -92,7 +98,7 @@ class Routes:
                     await old_context.unroute(old_matcher, self._handle)
                 except Exception:  # noqa: BLE001 - a closed context has no routes left
                     pass
-            if self.rules and context is not None:
+            if any(r.standalone for r in self.rules) and context is not None:
                 matcher = self.matcher()
                 await context.route(matcher, self._handle)
                 self._installed = (context, matcher)

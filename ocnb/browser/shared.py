@@ -8,6 +8,7 @@ from typing import Any
 
 from ..settings import Settings
 from .driver import start_playwright
+from .fetch_guard import BrowserGuard, open_browser_guard
 from .launch import open_browser
 
 __all__ = ["SharedBrowser"]
@@ -20,6 +21,11 @@ class SharedBrowser:
     belong to one event loop). :meth:`ensure` launches it (or connects: ``connect=`` a Playwright
     server, ``cdp=`` an endpoint) on first use and again after it died; a session's ``close()``
     closes only its context, and :meth:`close` closes the browser.
+
+    A browser it launched has one origin-policy guard on the browser's own DevTools session
+    (:meth:`browser_guard`) that judges each context's requests by that context's policy; a browser it
+    connected to (``connect=``, ``cdp=``) has none: each context's guard arms its own pages, since the
+    browser's other contexts are not ocnb's to pause (docs/security.md).
     """
 
     def __init__(
@@ -40,6 +46,7 @@ class SharedBrowser:
         self.executable: str | None = None
         self.remote = connect or cdp
         self._lock: asyncio.Lock | None = None
+        self._guard: tuple[Any, BrowserGuard | None] | None = None  # (browser, its guard)
 
     async def ensure(self) -> Any:
         """The live browser: launched or connected now if it is not (first use, or it died)."""
@@ -56,6 +63,17 @@ class SharedBrowser:
             self.browser, self.executable = opened.browser, opened.executable
             return self.browser
 
+    async def browser_guard(self) -> BrowserGuard | None:
+        """The origin-policy guard of the live browser, opened on first use (None when connected, or not Chromium)."""
+        browser = await self.ensure()
+        if self.remote:
+            return None
+        assert self._lock is not None
+        async with self._lock:
+            if self._guard is None or self._guard[0] is not browser:  # first use, or a new browser
+                self._guard = (browser, await open_browser_guard(browser))
+            return self._guard[1]
+
     async def close(self) -> None:
         """Close the browser (every context on it) and stop Playwright; safe to call twice."""
         for obj, method in ((self.browser, "close"), (self.playwright, "stop")):
@@ -63,3 +81,4 @@ class SharedBrowser:
                 with contextlib.suppress(Exception):  # already gone is fine
                     await getattr(obj, method)()
         self.browser = self.playwright = None
+        self._guard = None

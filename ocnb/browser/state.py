@@ -28,6 +28,7 @@ from .crashes import CrashLog
 from .dialogs import Dialogs
 from .download_store import DOWNLOADS_DIR, Downloads
 from .driver import start_playwright
+from .fetch_guard import BrowserGuard, open_browser_guard
 from .launch import open_browser
 from .network import NetworkLog
 from .saved_logins import load_state, state_path
@@ -83,8 +84,15 @@ class BrowserState:
         self._own_context = True
         #: The origin policy's interceptors on the context (None without a policy): :mod:`ocnb.browser.policy`.
         self.origin_guard: origin_policy.OriginGuard | None = None
+        #: The browser-level guard this context is registered with, and under which id (ocnb/browser/fetch_guard.py).
+        self._browser_guard: tuple[BrowserGuard, str | None] | None = None
         #: False when the browser is a :class:`SharedBrowser`'s: close() closes only the context.
         self._own_browser = True
+
+    @property
+    def browser_guard(self) -> BrowserGuard | None:
+        """The origin policy's browser-level guard this context is registered with (None: none)."""
+        return self._browser_guard[0] if self._browser_guard is not None else None
 
     @property
     def playwright(self) -> Any:
@@ -131,13 +139,27 @@ class BrowserState:
             if self.browser is not None:
                 self.browser.on("disconnected", self._on_disconnected)
             policy = self.config.origin_policy()
-            if self.context is None:
-                self.context = await self.browser.new_context(
+            # the browser-level guard: on a browser ocnb launched, shared (every context registers, so a
+            # request's context can be found) or alone (only with a policy); none on one it attached to
+            guard, context_id = None, None
+            if shared is not None:
+                guard = await shared.browser_guard()
+            elif policy and not (cdp or connect):
+                guard = await open_browser_guard(self.browser)
+
+            def new_context() -> Any:
+                return self.browser.new_context(
                     viewport={"width": width, "height": height},
                     accept_downloads=True,
                     storage_state=initial,
                     service_workers="block" if policy else "allow",  # their requests cannot be routed
                 )
+
+            if self.context is None and shared is not None and guard is not None:
+                self.context, context_id = await guard.new_context(new_context)
+                guard = guard if context_id is not None else None  # not found: the per-page guard
+            elif self.context is None:
+                self.context = await new_context()
             if policy:
                 self.origin_guard = await origin_policy.install(
                     self.context,
@@ -145,8 +167,13 @@ class BrowserState:
                     self._event,
                     lambda page: getattr(self._by_page.get(id(page)), "id", None),
                     routes=self.network.routes,
-                    whole_browser=self._own_browser and not (cdp or connect),  # a browser ocnb launched for it alone
+                    per_page=guard is None,
+                    browser_cdp=guard.cdp if guard is not None and shared is None else None,  # holds it alone
                 )
+            if guard is not None:
+                context = self.context
+                await guard.register(context_id, self.origin_guard, lambda: list(context.pages))
+                self._browser_guard = (guard, context_id)
             await install_listeners(self.context)  # script-driven controls get refs (perception/listeners.py)
             self.context.on("page", self._on_page)
             self.context.on("request", self.network.on_context_request)
@@ -169,6 +196,11 @@ class BrowserState:
         self.closing = True
         context = self.context if self._own_context else None  # an attached browser's own context stays
         browser, pw = (self.browser, self._pw) if self._own_browser else (None, None)
+        if self._browser_guard is not None and not self._own_browser:
+            guard, context_id = self._browser_guard
+            with contextlib.suppress(Exception):  # the shared browser's guard forgets this context
+                await guard.unregister(context_id)
+        self._browser_guard = None
         if not self._own_browser and self.browser is not None:
             self.browser.remove_listener("disconnected", self._on_disconnected)
         for obj, method in ((context, "close"), (browser, "close"), (pw, "stop")):

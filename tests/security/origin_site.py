@@ -85,6 +85,8 @@ def serve_origin_site() -> OriginSite:
             extra = {"Access-Control-Allow-Origin": "*"}
             if parts.path.endswith("/dl"):
                 extra["Content-Disposition"] = 'attachment; filename="x.bin"'
+            if parts.path.startswith("/cached/"):
+                extra["Cache-Control"] = "max-age=3600"
             self._send(200, "text/plain", "ok", extra)
 
         def _send(self, status: int, kind: str, body: str, headers: dict[str, str] | None = None) -> None:

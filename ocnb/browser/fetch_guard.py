@@ -1,0 +1,319 @@
+"""The origin policy's browser-level guard: one DevTools ``Fetch`` interceptor per browser ocnb launched.
+
+Chromium pauses every request of every target for a ``Fetch`` client on the **browser's** own
+DevTools session from the moment it is set — each redirect hop, a popup's first navigation, shared
+and dedicated workers, frames — with no race against a target's start (a per-page interceptor
+attaches after a popup's navigation began, and a shared worker belongs to no page). One
+:class:`BrowserGuard` holds that session for a browser and judges each paused request by the policy
+of the context it belongs to (each context's :class:`~ocnb.browser.policy.OriginGuard` registered
+under its DevTools ``browserContextId``):
+
+- a browser launched for one session holds that context alone: every request is judged by its
+  policy (registered under ``None``);
+- a shared browser (``ocnb.Pool``, ``Session(shared_browser=…)``) holds several contexts, each with
+  its own policy or none. A URL that every registered policy allows is continued at once (the common
+  case: a pool's sessions share one policy); otherwise the request's ``frameId`` is mapped to its
+  context — a page's or shared worker's target id through ``Target.getTargetInfo``, a frame inside
+  a page through that page's frame tree (a dedicated worker's requests carry its frame's id) — and
+  that context's policy decides; a context with no policy is continued. A request whose context
+  cannot be found is refused if any policy here refuses it (fail closed).
+
+The browser's own patterns (``Fetch.enable``) are the union of what the registered policies need
+(:func:`~ocnb.browser.policy.fetch_patterns`): with an allow-list, every request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import re
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
+
+from ..origins import OriginPolicy
+
+__all__ = ["BrowserGuard", "Judge", "fetch_patterns", "open_browser_guard"]
+
+#: The origin part of a URL as Chromium writes a request's URL (canonical: lower-case host, ``/`` only).
+_ORIGIN_PART = re.compile(r"^(?:https?|wss?)://[^/?#\\@]+(?=[/?#]|$)")
+#: Decisions and frame→context entries kept at most (both are cleared when full; they refill as asked).
+CACHE_MAX = 4096
+
+
+def fetch_patterns(policy: OriginPolicy) -> dict[str, Any]:
+    """``Fetch.enable``'s patterns: the requests (each redirect hop) the browser pauses for the guard.
+
+    With an allow-list, every request (DevTools patterns cannot say "not these origins"); with only a
+    block-list, the URLs that name a blocked host anywhere — a superset of what it refuses, as the
+    browser writes URLs (ASCII host, lower case, dotted IPv4), so an allowed request is not paused."""
+    if policy.allowed or not policy.blocked:
+        hosts = ["*"]
+    else:
+        hosts = sorted({"*" + re.sub(r"([*?\\])", r"\\\1", p.host) + "*" for p in policy.blocked})
+    return {"patterns": [{"urlPattern": h, "requestStage": "Request"} for h in hosts]}
+
+
+class Judge(Protocol):
+    """What the browser-level guard asks of a context's guard (:class:`~ocnb.browser.policy.OriginGuard`)."""
+
+    policy: OriginPolicy
+    #: The policy's decision per origin, filled by :class:`BrowserGuard`.
+    decisions: dict[str, str | None]
+
+    def refuse(self, url: str, kind: str, page: Any = None) -> str | None: ...
+
+    async def before_document(self, cdp: Any, frame_id: str | None) -> None: ...
+
+
+class BrowserGuard:
+    """The ``Fetch`` interceptor on one browser's own DevTools session, judging for every context registered.
+
+    ``judges`` maps a ``browserContextId`` (or ``None``: the browser holds that context alone) to the
+    context's :class:`~ocnb.browser.policy.OriginGuard` and a function returning its pages."""
+
+    def __init__(self, cdp: Any) -> None:
+        self.cdp = cdp
+        self.judges: dict[str | None, tuple[Judge | None, Callable[[], list[Any]]]] = {}
+        self._contexts: dict[str, str | None] = {}  # frame or target id -> browserContextId (None: none found)
+        self._pages: dict[str, Any] = {}  # frame id -> its page, as found for a refusal
+        self._patterns: list[dict[str, Any]] | None = None
+        self._lock = asyncio.Lock()
+        self._tasks: set[asyncio.Task[Any]] = set()
+        #: Requests the browser paused for this guard (each a round trip to Python).
+        self.paused = 0
+        cdp.on("Fetch.requestPaused", listener(self._on_paused))
+
+    # -- contexts ---------------------------------------------------------------------------------
+    async def register(self, context_id: str | None, guard: Judge | None, pages: Callable[[], list[Any]]) -> None:
+        """Judge the requests of context ``context_id`` (``None``: every request) by ``guard``'s policy;
+        ``guard=None``: a context with no policy (known, so that its frames are found: continued)."""
+        self.judges[context_id] = (guard, pages)
+        await self._enable()
+
+    async def unregister(self, context_id: str | None) -> None:
+        """Stop judging a context (it closed): its requests, if any still come, are continued."""
+        if self.judges.pop(context_id, None) is not None:
+            with contextlib.suppress(Exception):  # the browser is gone: nothing left to pause
+                await self._enable()
+
+    async def new_context(self, create: Callable[[], Awaitable[Any]]) -> tuple[Any, str | None]:
+        """``create()`` a browser context and find its ``browserContextId`` (the one new id the browser
+        lists); contexts of this browser are created one at a time through here."""
+        async with self._lock:
+            before = await self._context_ids()
+            context = await create()
+            after = await self._context_ids()
+        new = after - before
+        return context, (new.pop() if len(new) == 1 else None)
+
+    async def _context_ids(self) -> set[str]:
+        try:
+            return set((await self.cdp.send("Target.getBrowserContexts")).get("browserContextIds", []))
+        except Exception:  # noqa: BLE001 - closed: no id (the per-page guard takes over)
+            return set()
+
+    async def _enable(self) -> None:
+        """``Fetch.enable`` with the union of the registered policies' patterns (again when it changed)."""
+        wanted: list[dict[str, Any]] = []
+        for guard in self.policies():
+            for pattern in fetch_patterns(guard.policy)["patterns"]:
+                if pattern not in wanted:
+                    wanted.append(pattern)
+        if any(p["urlPattern"] == "*" for p in wanted):
+            wanted = [{"urlPattern": "*", "requestStage": "Request"}]
+        if wanted == self._patterns:
+            return
+        self._patterns = wanted
+        if wanted:
+            await self.cdp.send("Fetch.enable", {"patterns": wanted})
+        else:
+            await self.cdp.send("Fetch.disable")
+
+    def policies(self) -> list[Judge]:
+        """The registered contexts' guards (those with a policy)."""
+        return [guard for guard, _pages in self.judges.values() if guard is not None]
+
+    # -- the paused request -----------------------------------------------------------------------
+    def _on_paused(self, event: dict[str, Any]) -> None:
+        """Decide at once when the answer does not depend on the context; else find the context first."""
+        self.paused += 1
+        url = event.get("request", {}).get("url", "")
+        if event.get("resourceType") == "Document":  # a new target's workers are gated before it runs
+            self._spawn(self._document(event, url))
+            return
+        alone = self.judges.get(None)
+        if alone is not None and alone[0] is not None:
+            if self.check(alone[0], url) is None:
+                self._send(event, None)
+            else:
+                self._spawn(self._refuse(event, alone[0], alone[1], url))
+            return
+        if not any(self.check(guard, url) for guard in self.policies()):
+            self._send(event, None)  # every policy here allows it (or none is registered)
+            return
+        self._spawn(self._judge(event, url))
+
+    async def _document(self, event: dict[str, Any], url: str) -> None:
+        """A document: its context's guard sees it first (:meth:`Judge.before_document`), then it is judged."""
+        frame_id = str(event.get("frameId") or "")
+        alone = self.judges.get(None)
+        context_id = None if alone is not None else await self.context_of(frame_id)
+        guard = alone[0] if alone is not None else self.judges.get(context_id, (None, list))[0]
+        if guard is not None:
+            with contextlib.suppress(Exception):  # the target went away: nothing to gate
+                await guard.before_document(self.cdp, frame_id)
+        if alone is not None and alone[0] is not None:
+            if self.check(alone[0], url) is None:
+                self._send(event, None)
+            else:
+                await self._refuse(event, alone[0], alone[1], url)
+            return
+        await self._judge(event, url)
+
+    async def _judge(self, event: dict[str, Any], url: str) -> None:
+        context_id = await self.context_of(str(event.get("frameId") or ""))
+        if context_id is None:  # no context found: refused if any policy here refuses it
+            refusing = any(self.check(guard, url) for guard in self.policies())
+            self._send(event, "refused" if refusing else None)
+            return
+        guard, pages = self.judges.get(context_id, (None, list))
+        if guard is None:  # a context with no policy
+            self._send(event, None)
+        elif self.check(guard, url) is None:
+            self._send(event, None)
+        else:
+            await self._refuse(event, guard, pages, url)
+
+    async def _refuse(self, event: dict[str, Any], guard: Judge, pages: Callable[[], list[Any]], url: str) -> None:
+        """Log the refusal with the guard of the request's context — naming its tab, found through the
+        pages' frame trees while the request waits — and fail the request."""
+        page = await self.page_of(str(event.get("frameId") or ""), pages)
+        rule = guard.refuse(url, str(event.get("resourceType", "other")).lower(), page)
+        self._send(event, rule)
+
+    def check(self, guard: Judge, url: str) -> str | None:
+        """``guard.policy.check(url)``, remembered per origin (a request's URL as Chromium writes it)."""
+        match = _ORIGIN_PART.match(url)
+        if match is None:
+            return guard.policy.check(url)
+        key = match.group(0)
+        cache = guard.decisions
+        if key not in cache:
+            if len(cache) >= CACHE_MAX:
+                cache.clear()
+            cache[key] = guard.policy.check(key + "/")
+        return cache[key]
+
+    def _send(self, event: dict[str, Any], rule: str | None) -> None:
+        if rule is not None:
+            params = {"requestId": event["requestId"], "errorReason": "BlockedByClient"}
+            self._spawn(self._quiet(self.cdp.send("Fetch.failRequest", params)))
+        else:
+            self._spawn(self._quiet(self.cdp.send("Fetch.continueRequest", {"requestId": event["requestId"]})))
+
+    @staticmethod
+    async def _quiet(call: Awaitable[Any]) -> None:
+        with contextlib.suppress(Exception):  # the target went away: its request went nowhere
+            await call
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # -- which context a request belongs to -------------------------------------------------------
+    async def context_of(self, frame_id: str) -> str | None:
+        """The ``browserContextId`` of the frame or target ``frame_id``: a page's, popup's or worker's
+        target through ``Target.getTargetInfo``, a frame inside a page through the frame trees of the
+        registered contexts' pages. None when neither knows it."""
+        if not frame_id:
+            return None
+        if frame_id in self._contexts:
+            return self._contexts[frame_id]
+        found: str | None = None
+        try:
+            info = (await self.cdp.send("Target.getTargetInfo", {"targetId": frame_id}))["targetInfo"]
+            found = info.get("browserContextId")
+        except Exception:  # noqa: BLE001 - not a target: a frame inside a page
+            found = await self._frame_context(frame_id)
+        if found is not None:
+            self._remember(frame_id, found)
+        return found
+
+    async def page_of(self, frame_id: str, pages: Callable[[], list[Any]]) -> Any:
+        """The page among ``pages()`` whose frame tree holds ``frame_id`` (None: none does)."""
+        page = self._pages.get(frame_id)
+        if page is not None or not frame_id:
+            return page
+        for candidate in list(pages()):
+            with contextlib.suppress(Exception):  # a slow or closing page names no tab
+                for frame in await asyncio.wait_for(_frame_ids(candidate), 2):
+                    if len(self._pages) >= CACHE_MAX:
+                        self._pages.clear()
+                    self._pages[frame] = candidate
+            if frame_id in self._pages:
+                return self._pages[frame_id]
+        return None
+
+    async def _frame_context(self, frame_id: str) -> str | None:
+        for context_id, (_guard, pages) in list(self.judges.items()):
+            if context_id is None:
+                continue
+            for page in list(pages()):
+                for frame in await _frame_ids(page):
+                    self._remember(frame, context_id)
+            if self._contexts.get(frame_id) == context_id:
+                return context_id
+        return None
+
+    def _remember(self, frame_id: str, context_id: str) -> None:
+        if len(self._contexts) >= CACHE_MAX:
+            self._contexts.clear()
+        self._contexts[frame_id] = context_id
+
+
+def listener(handle: Callable[[dict[str, Any]], None]) -> Callable[[dict[str, Any]], None]:
+    """``handle`` as a listener of a Playwright event that fires per request: Playwright's async API
+    reads a listener's ``inspect.signature`` at every event (to count the arguments it takes): about
+    75 µs for a bound method on the (loaded) bench machine, about 20 µs for a function that carries
+    its ``__signature__``."""
+
+    def on_event(event: dict[str, Any]) -> None:
+        handle(event)
+
+    on_event.__signature__ = inspect.signature(on_event)  # type: ignore[attr-defined]
+    return on_event
+
+
+async def _frame_ids(page: Any) -> list[str]:
+    """The DevTools ids of every frame in ``page``'s target (its frame tree)."""
+    try:
+        session = await page.context.new_cdp_session(page)
+    except Exception:  # noqa: BLE001 - closed
+        return []
+    try:
+        tree = (await session.send("Page.getFrameTree"))["frameTree"]
+    except Exception:  # noqa: BLE001
+        return []
+    finally:
+        with contextlib.suppress(Exception):
+            await session.detach()
+    ids: list[str] = []
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        ids.append(node["frame"]["id"])
+        todo.extend(node.get("childFrames", []))
+    return ids
+
+
+async def open_browser_guard(browser: Any) -> BrowserGuard | None:
+    """A :class:`BrowserGuard` on ``browser``'s own DevTools session; None when it has none (not Chromium)."""
+    if browser is None:
+        return None
+    try:
+        cdp = await browser.new_browser_cdp_session()
+    except Exception:  # noqa: BLE001 - not Chromium, or closed: the per-page guard instead
+        return None
+    return BrowserGuard(cdp)
