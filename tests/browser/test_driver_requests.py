@@ -15,6 +15,7 @@ import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
+import psutil
 import pytest
 from playwright._impl._driver import compute_driver_executable
 
@@ -81,8 +82,6 @@ def test_the_driver_still_exports_what_driver_requests_js_uses() -> None:
 def test_the_driver_runs_with_the_preload_and_its_bound(fresh_session: ocnb.Session) -> None:
     """The driver ocnb starts is Node.js with ``--require driver_requests.js`` and ``REQUESTS_KEPT`` set."""
     fresh_session.start()
-    import psutil
-
     nodes = [p for p in psutil.Process().children(recursive=True) if "driver_requests.js" in " ".join(p.cmdline())]
     assert len(nodes) == 1
     assert nodes[0].environ().get(driver.REQUESTS_KEPT_VAR) == str(driver.REQUESTS_KEPT)
