@@ -142,6 +142,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     if len(types_at) == 2:
         grew = types_at[opts.calls] - types_at[opts.baseline]
         print("grew most:", grew.most_common(15))
+        figures[f"grew_most_{opts.baseline}_to_{opts.calls}"] = str(grew.most_common(15))
     save(opts.name, figures)
     return figures
 
