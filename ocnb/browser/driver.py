@@ -95,7 +95,8 @@ def main(argv: list[str]) -> Any:
     except OSError:  # already a session leader: nothing to leave
         pass
     os.environ.setdefault(REQUESTS_KEPT_VAR, str(REQUESTS_KEPT))  # this process's own environment: the driver's
-    os.execv(node, [node, "--require", _PRELOAD, cli, *argv])
+    preload = ["--require", _PRELOAD] if os.path.isfile(_PRELOAD) else []  # a repackaged ocnb without it still starts
+    os.execv(node, [node, *preload, cli, *argv])
 
 
 if __name__ == "__main__":
