@@ -10,7 +10,8 @@ call stays flat (last interval ÷ the interval ending at 5,000 ≤ 1.3).
     python -m bench.bench_memory [--calls 20000] [--every 1000]
 
 Each row also counts the objects Playwright's own client holds for the driver, by type: that is where
-the growth is (docs/memory.md, "What Playwright keeps"). Writes ``bench/results/NAME.json`` (``--name``,
+the growth was, one ``Request`` and ``Response`` per navigation, until ocnb bounded them at
+``REQUESTS_KEPT`` (docs/memory.md, "What Playwright keeps"). Writes ``bench/results/NAME.json`` (``--name``,
 ``memory`` by default) after every interval, ``partial`` until the last call, so a run stopped early
 keeps its figures; ``--types`` also prints which object types grew the most.
 """
@@ -141,6 +142,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     if len(types_at) == 2:
         grew = types_at[opts.calls] - types_at[opts.baseline]
         print("grew most:", grew.most_common(15))
+        figures[f"grew_most_{opts.baseline}_to_{opts.calls}"] = str(grew.most_common(15))
     save(opts.name, figures)
     return figures
 

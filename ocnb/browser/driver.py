@@ -15,6 +15,14 @@ SIGKILL): Playwright's ``run-driver`` exits when its stdin pipe closes, closing 
 removing their temporary profile folders (``playwright_chromiumdev_profile-*``).
 ``tests/browser/test_interrupt.py`` and ``tests/notebooks/test_interrupt.py`` notice if either stops being true.
 
+It also bounds what the driver keeps of a tab's network: Node.js starts with ``--require
+driver_requests.js``, which makes the driver dispose its ``Request`` and ``Response`` objects past the
+newest :data:`REQUESTS_KEPT` (Playwright's own limit is 10,000 of each per connection, about 14 KB of
+Python memory apiece, and an open tab kept them all). The disposal is Playwright's own (reason ``gc``,
+which its client handles); only where it starts changes. ``tests/browser/test_driver_requests.py``
+notices if Playwright's driver drops the names that file relies on, or if a tab's requests stop being
+bounded.
+
 This is the one place ocnb touches ``playwright._impl.transport`` (a private module): its
 ``compute_driver_executable`` name, which ``PipeTransport.connect`` calls for the program to start.
 Run as a script, this file imports only the standard library and Playwright.
@@ -26,9 +34,17 @@ import os
 import sys
 from typing import Any
 
-__all__ = ["detach_driver", "detached", "start_playwright"]
+__all__ = ["REQUESTS_KEPT", "REQUESTS_KEPT_VAR", "detach_driver", "detached", "start_playwright"]
 
 _MARK = "_ocnb_detached"
+
+#: The requests (and, apart, the responses) Playwright's driver keeps per connection before it disposes
+#: the oldest tenth: twice a tab's ``network_buffer`` (500), so a busy tab's whole log stays readable.
+REQUESTS_KEPT = 1000
+#: The driver's environment variable that carries it (``driver_requests.js`` reads it; a test may lower it).
+REQUESTS_KEPT_VAR = "OCNB_DRIVER_REQUESTS_KEPT"
+#: Loaded by Node.js before Playwright's driver.
+_PRELOAD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "driver_requests.js")
 
 
 def detach_driver() -> None:
@@ -69,7 +85,8 @@ def detached() -> bool:
 
 
 def main(argv: list[str]) -> Any:
-    """Become a session leader, then exec the Node.js driver with ``argv`` (``run-driver``)."""
+    """Become a session leader, then exec the Node.js driver with ``argv`` (``run-driver``), its
+    requests bounded by ``driver_requests.js``."""
     from playwright._impl._driver import compute_driver_executable
 
     node, cli = compute_driver_executable()
@@ -77,7 +94,9 @@ def main(argv: list[str]) -> Any:
         os.setsid()
     except OSError:  # already a session leader: nothing to leave
         pass
-    os.execv(node, [node, cli, *argv])
+    os.environ.setdefault(REQUESTS_KEPT_VAR, str(REQUESTS_KEPT))  # this process's own environment: the driver's
+    preload = ["--require", _PRELOAD] if os.path.isfile(_PRELOAD) else []  # a repackaged ocnb without it still starts
+    os.execv(node, [node, *preload, cli, *argv])
 
 
 if __name__ == "__main__":
