@@ -32,6 +32,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from ..origins import OriginPolicy
+from .ws_guard import HOLD_SHARED, PageWatch, gate_script, watch_target
 
 __all__ = ["BrowserGuard", "Judge", "fetch_patterns", "open_browser_guard"]
 
@@ -82,6 +83,9 @@ class BrowserGuard:
         self._tasks: set[asyncio.Task[Any]] = set()
         #: Requests the browser paused for this guard (each a round trip to Python).
         self.paused = 0
+        #: The hold on the browser's shared workers, for their WebSocket gate (a shared browser's).
+        self.shared_workers: PageWatch | None = None
+        self._gate_scripts: dict[Judge, str] = {}  # each registered policy's worker gate
         cdp.on("Fetch.requestPaused", listener(self._on_paused))
 
     # -- contexts ---------------------------------------------------------------------------------
@@ -90,10 +94,34 @@ class BrowserGuard:
         ``guard=None``: a context with no policy (known, so that its frames are found: continued)."""
         self.judges[context_id] = (guard, pages)
         await self._enable()
+        if context_id is not None and guard is not None and self.shared_workers is None:
+            await self._hold_shared_workers()
+
+    async def _hold_shared_workers(self) -> None:
+        """Hold every shared worker of the browser at its start and gate its WebSockets by the policy of
+        its own context (:mod:`ocnb.browser.ws_guard`): a shared worker belongs to no page."""
+        with contextlib.suppress(Exception):  # the browser is gone: nothing left to hold
+            browser_id = (await self.cdp.send("Target.getTargetInfo"))["targetInfo"]["targetId"]
+            self.shared_workers = await watch_target(
+                self.cdp, browser_id, "", lambda url: None, HOLD_SHARED, choose=self._worker_gate
+            )
+
+    def _worker_gate(self, info: dict[str, Any]) -> tuple[str, Callable[[str], object]] | None:
+        """A worker's gate and reporter: those of the policy of its context; None for a context without one."""
+        guard = self.judges.get(info.get("browserContextId"), (None, list))[0]
+        if guard is None:
+            return None
+        script = self._gate_scripts.get(guard)
+        if script is None:
+            script = self._gate_scripts[guard] = gate_script(guard.policy)
+        return script, lambda url: guard.refuse(url, "websocket", None)
 
     async def unregister(self, context_id: str | None) -> None:
         """Stop judging a context (it closed): its requests, if any still come, are continued."""
-        if self.judges.pop(context_id, None) is not None:
+        judge = self.judges.pop(context_id, None)
+        if judge is not None and judge[0] is not None:
+            self._gate_scripts.pop(judge[0], None)
+        if judge is not None:
             with contextlib.suppress(Exception):  # the browser is gone: nothing left to pause
                 await self._enable()
 

@@ -23,7 +23,9 @@ in is never let go on: it does not run.
 ``blob:`` and ``data:`` workers, nested workers, workers of cross-process frames and of popups are all
 children of some page or worker target, so all pass here; a worker started before or after the
 page's load alike. Shared workers belong to no page: in a browser that holds this context alone, a
-tunnel to the browser target holds them the same way (:meth:`ContextWatch.watch_shared_workers`).
+tunnel to the browser target holds them the same way (:meth:`ContextWatch.watch_shared_workers`); in
+a browser shared by several contexts, the browser-level guard holds them and gates each by the policy
+of its own context (``choose``; :meth:`ocnb.browser.fetch_guard.BrowserGuard.register`).
 
 The policy reaches the gate as two regular expressions (:meth:`OriginPolicy.origin_regexes`) over the
 URL's origin as the browser parses it; the gate holds its own references to what it uses (``URL``'s
@@ -54,6 +56,8 @@ WORKERS = frozenset({"worker", "shared_worker"})
 #: (A dedicated worker cannot start before ocnb lets it go, so ocnb's comes first.)
 LET_GO_BY_OTHERS = frozenset({"shared_worker"})
 LET_GO_AFTER_S = 2.0
+#: A worker's gate script and the function told what it refused, chosen by the worker's target info.
+Chooser = Callable[[dict[str, Any]], "tuple[str, Callable[[str], object]] | None"]
 #: Where a held worker stops so the gate can go in: before its first script runs.
 BREAK = "beforeScriptExecution"
 HOLD: dict[str, Any] = {"autoAttach": True, "waitForDebuggerOnStart": True, "flatten": True}
@@ -131,11 +135,16 @@ class PageWatch:
     ``refuse(url)`` is called with each URL a worker's gate refused (the guard logs and reports it).
     """
 
-    def __init__(self, cdp: Any, tunnel: str, script: str, refuse: Callable[[str], object]) -> None:
+    def __init__(
+        self, cdp: Any, tunnel: str, script: str, refuse: Callable[[str], object], choose: Chooser | None = None
+    ) -> None:
         self.cdp = cdp
         self.tunnel = tunnel
         self.script = script
         self.refuse = refuse
+        #: In a browser shared by several contexts: each worker's gate and reporter, by its context.
+        self.choose = choose
+        self._gates: dict[str, tuple[str, Callable[[str], object]]] = {}
         self._ids = itertools.count(1)
         self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -201,11 +210,13 @@ class PageWatch:
             self._paused.add(str(message.get("sessionId")))
             self._spawn(self._gate(str(message.get("sessionId")), paused=True))
         elif method == "Runtime.bindingCalled" and params.get("name") == BINDING:
-            self.refuse(str(params.get("payload", "")))
+            gate = self._gates.get(str(message.get("sessionId")))
+            (gate[1] if gate is not None else self.refuse)(str(params.get("payload", "")))
         elif method == "Target.detachedFromTarget":
             self.released.discard(str(params.get("sessionId")))
             self._breakpoints.pop(str(params.get("sessionId")), None)
             self._paused.discard(str(params.get("sessionId")))
+            self._gates.pop(str(params.get("sessionId")), None)
 
     async def _admit(self, params: dict[str, Any]) -> None:
         """Hold a worker's own workers and stop it before its first script; pass a frame's hold on; let go.
@@ -217,6 +228,13 @@ class PageWatch:
         Playwright, and by ocnb only if nobody has after :data:`LET_GO_AFTER_S`."""
         session = str(params.get("sessionId"))
         kind = (params.get("targetInfo") or {}).get("type")
+        if kind in WORKERS and self.choose is not None:
+            gate = self.choose(params.get("targetInfo") or {})
+            if gate is None:  # its context has no policy: nothing to gate
+                if params.get("waitingForDebugger"):
+                    await self.send(session, "Runtime.runIfWaitingForDebugger")
+                return
+            self._gates[session] = gate
         if kind in WORKERS or kind == "iframe":
             self.send(session, "Target.setAutoAttach", HOLD)
         if kind in WORKERS:
@@ -247,7 +265,8 @@ class PageWatch:
         if paused:
             self.send(session, "Debugger.removeBreakpoint", {"breakpointId": self._breakpoints.pop(session, "")})
         self.send(session, "Runtime.addBinding", {"name": BINDING})
-        answer = await self.send(session, "Runtime.evaluate", {"expression": self.script, "returnByValue": True})
+        script = self._gates[session][0] if session in self._gates else self.script
+        answer = await self.send(session, "Runtime.evaluate", {"expression": script, "returnByValue": True})
         if (answer.get("result") or {}).get("result", {}).get("value") != "gated":
             return  # no gate, no start: the worker stays paused (and sends nothing)
         self.released.add(session)
@@ -257,14 +276,21 @@ class PageWatch:
 
 
 async def watch_target(
-    cdp: Any, target_id: str, script: str, refuse: Callable[[str], object], hold: dict[str, Any] = HOLD
+    cdp: Any,
+    target_id: str,
+    script: str,
+    refuse: Callable[[str], object],
+    hold: dict[str, Any] = HOLD,
+    choose: Chooser | None = None,
 ) -> PageWatch | None:
     """Hold, gate and let go every worker the page or frame ``target_id`` starts from now on, through
     ``cdp`` (the page's own session, or the browser's); None when it is no target (or gone).
-    ``hold``: the auto-attach (:data:`HOLD_SHARED` on the browser target: its shared workers)."""
+    ``hold``: the auto-attach (:data:`HOLD_SHARED` on the browser target: its shared workers).
+    ``choose``: a worker's gate script and reporter by its target info (its ``browserContextId``),
+    None for a context without a policy — for a browser shared by several contexts."""
     with contextlib.suppress(Exception):
         tunnel = await cdp.send("Target.attachToTarget", {"targetId": target_id, "flatten": False})
-        watch = PageWatch(cdp, tunnel["sessionId"], script, refuse)
+        watch = PageWatch(cdp, tunnel["sessionId"], script, refuse, choose)
         answer = await watch.send(None, "Target.setAutoAttach", hold)
         if "error" not in answer:
             return watch

@@ -251,9 +251,7 @@ def test_no_request_reaches_the_refused_origin(policy: ocnb.Session, origin_site
 
 #: In a browser shared by several contexts (a ``Pool``'s), what its one browser-level guard does not
 #: cover yet (docs/security.md says so); strict: a fix shows up here.
-SHARED_BROWSER_GAPS = {
-    "shared_worker_ws": "a shared worker's WebSocket gate is put in at its start only in a browser that holds one context",
-}
+SHARED_BROWSER_GAPS: dict[str, str] = {}
 GAPS_IN_A_SHARED_BROWSER = {**KNOWN_GAPS, **SHARED_BROWSER_GAPS}
 
 
@@ -298,6 +296,11 @@ def two_way_pages(name: str, own: str, other: str) -> dict[str, tuple[str, str]]
         return f"{own}/r302?to={to}/{marker}/{name}"
 
     fetches = "".join(f"fetch('{via(o, m)}-{{w}}').catch(()=>0);" for o, m in ((own, "ok"), (other, "hit")))
+    # a shared worker's WebSockets: gated by its own context's policy (a refused one throws)
+    sockets = "".join(
+        f"try{{new WebSocket('ws'+'{o}'.slice(4)+'/{m}/{name}-shared_ws')}}catch(e){{}}"
+        for o, m in ((own, "ok"), (other, "hit"))
+    )
     return {
         f"/two/{name}": (
             HTML,
@@ -308,7 +311,7 @@ def two_way_pages(name: str, own: str, other: str) -> dict[str, tuple[str, str]]
         ),
         f"/two/{name}/frame": (HTML, f"<img src='{via(own, 'ok')}-frame'><img src='{via(other, 'hit')}-frame'>"),
         f"/two/{name}/w.js": (JS, fetches.replace("{w}", "worker")),
-        f"/two/{name}/shared.js": (JS, fetches.replace("{w}", "shared_worker")),
+        f"/two/{name}/shared.js": (JS, fetches.replace("{w}", "shared_worker") + sockets),
         f"/ok/{name}-popup": (HTML, "popup"),
     }
 
@@ -339,7 +342,7 @@ def test_contexts_of_one_browser_each_keep_their_own_policy(origin_site: OriginS
         for s in sessions.values():
             s.call("navigate", url="about:blank")  # every context is open before any page runs
         assert len({id(s.browser_state().browser) for s in sessions.values()}) == 1
-        sources = ("img", "frame", "popup", "worker", "shared_worker")
+        sources = ("img", "frame", "popup", "worker", "shared_worker", "shared_ws")
         for name, s in sessions.items():
             own, other = sites.get(name, (origin_site.allowed, origin_site.refused))
             own_host, other_host = ports if own == origin_site.allowed else ports[::-1]
