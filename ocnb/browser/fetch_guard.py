@@ -34,11 +34,9 @@ from typing import Any, Protocol
 from ..origins import OriginPolicy
 from .ws_guard import HOLD_SHARED, PageWatch, gate_script, watch_target
 
-__all__ = ["BrowserGuard", "Judge", "fetch_patterns", "open_browser_guard"]
+__all__ = ["BrowserGuard", "Judge", "answer", "fetch_patterns", "open_browser_guard"]
 
-#: The origin part of a URL as Chromium writes a request's URL (canonical: lower-case host, ``/`` only).
-_ORIGIN_PART = re.compile(r"^(?:https?|wss?)://[^/?#\\@]+(?=[/?#]|$)")
-#: Decisions and frame→context entries kept at most (both are cleared when full; they refill as asked).
+#: Decisions (:meth:`~ocnb.browser.policy.OriginGuard.decide`) and frame→context entries kept at most (both are cleared when full; they refill as asked).
 CACHE_MAX = 4096
 
 
@@ -59,8 +57,8 @@ class Judge(Protocol):
     """What the browser-level guard asks of a context's guard (:class:`~ocnb.browser.policy.OriginGuard`)."""
 
     policy: OriginPolicy
-    #: The policy's decision per origin, filled by :class:`BrowserGuard`.
-    decisions: dict[str, str | None]
+
+    def decide(self, url: str) -> str | None: ...
 
     def refuse(self, url: str, kind: str, page: Any = None) -> str | None: ...
 
@@ -172,46 +170,40 @@ class BrowserGuard:
             return
         alone = self.judges.get(None)
         if alone is not None and alone[0] is not None:
-            if self.check(alone[0], url) is None:
-                self._send(event, None)
-            else:
-                self._spawn(self._refuse(event, alone[0], alone[1], url))
-            return
-        if not any(self.check(guard, url) for guard in self.policies()):
+            self._decide(event, alone, url)
+        elif not any(guard.decide(url) for guard in self.policies()):
             self._send(event, None)  # every policy here allows it (or none is registered)
-            return
-        self._spawn(self._judge(event, url))
+        else:
+            self._spawn(self._judge(event, url))
 
     async def _document(self, event: dict[str, Any], url: str) -> None:
         """A document: its context's guard sees it first (:meth:`Judge.before_document`), then it is judged."""
         frame_id = str(event.get("frameId") or "")
         alone = self.judges.get(None)
-        context_id = None if alone is not None else await self.context_of(frame_id)
-        guard = alone[0] if alone is not None else self.judges.get(context_id, (None, list))[0]
-        if guard is not None:
+        judge = alone if alone is not None else self.judges.get(await self.context_of(frame_id))
+        if judge is not None and judge[0] is not None:
             with contextlib.suppress(Exception):  # the target went away: nothing to gate
-                await guard.before_document(self.cdp, frame_id)
+                await judge[0].before_document(self.cdp, frame_id)
         if alone is not None and alone[0] is not None:
-            if self.check(alone[0], url) is None:
-                self._send(event, None)
-            else:
-                await self._refuse(event, alone[0], alone[1], url)
-            return
-        await self._judge(event, url)
+            self._decide(event, alone, url)
+        else:
+            await self._judge(event, url)
 
     async def _judge(self, event: dict[str, Any], url: str) -> None:
         context_id = await self.context_of(str(event.get("frameId") or ""))
         if context_id is None:  # no context found: refused if any policy here refuses it
-            refusing = any(self.check(guard, url) for guard in self.policies())
+            refusing = any(guard.decide(url) for guard in self.policies())
             self._send(event, "refused" if refusing else None)
             return
-        guard, pages = self.judges.get(context_id, (None, list))
-        if guard is None:  # a context with no policy
-            self._send(event, None)
-        elif self.check(guard, url) is None:
+        self._decide(event, self.judges.get(context_id, (None, list)), url)
+
+    def _decide(self, event: dict[str, Any], judge: tuple[Judge | None, Callable[[], list[Any]]], url: str) -> None:
+        """Continue the request, or refuse it by its context's guard (None: a context with no policy)."""
+        guard, pages = judge
+        if guard is None or guard.decide(url) is None:
             self._send(event, None)
         else:
-            await self._refuse(event, guard, pages, url)
+            self._spawn(self._refuse(event, guard, pages, url))
 
     async def _refuse(self, event: dict[str, Any], guard: Judge, pages: Callable[[], list[Any]], url: str) -> None:
         """Log the refusal with the guard of the request's context — naming its tab, found through the
@@ -220,30 +212,8 @@ class BrowserGuard:
         rule = guard.refuse(url, str(event.get("resourceType", "other")).lower(), page)
         self._send(event, rule)
 
-    def check(self, guard: Judge, url: str) -> str | None:
-        """``guard.policy.check(url)``, remembered per origin (a request's URL as Chromium writes it)."""
-        match = _ORIGIN_PART.match(url)
-        if match is None:
-            return guard.policy.check(url)
-        key = match.group(0)
-        cache = guard.decisions
-        if key not in cache:
-            if len(cache) >= CACHE_MAX:
-                cache.clear()
-            cache[key] = guard.policy.check(key + "/")
-        return cache[key]
-
     def _send(self, event: dict[str, Any], rule: str | None) -> None:
-        if rule is not None:
-            params = {"requestId": event["requestId"], "errorReason": "BlockedByClient"}
-            self._spawn(self._quiet(self.cdp.send("Fetch.failRequest", params)))
-        else:
-            self._spawn(self._quiet(self.cdp.send("Fetch.continueRequest", {"requestId": event["requestId"]})))
-
-    @staticmethod
-    async def _quiet(call: Awaitable[Any]) -> None:
-        with contextlib.suppress(Exception):  # the target went away: its request went nowhere
-            await call
+        self._spawn(answer(self.cdp, event["requestId"], rule))
 
     def _spawn(self, coro: Any) -> None:
         task = asyncio.ensure_future(coro)
@@ -299,6 +269,15 @@ class BrowserGuard:
         if len(self._contexts) >= CACHE_MAX:
             self._contexts.clear()
         self._contexts[frame_id] = context_id
+
+
+async def answer(cdp: Any, request_id: str, rule: str | None) -> None:
+    """Fail the paused request ``request_id`` on session ``cdp`` when a ``rule`` refused it; else continue it."""
+    with contextlib.suppress(Exception):  # the target went away: its request went nowhere
+        if rule is not None:
+            await cdp.send("Fetch.failRequest", {"requestId": request_id, "errorReason": "BlockedByClient"})
+        else:
+            await cdp.send("Fetch.continueRequest", {"requestId": request_id})
 
 
 def listener(handle: Callable[[dict[str, Any]], None]) -> Callable[[dict[str, Any]], None]:

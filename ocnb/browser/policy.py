@@ -49,13 +49,15 @@ from ..errors import BlockedUrl
 from ..origins import OriginPolicy
 from ..results import ToolError, ToolResult
 from . import ws_guard
-from .fetch_guard import fetch_patterns
+from .fetch_guard import CACHE_MAX, answer, fetch_patterns
 from .routes import Routes, Rule
 
 __all__ = ["Blocked", "OriginGuard", "OriginReport", "install"]
 
 #: Playwright's and Chromium's word for a request refused inside the browser.
 BLOCKED_FAILURE = "ERR_BLOCKED_BY_CLIENT"
+#: The origin part of a URL as Chromium writes a request's URL (canonical: lower-case host, ``/`` only).
+_ORIGIN_PART = re.compile(r"^(?:https?|wss?)://[^/?#\\@]+(?=[/?#]|$)")
 #: Blocked requests one call reports at most (the rest are counted).
 REPORT_MAX = 20
 
@@ -99,10 +101,24 @@ class OriginGuard:
         self.per_page = True
         #: The gate of workers' WebSockets (:mod:`ocnb.browser.ws_guard`), once installed.
         self.workers: ws_guard.ContextWatch | None = None
-        #: The policy's decision per origin, as the browser-level guard asks it (``BrowserGuard._check``).
+        #: The policy's decision per origin, as :meth:`decide` remembers it.
         self.decisions: dict[str, str | None] = {}
 
     # -- what the interceptors share ------------------------------------------------------------
+    def decide(self, url: str) -> str | None:
+        """``policy.check(url)``, remembered per origin (a request's URL as Chromium writes it): what the
+        browser-level guard asks of every paused request."""
+        match = _ORIGIN_PART.match(url)
+        if match is None:
+            return self.policy.check(url)
+        key = match.group(0)
+        cache = self.decisions
+        if key not in cache:
+            if len(cache) >= CACHE_MAX:
+                cache.clear()
+            cache[key] = self.policy.check(key + "/")
+        return cache[key]
+
     def refuse(self, url: str, kind: str, page: Any = None) -> str | None:
         """The rule refusing a request to ``url`` (logged, and sent to the trace), or None."""
         rule = self.policy.check(url)
@@ -190,13 +206,7 @@ class OriginGuard:
     async def _on_paused(self, session: Any, event: dict[str, Any], page: Any) -> None:
         request = event.get("request", {})
         rule = self.refuse(request.get("url", ""), str(event.get("resourceType", "other")).lower(), page)
-        with contextlib.suppress(Exception):  # the target went away: its request went nowhere
-            if rule is not None:
-                await session.send(
-                    "Fetch.failRequest", {"requestId": event["requestId"], "errorReason": "BlockedByClient"}
-                )
-            else:
-                await session.send("Fetch.continueRequest", {"requestId": event["requestId"]})
+        await answer(session, event["requestId"], rule)
 
 
 async def install(

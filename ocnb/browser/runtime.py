@@ -144,13 +144,7 @@ class Runtime:
 
     def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
         """Schedule ``coro`` on the browser loop and return a thread-safe future."""
-        try:
-            self._ensure_started()
-        except SessionClosed:
-            coro.close()
-            raise
-        assert self._loop is not None
-        return asyncio.run_coroutine_threadsafe(coro, self._loop)
+        return asyncio.run_coroutine_threadsafe(coro, self._started_loop(coro))
 
     def run(
         self,

@@ -532,16 +532,11 @@ def test_a_policy_leaves_the_browser_cache_on(origin_site: OriginSite, tmp_path:
 def test_the_browser_level_guard_remembers_the_policy_per_origin_without_changing_it() -> None:
     """The guard's per-origin memory of decisions answers exactly as the policy does, for URLs as the
     browser writes them and for odd ones (which skip the memory)."""
-    from ocnb.browser.fetch_guard import BrowserGuard
     from ocnb.browser.policy import OriginGuard
     from ocnb.origins import OriginPolicy
 
-    class NoSession:
-        def on(self, *_args: object) -> None:
-            pass
-
     policy = OriginPolicy(allowed=["http://127.0.0.1:*", "https://*.example.com"], blocked=["https://bad.example.com"])
-    guard, browser = OriginGuard(policy), BrowserGuard(NoSession())
+    guard = OriginGuard(policy)
     urls = [
         "http://127.0.0.1:8080/a?b#c",
         "http://127.0.0.1:8080",
@@ -558,7 +553,7 @@ def test_the_browser_level_guard_remembers_the_policy_per_origin_without_changin
         "HTTP://LOCALHOST/",
     ]
     for _ in range(2):  # the second time from memory
-        assert [browser.check(guard, u) for u in urls] == [policy.check(u) for u in urls]
+        assert [guard.decide(u) for u in urls] == [policy.check(u) for u in urls]
     assert guard.decisions and set(guard.decisions) <= {
         "http://127.0.0.1:8080",
         "http://localhost:8080",
