@@ -29,6 +29,7 @@ from playwright.sync_api import sync_playwright
 import ocnb
 from ocnb.browser import find_chromium, launch_args
 from ocnb.commands.demosite import serve
+from ocnb.dispatch import dispatch
 
 from .common import median_cpu_ms, median_ms, save
 
@@ -77,6 +78,18 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
             # Paired: raw and ocnb calls alternate, so a change in the machine's load meets both alike;
             # the median of the per-pair ratios is the figure the load moves least.
             figures["js_paired_ratio"] = paired_ratio(raw_js, oc_js, 5 * n)
+            # Where the ratio comes from, each paired the same way: the hop to the browser's thread and
+            # back with Playwright's evaluate alone (no pipeline), then the whole pipeline without the
+            # audit trail (record=False: no journal line, no trace events).
+            state = s.browser_state()
+
+            async def bare() -> Any:
+                return await (await state.page(None)).evaluate("1 + 1")
+
+            oc_hop = lambda: s.run(bare())  # noqa: E731
+            oc_unrecorded = lambda: dispatch(s, "javascript_tool", {"expression": "1 + 1"}, record=False)  # noqa: E731
+            figures["js_hop_paired_ratio"] = paired_ratio(raw_js, oc_hop, 5 * n)
+            figures["js_unrecorded_paired_ratio"] = paired_ratio(raw_js, oc_unrecorded, 5 * n)
             figures["navigate_paired_ratio"] = paired_ratio(raw_nav, oc_nav, n)
             browser.close()
     figures["navigate_ratio"] = figures["ocnb_navigate_ms"] / figures["raw_navigate_ms"]
@@ -97,6 +110,10 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     print(
         f"paired (raw and ocnb calls alternating): javascript_tool {figures['js_paired_ratio']:.2f}×, "
         f"navigate {figures['navigate_paired_ratio']:.2f}×"
+    )
+    print(
+        f"  of which: the hop with evaluate alone {figures['js_hop_paired_ratio']:.2f}×, the pipeline without "
+        f"the audit trail {figures['js_unrecorded_paired_ratio']:.2f}×, with it {figures['js_paired_ratio']:.2f}×"
     )
     print("target: javascript_tool ≤ 1.15× raw Playwright (median of 5 runs)")
     save("call_overhead", {"n": n, **figures})
