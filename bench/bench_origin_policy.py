@@ -10,14 +10,16 @@ it refused — policies that refuse nothing these pages load, so all three send 
 name would otherwise hang a load for seconds on this closed network) and the difference is the cost of checking each one (the policy's rule of
 the context's route, the DevTools ``Fetch`` guard on the browser's own session, the WebSocket route).
 The allow-list is the costly one: DevTools' patterns cannot say "not these origins", so the browser
-pauses every request for Python. Each page of the demo site (``ocnb.commands.demosite.serve``) and of
+pauses every request; Playwright's driver continues the allowed ones that are not documents without
+asking Python (``driver_fetch.js``), the rest come to Python. Each page of the demo site (``ocnb.commands.demosite.serve``) and of
 the shared corpora (``real-pages``, ``real-pages-2``, read from /work/shared/corpus and served as
 ``bench_read_page`` serves them) is loaded with ``navigate`` (``load``), the sessions in a rotating
 order ``--runs`` times; per page the median of each, per corpus and in total the sum of the medians
 (and the median of the per-page ratios, less swayed by one slow page on a busy machine). Beside the
 wall clock: this process's CPU time (``time.process_time``: Python's side of every paused request)
-per policy, and the requests each policy's browser-level guard was asked about (``paused``) and
-refused (``refused``, which should be 0).
+per policy, and the requests each policy's browser-level guard was asked about (``paused``: each a
+round trip to Python), those Playwright's driver continued without asking (``continued_by_driver``:
+allowed by every policy, not a document) and those refused (``refused``, which should be 0).
 
 Run: ``.venv/bin/python bench/bench_origin_policy.py [--runs 3] [--limit N] [--policy both|block|allow]``;
 writes ``bench/results/origin_policy.json``.
@@ -92,6 +94,8 @@ def guard_counts(s: ocnb.Session) -> dict[str, int]:
     browser = getattr(state, "browser_guard", None)
     return {
         "paused": getattr(browser, "paused", 0),
+        # allowed requests Playwright's driver continued without asking Python (driver_fetch.js)
+        "continued_by_driver": (s.run(browser.continue_allowed()) or 0) if browser is not None else 0,
         "refused": len(guard.log) if guard is not None else 0,
     }
 

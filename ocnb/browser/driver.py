@@ -21,7 +21,9 @@ newest :data:`REQUESTS_KEPT` (Playwright's own limit is 10,000 of each per conne
 Python memory apiece, and an open tab kept them all). The disposal is Playwright's own (reason ``gc``,
 which its client handles); only where it starts changes. ``tests/browser/test_driver_requests.py``
 notices if Playwright's driver drops the names that file relies on, or if a tab's requests stop being
-bounded.
+bounded. And with ``--require driver_fetch.js``, the origin policy's browser-level guard can have the
+driver continue a paused request every policy allows without asking Python
+(:meth:`ocnb.browser.fetch_guard.BrowserGuard.continue_allowed`; ``tests/security/test_driver_fetch.py``).
 
 This is the one place ocnb touches ``playwright._impl.transport`` (a private module): its
 ``compute_driver_executable`` name, which ``PipeTransport.connect`` calls for the program to start.
@@ -43,8 +45,11 @@ _MARK = "_ocnb_detached"
 REQUESTS_KEPT = 1000
 #: The driver's environment variable that carries it (``driver_requests.js`` reads it; a test may lower it).
 REQUESTS_KEPT_VAR = "OCNB_DRIVER_REQUESTS_KEPT"
-#: Loaded by Node.js before Playwright's driver.
-_PRELOAD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "driver_requests.js")
+#: Loaded by Node.js before Playwright's driver: the bound on its requests, and the origin policy's
+#: allowed requests continued without a round trip to Python (``driver_fetch.js``).
+_PRELOADS = tuple(
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), name) for name in ("driver_requests.js", "driver_fetch.js")
+)
 
 
 def detach_driver() -> None:
@@ -95,7 +100,8 @@ def main(argv: list[str]) -> Any:
     except OSError:  # already a session leader: nothing to leave
         pass
     os.environ.setdefault(REQUESTS_KEPT_VAR, str(REQUESTS_KEPT))  # this process's own environment: the driver's
-    preload = ["--require", _PRELOAD] if os.path.isfile(_PRELOAD) else []  # a repackaged ocnb without it still starts
+    # a repackaged ocnb without them still starts
+    preload = [arg for path in _PRELOADS if os.path.isfile(path) for arg in ("--require", path)]
     os.execv(node, [node, *preload, cli, *argv])
 
 

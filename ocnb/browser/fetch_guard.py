@@ -19,7 +19,10 @@ under its DevTools ``browserContextId``):
   cannot be found is refused if any policy here refuses it (fail closed).
 
 The browser's own patterns (``Fetch.enable``) are the union of what the registered policies need
-(:func:`~ocnb.browser.policy.fetch_patterns`): with an allow-list, every request.
+(:func:`~ocnb.browser.policy.fetch_patterns`): with an allow-list, every request. Of those, Playwright's
+driver continues at once, without asking Python, each request that is not a document and that no
+registered policy might refuse (:meth:`BrowserGuard.continue_allowed`, ``driver_fetch.js``): an
+allowed request waits for the driver, not for a round trip to Python.
 """
 
 from __future__ import annotations
@@ -36,6 +39,8 @@ from .ws_guard import HOLD_SHARED, PageWatch, gate_script, watch_target
 
 __all__ = ["BrowserGuard", "Judge", "answer", "fetch_patterns", "open_browser_guard"]
 
+#: The command ``driver_fetch.js`` adds to the driver's DevTools sessions (see :meth:`BrowserGuard.continue_allowed`).
+CONTINUE_ALLOWED = "Ocnb.continueAllowed"
 #: Decisions (:meth:`~ocnb.browser.policy.OriginGuard.decide`) and frame→context entries kept at most (both are cleared when full; they refill as asked).
 CACHE_MAX = 4096
 
@@ -77,6 +82,9 @@ class BrowserGuard:
         self._contexts: dict[str, str | None] = {}  # frame or target id -> browserContextId (None: none found)
         self._pages: dict[str, Any] = {}  # frame id -> its page, as found for a refusal
         self._patterns: list[dict[str, Any]] | None = None
+        #: What the driver continues without Python (:meth:`continue_allowed`); False once it cannot.
+        self._refusable: str | None = None
+        self._driver_continues = True
         self._lock = asyncio.Lock()
         self._tasks: set[asyncio.Task[Any]] = set()
         #: Requests the browser paused for this guard (each a round trip to Python).
@@ -140,7 +148,9 @@ class BrowserGuard:
             return set()
 
     async def _enable(self) -> None:
-        """``Fetch.enable`` with the union of the registered policies' patterns (again when it changed)."""
+        """``Fetch.enable`` with the union of the registered policies' patterns (again when it changed),
+        the driver told first which requests it may continue itself (:meth:`continue_allowed`)."""
+        await self.continue_allowed()
         wanted: list[dict[str, Any]] = []
         for guard in self.policies():
             for pattern in fetch_patterns(guard.policy)["patterns"]:
@@ -155,6 +165,30 @@ class BrowserGuard:
             await self.cdp.send("Fetch.enable", {"patterns": wanted})
         else:
             await self.cdp.send("Fetch.disable")
+
+    async def continue_allowed(self) -> int | None:
+        """Have Playwright's driver continue, without a round trip to Python, a paused request that is not
+        a document and that no registered policy might refuse: one whose URL matches none of their
+        :meth:`~ocnb.origins.OriginPolicy.suspects` (each matches every URL its policy could refuse,
+        and more). Documents still come here (a new target's workers are gated before its first one).
+
+        Set again whenever the registered policies change; needs ``driver_fetch.js`` in the driver
+        (:mod:`ocnb.browser.driver`): without it every paused request comes here, as before. Returns the
+        requests the driver continued so far on this session, or None when it cannot."""
+        if not self._driver_continues:
+            return None
+        sources = [guard.policy.suspects() for guard in self.policies()]
+        if any(not (regex.flags & re.IGNORECASE) for regex in sources):  # the driver's regex is case-blind
+            sources = []
+        refusable = "|".join(f"(?:{regex.pattern})" for regex in sources) if sources else None
+        try:
+            reply = await self.cdp.send(CONTINUE_ALLOWED, {"refusable": refusable})
+        except Exception:  # noqa: BLE001 - a driver without driver_fetch.js (or closed): Python judges all
+            self._driver_continues = False
+            return None
+        self._refusable = refusable
+        continued = reply.get("continued") if isinstance(reply, dict) else None
+        return continued if isinstance(continued, int) else None
 
     def policies(self) -> list[Judge]:
         """The registered contexts' guards (those with a policy)."""
