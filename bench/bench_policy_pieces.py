@@ -28,7 +28,9 @@ paused and the network events received (counts).
 two-origin loopback site's log (``tests/security/origin_site.py``; a third host, ``refused.test``,
 mapped to the same server is the refused one): a page's image, the same after the page navigated to
 another site (another renderer process), and the image and fetch of a popup's empty first document
-written by its opener.
+written by its opener; then the same popup under a content security policy of its opener's page (a
+``<meta>``, no DevTools setting), which the popup's empty document inherits — and whether Playwright
+sees the requests that policy stops.
 
 Run: ``.venv/bin/python bench/bench_policy_pieces.py [--runs 3] [--limit 15] [--configs none,interception] [--check]``;
 writes ``bench/results/policy_pieces.json``.
@@ -164,6 +166,12 @@ CHECK_PAGES = {
     "/opener": "<script>const w=window.open();w.document.write(`<img src='{R}/hit/popup_img'>`);"
     "w.document.close();w.fetch('{R}/hit/popup_fetch').catch(()=>0)</script>",
 }
+#: The same opener under a content security policy that allows the two own origins only (no DevTools
+#: setting): an empty popup's document inherits its creator's policy.
+CSP_OPENER = (
+    "<meta http-equiv='Content-Security-Policy' content=\"default-src {A} {B} 'unsafe-inline' data: blob:\">"
+    + CHECK_PAGES["/opener"].replace("/hit/popup_", "/hit/csp_popup_")
+)
 
 
 async def check_blocked_urls() -> dict[str, Any]:
@@ -178,6 +186,7 @@ async def check_blocked_urls() -> dict[str, Any]:
     refused = f"http://refused.test:{site.port}"
     for path, body in CHECK_PAGES.items():
         site.pages[path] = ("text/html", body.replace("{R}", refused))
+    site.pages["/opener_csp"] = ("text/html", CSP_OPENER.replace("{R}", refused))
     executable = find_chromium(None, None, headless=True, configured=None)[0]
     assert executable, "no Chromium"
     try:
@@ -197,13 +206,26 @@ async def check_blocked_urls() -> dict[str, Any]:
             await page.goto(site.refused + "/second")  # 127.0.0.1 -> localhost: another site, another process
             await page.goto(site.allowed + "/opener", wait_until="commit")
             await asyncio.sleep(2)
+            plain = await (await browser.new_context()).new_page()  # no DevTools setting: the policy alone
+            csp_failures: list[str] = []
+            plain.on("requestfailed", lambda request: csp_failures.append(str(request.failure)))
+            await plain.goto(site.allowed + "/opener_csp", wait_until="commit")
+            await asyncio.sleep(2)
             await browser.close()
     finally:
         site.server.shutdown()
     reached = {h.path for h in site.log if h.host.startswith("refused.test")}
-    escaped: dict[str, Any] = {n: f"/hit/{n}" in reached for n in ("first", "second", "popup_img", "popup_fetch")}
+    names = ("first", "second", "popup_img", "popup_fetch")
+    escaped: dict[str, Any] = {n: f"/hit/{n}" in reached for n in names}
     print("reached the refused host with Network.setBlockedURLs on the page:", escaped, "failures:", set(failures))
-    return {"escaped": escaped, "failures": sorted(set(failures))}
+    csp = {n: f"/hit/csp_{n}" in reached for n in names[2:]}
+    print("reached it from a popup under its opener's content security policy:", csp, "failures:", csp_failures)
+    return {
+        "escaped": escaped,
+        "failures": sorted(set(failures)),
+        "csp_escaped": csp,
+        "csp_failures_seen_by_playwright": csp_failures,
+    }
 
 
 def main() -> int:
