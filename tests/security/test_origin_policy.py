@@ -73,6 +73,21 @@ VECTORS: dict[str, dict[str, tuple[str, str]]] = {
             + "<script>window.open().fetch('{B}/hit/blank_popup_fetch').catch(()=>0)</script>",
         )
     },
+    "blank_popup_ws": {
+        "/v/blank_popup_ws": (
+            HTML,
+            PING % "blank_popup_ws" + "<script>const w=window.open();try{new w.WebSocket('ws'+'{B}'.slice(4)"
+            "+'/hit/blank_popup_ws')}catch(e){}</script>",
+        )
+    },
+    "blank_iframe_ws": {
+        "/v/blank_iframe_ws": (
+            HTML,
+            PING % "blank_iframe_ws" + "<script>const f=document.createElement('iframe');"
+            "document.body.appendChild(f);try{new f.contentWindow.WebSocket('ws'+'{B}'.slice(4)"
+            "+'/hit/blank_iframe_ws')}catch(e){}</script>",
+        )
+    },
     "iframe": {"/v/iframe": (HTML, PING % "iframe" + "<iframe src='{B}/hit/iframe'></iframe>")},
     "img": {"/v/img": (HTML, PING % "img" + "<img src='{B}/hit/img'>")},
     "script": {"/v/script": (HTML, PING % "script" + "<script src='{B}/hit/script'></script>")},
