@@ -57,6 +57,37 @@ VECTORS: dict[str, dict[str, tuple[str, str]]] = {
             PING % "target_blank" + "<a id=l target=_blank href='{B}/hit/target_blank'>x</a><script>l.click()</script>",
         )
     },
+    # a popup's first document is the empty one its opener scripts at once, before any DevTools client
+    # can attach to the popup's target: a per-target block (Network.setBlockedURLs) misses these
+    "blank_popup": {
+        "/v/blank_popup": (
+            HTML,
+            PING % "blank_popup" + "<script>const w=window.open();"
+            "w.document.write(`<img src='{B}/hit/blank_popup'>`);w.document.close()</script>",
+        )
+    },
+    "blank_popup_fetch": {
+        "/v/blank_popup_fetch": (
+            HTML,
+            PING % "blank_popup_fetch"
+            + "<script>window.open().fetch('{B}/hit/blank_popup_fetch').catch(()=>0)</script>",
+        )
+    },
+    "blank_popup_ws": {
+        "/v/blank_popup_ws": (
+            HTML,
+            PING % "blank_popup_ws" + "<script>const w=window.open();try{new w.WebSocket('ws'+'{B}'.slice(4)"
+            "+'/hit/blank_popup_ws')}catch(e){}</script>",
+        )
+    },
+    "blank_iframe_ws": {
+        "/v/blank_iframe_ws": (
+            HTML,
+            PING % "blank_iframe_ws" + "<script>const f=document.createElement('iframe');"
+            "document.body.appendChild(f);try{new f.contentWindow.WebSocket('ws'+'{B}'.slice(4)"
+            "+'/hit/blank_iframe_ws')}catch(e){}</script>",
+        )
+    },
     "iframe": {"/v/iframe": (HTML, PING % "iframe" + "<iframe src='{B}/hit/iframe'></iframe>")},
     "img": {"/v/img": (HTML, PING % "img" + "<img src='{B}/hit/img'>")},
     "script": {"/v/script": (HTML, PING % "script" + "<script src='{B}/hit/script'></script>")},
