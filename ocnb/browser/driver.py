@@ -23,7 +23,9 @@ which its client handles); only where it starts changes. ``tests/browser/test_dr
 notices if Playwright's driver drops the names that file relies on, or if a tab's requests stop being
 bounded. And with ``--require driver_fetch.js``, the origin policy's browser-level guard can have the
 driver continue a paused request every policy allows without asking Python
-(:meth:`ocnb.browser.fetch_guard.BrowserGuard.continue_allowed`; ``tests/security/test_driver_fetch.py``).
+(:meth:`ocnb.browser.fetch_guard.BrowserGuard.continue_allowed`; ``tests/security/test_driver_fetch.py``),
+and with ``--require driver_shared_workers.js`` the driver lets a shared worker it auto-attached run
+only once ocnb's WebSocket gate is ready for it (:mod:`ocnb.browser.ws_guard`).
 
 This is the one place ocnb touches ``playwright._impl.transport`` (a private module): its
 ``compute_driver_executable`` name, which ``PipeTransport.connect`` calls for the program to start.
@@ -45,10 +47,12 @@ _MARK = "_ocnb_detached"
 REQUESTS_KEPT = 1000
 #: The driver's environment variable that carries it (``driver_requests.js`` reads it; a test may lower it).
 REQUESTS_KEPT_VAR = "OCNB_DRIVER_REQUESTS_KEPT"
-#: Loaded by Node.js before Playwright's driver: the bound on its requests, and the origin policy's
-#: allowed requests continued without a round trip to Python (``driver_fetch.js``).
+#: Loaded by Node.js before Playwright's driver: the bound on its requests, the origin policy's allowed
+#: requests continued without a round trip to Python (``driver_fetch.js``), and shared workers let go
+#: only once ocnb's worker gate is ready (``driver_shared_workers.js``).
 _PRELOADS = tuple(
-    os.path.join(os.path.dirname(os.path.abspath(__file__)), name) for name in ("driver_requests.js", "driver_fetch.js")
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
+    for name in ("driver_requests.js", "driver_fetch.js", "driver_shared_workers.js")
 )
 
 

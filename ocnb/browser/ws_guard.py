@@ -55,6 +55,11 @@ WORKERS = frozenset({"worker", "shared_worker"})
 #: pause at a breakpoint, so ocnb's own, arriving as the worker stops there, would let it run ungated.
 #: (A dedicated worker cannot start before ocnb lets it go, so ocnb's comes first.)
 LET_GO_BY_OTHERS = frozenset({"shared_worker"})
+#: The commands ``driver_shared_workers.js`` adds: Playwright's driver, which auto-attaches every shared
+#: worker too and lets it go at once, waits for ocnb's breakpoint before it does (a race ocnb lost on a
+#: loaded machine: the worker ran ungated).
+HOLD_SHARED_WORKERS = "Ocnb.holdSharedWorkers"
+RELEASE_SHARED_WORKER = "Ocnb.releaseSharedWorker"
 LET_GO_AFTER_S = 2.0
 #: A worker's gate script and the function told what it refused, chosen by the worker's target info.
 Chooser = Callable[[dict[str, Any]], "tuple[str, Callable[[str], object]] | None"]
@@ -225,14 +230,17 @@ class PageWatch:
         evaluating there crashes the renderer), so a held worker gets an instrumentation breakpoint
         before its first script instead, and the gate goes in when it pauses there (:meth:`_gate`).
         A dedicated worker cannot start before ocnb lets it go; a shared worker is let go by
-        Playwright, and by ocnb only if nobody has after :data:`LET_GO_AFTER_S`."""
+        Playwright — once ocnb's breakpoint is in (``driver_shared_workers.js`` holds Playwright's
+        hand until :meth:`_let_others_go`) — and by ocnb only if nobody has after :data:`LET_GO_AFTER_S`."""
         session = str(params.get("sessionId"))
-        kind = (params.get("targetInfo") or {}).get("type")
+        info = params.get("targetInfo") or {}
+        kind = info.get("type")
         if kind in WORKERS and self.choose is not None:
-            gate = self.choose(params.get("targetInfo") or {})
+            gate = self.choose(info)
             if gate is None:  # its context has no policy: nothing to gate
                 if params.get("waitingForDebugger"):
                     await self.send(session, "Runtime.runIfWaitingForDebugger")
+                self._let_others_go(kind, info)
                 return
             self._gates[session] = gate
         if kind in WORKERS or kind == "iframe":
@@ -247,6 +255,7 @@ class PageWatch:
             if breakpoint_id is None:
                 return  # no breakpoint, no start: the worker stays held
             self._breakpoints[session] = breakpoint_id
+            self._let_others_go(kind, info)  # the breakpoint is in: whoever lets it go, it stops there
         if params.get("waitingForDebugger") and kind in LET_GO_BY_OTHERS:
             # Playwright lets it go; should a client that gives it its start resume it as it pauses at
             # the breakpoint, the worker would run ungated — so only if nobody has, a while later
@@ -257,6 +266,13 @@ class PageWatch:
             await self.send(session, "Runtime.runIfWaitingForDebugger")
         if kind not in WORKERS:
             self.released.add(session)
+
+    def _let_others_go(self, kind: Any, info: dict[str, Any]) -> None:
+        """Tell Playwright's driver it may let this shared worker go (``driver_shared_workers.js`` holds it
+        until then); without that preload the command fails and nothing changes."""
+        if kind in LET_GO_BY_OTHERS:
+            sent = asyncio.ensure_future(self.cdp.send(RELEASE_SHARED_WORKER, {"targetId": info.get("targetId", "")}))
+            sent.add_done_callback(lambda t: t.cancelled() or t.exception())  # a driver without it: as before
 
     async def _gate(self, session: str, paused: bool = False) -> None:
         """Put the gate in the worker (paused before its first script, or running); let it go if paused."""
@@ -288,6 +304,9 @@ async def watch_target(
     ``hold``: the auto-attach (:data:`HOLD_SHARED` on the browser target: its shared workers).
     ``choose``: a worker's gate script and reporter by its target info (its ``browserContextId``),
     None for a context without a policy — for a browser shared by several contexts."""
+    if hold is HOLD_SHARED:  # Playwright's driver lets each shared worker go only once ocnb says so
+        with contextlib.suppress(Exception):  # a driver without driver_shared_workers.js: as before
+            await cdp.send(HOLD_SHARED_WORKERS)
     with contextlib.suppress(Exception):
         tunnel = await cdp.send("Target.attachToTarget", {"targetId": target_id, "flatten": False})
         watch = PageWatch(cdp, tunnel["sessionId"], script, refuse, choose)

@@ -4,6 +4,7 @@ happened in. ``test_origin_policy.py`` reads the server's log for each kind of w
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Iterator
 
@@ -128,3 +129,41 @@ def test_a_workers_refused_websocket_is_reported_by_the_call(session: ocnb.Sessi
     assert entry["tool"] == "javascript_tool"
     assert {"url": url, "rule": "not in allowed_origins"} in entry["blocked"]
     assert origin_site.refused_hits("/hit/report") == []
+
+
+@pytest.mark.parametrize("held", [True, False])
+def test_a_shared_worker_waits_for_the_gate_however_slow_ocnb_is(
+    origin_site: OriginSite, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch, held: bool
+) -> None:
+    """Playwright's driver auto-attaches every shared worker too and lets it go at once; on a loaded
+    machine that came before ocnb's breakpoint, and the worker ran ungated. ``driver_shared_workers.js``
+    makes the driver wait for ocnb's word. Here ocnb is made slow on purpose (its breakpoint goes in a
+    second late): the worker's WebSocket to the refused origin still reaches nothing — and, the control,
+    with the driver's hold not asked for (``held=False``), it does reach the server."""
+    from ocnb.browser import ws_guard
+
+    admit = ws_guard.PageWatch._admit
+
+    async def slow_admit(self: ws_guard.PageWatch, params: dict) -> None:
+        if (params.get("targetInfo") or {}).get("type") == "shared_worker":
+            await asyncio.sleep(1.0)
+        await admit(self, params)
+
+    monkeypatch.setattr(ws_guard.PageWatch, "_admit", slow_admit)
+    if not held:
+        monkeypatch.setattr(ws_guard, "HOLD_SHARED_WORKERS", "Ocnb.noSuchCommand")
+    name = f"slow_shared_ws_{held}"
+    origin_site.pages[f"/v/{name}"] = ("text/html", f"<script>new SharedWorker('/w/{name}.js')</script>")
+    origin_site.pages[f"/w/{name}.js"] = (
+        "text/javascript",
+        f"fetch('{{A}}/ok/{name}');new WebSocket('ws'+'{{B}}'.slice(4)+'/hit/{name}')",
+    )
+    s = ocnb.Session(headless=True, home=tmp_path_factory.mktemp(name), allowed_origins=["http://127.0.0.1:*"])
+    try:
+        s.call("navigate", url=f"{origin_site.allowed}/v/{name}")
+        assert origin_site.wait_for("127.0.0.1:", f"/ok/{name}", timeout=10), "the shared worker did not run"
+        time.sleep(1.0)
+        reached = origin_site.refused_hits(f"/hit/{name}")
+        assert (reached == []) if held else reached, reached
+    finally:
+        s.close()
