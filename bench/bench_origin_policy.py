@@ -11,7 +11,7 @@ name would otherwise hang a load for seconds on this closed network) and the dif
 the context's route, the DevTools ``Fetch`` guard on the browser's own session, the WebSocket route).
 The allow-list is the costly one: DevTools' patterns cannot say "not these origins", so the browser
 pauses every request; Playwright's driver continues the allowed ones that are not documents without
-asking Python (``driver_fetch.js``), the rest come to Python. Each page of the demo site (``ocnb.commands.demosite.serve``) and of
+asking Python (``driver_guard.js``), the rest come to Python. Each page of the demo site (``ocnb.commands.demosite.serve``) and of
 the shared corpora (``real-pages``, ``real-pages-2``, read from /work/shared/corpus and served as
 ``bench_read_page`` serves them) is loaded with ``navigate`` (``load``), the sessions in a rotating
 order ``--runs`` times; per page the median of each, per corpus and in total the sum of the medians
@@ -94,7 +94,7 @@ def guard_counts(s: ocnb.Session) -> dict[str, int]:
     browser = getattr(state, "browser_guard", None)
     return {
         "paused": getattr(browser, "paused", 0),
-        # allowed requests Playwright's driver continued without asking Python (driver_fetch.js)
+        # allowed requests Playwright's driver continued without asking Python (driver_guard.js)
         "continued_by_driver": (s.run(browser.continue_allowed()) or 0) if browser is not None else 0,
         "refused": len(guard.log) if guard is not None else 0,
     }

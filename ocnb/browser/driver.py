@@ -21,11 +21,11 @@ newest :data:`REQUESTS_KEPT` (Playwright's own limit is 10,000 of each per conne
 Python memory apiece, and an open tab kept them all). The disposal is Playwright's own (reason ``gc``,
 which its client handles); only where it starts changes. ``tests/browser/test_driver_requests.py``
 notices if Playwright's driver drops the names that file relies on, or if a tab's requests stop being
-bounded. And with ``--require driver_fetch.js``, the origin policy's browser-level guard can have the
-driver continue a paused request every policy allows without asking Python
+bounded. And with ``--require driver_guard.js``, the origin policy's two hands in the driver: it
+continues a paused request every policy allows without asking Python
 (:meth:`ocnb.browser.fetch_guard.BrowserGuard.continue_allowed`; ``tests/security/test_driver_fetch.py``),
-and with ``--require driver_shared_workers.js`` the driver lets a shared worker it auto-attached run
-only once ocnb's WebSocket gate is ready for it (:mod:`ocnb.browser.ws_guard`).
+and lets a shared worker it auto-attached run only once ocnb's WebSocket gate is ready for it
+(:mod:`ocnb.browser.ws_guard`; ``tests/security/test_ws_guard.py``).
 
 This is the one place ocnb touches ``playwright._impl.transport`` (a private module): its
 ``compute_driver_executable`` name, which ``PipeTransport.connect`` calls for the program to start.
@@ -48,11 +48,10 @@ REQUESTS_KEPT = 1000
 #: The driver's environment variable that carries it (``driver_requests.js`` reads it; a test may lower it).
 REQUESTS_KEPT_VAR = "OCNB_DRIVER_REQUESTS_KEPT"
 #: Loaded by Node.js before Playwright's driver: the bound on its requests, the origin policy's allowed
-#: requests continued without a round trip to Python (``driver_fetch.js``), and shared workers let go
-#: only once ocnb's worker gate is ready (``driver_shared_workers.js``).
+#: requests continued without a round trip to Python and shared workers let go only once ocnb's worker
+#: gate is ready (``driver_guard.js``).
 _PRELOADS = tuple(
-    os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
-    for name in ("driver_requests.js", "driver_fetch.js", "driver_shared_workers.js")
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), name) for name in ("driver_requests.js", "driver_guard.js")
 )
 
 

@@ -21,7 +21,7 @@ under its DevTools ``browserContextId``):
 The browser's own patterns (``Fetch.enable``) are the union of what the registered policies need
 (:func:`~ocnb.browser.policy.fetch_patterns`): with an allow-list, every request. Of those, Playwright's
 driver continues at once, without asking Python, each request that is not a document and that no
-registered policy might refuse (:meth:`BrowserGuard.continue_allowed`, ``driver_fetch.js``): an
+registered policy might refuse (:meth:`BrowserGuard.continue_allowed`, ``driver_guard.js``): an
 allowed request waits for the driver, not for a round trip to Python.
 """
 
@@ -39,7 +39,7 @@ from .ws_guard import HOLD_SHARED, PageWatch, gate_script, watch_target
 
 __all__ = ["BrowserGuard", "Judge", "answer", "fetch_patterns", "open_browser_guard"]
 
-#: The command ``driver_fetch.js`` adds to the driver's DevTools sessions (see :meth:`BrowserGuard.continue_allowed`).
+#: The command ``driver_guard.js`` adds to the driver's DevTools sessions (see :meth:`BrowserGuard.continue_allowed`).
 CONTINUE_ALLOWED = "Ocnb.continueAllowed"
 #: Decisions (:meth:`~ocnb.browser.policy.OriginGuard.decide`) and frame→context entries kept at most (both are cleared when full; they refill as asked).
 CACHE_MAX = 4096
@@ -172,7 +172,7 @@ class BrowserGuard:
         :meth:`~ocnb.origins.OriginPolicy.suspects` (each matches every URL its policy could refuse,
         and more). Documents still come here (a new target's workers are gated before its first one).
 
-        Set again whenever the registered policies change; needs ``driver_fetch.js`` in the driver
+        Set again whenever the registered policies change; needs ``driver_guard.js`` in the driver
         (:mod:`ocnb.browser.driver`): without it every paused request comes here, as before. Returns the
         requests the driver continued so far on this session, or None when it cannot."""
         if not self._driver_continues:
@@ -183,7 +183,7 @@ class BrowserGuard:
         refusable = "|".join(f"(?:{regex.pattern})" for regex in sources) if sources else None
         try:
             reply = await self.cdp.send(CONTINUE_ALLOWED, {"refusable": refusable})
-        except Exception:  # noqa: BLE001 - a driver without driver_fetch.js (or closed): Python judges all
+        except Exception:  # noqa: BLE001 - a driver without driver_guard.js (or closed): Python judges all
             self._driver_continues = False
             return None
         self._refusable = refusable

@@ -55,7 +55,7 @@ WORKERS = frozenset({"worker", "shared_worker"})
 #: pause at a breakpoint, so ocnb's own, arriving as the worker stops there, would let it run ungated.
 #: (A dedicated worker cannot start before ocnb lets it go, so ocnb's comes first.)
 LET_GO_BY_OTHERS = frozenset({"shared_worker"})
-#: The commands ``driver_shared_workers.js`` adds: Playwright's driver, which auto-attaches every shared
+#: The commands ``driver_guard.js`` adds: Playwright's driver, which auto-attaches every shared
 #: worker too and lets it go at once, waits for ocnb's breakpoint before it does (a race ocnb lost on a
 #: loaded machine: the worker ran ungated).
 HOLD_SHARED_WORKERS = "Ocnb.holdSharedWorkers"
@@ -230,7 +230,7 @@ class PageWatch:
         evaluating there crashes the renderer), so a held worker gets an instrumentation breakpoint
         before its first script instead, and the gate goes in when it pauses there (:meth:`_gate`).
         A dedicated worker cannot start before ocnb lets it go; a shared worker is let go by
-        Playwright — once ocnb's breakpoint is in (``driver_shared_workers.js`` holds Playwright's
+        Playwright — once ocnb's breakpoint is in (``driver_guard.js`` holds Playwright's
         hand until :meth:`_let_others_go`) — and by ocnb only if nobody has after :data:`LET_GO_AFTER_S`."""
         session = str(params.get("sessionId"))
         info = params.get("targetInfo") or {}
@@ -268,7 +268,7 @@ class PageWatch:
             self.released.add(session)
 
     def _let_others_go(self, kind: Any, info: dict[str, Any]) -> None:
-        """Tell Playwright's driver it may let this shared worker go (``driver_shared_workers.js`` holds it
+        """Tell Playwright's driver it may let this shared worker go (``driver_guard.js`` holds it
         until then); without that preload the command fails and nothing changes."""
         if kind in LET_GO_BY_OTHERS:
             sent = asyncio.ensure_future(self.cdp.send(RELEASE_SHARED_WORKER, {"targetId": info.get("targetId", "")}))
@@ -305,7 +305,7 @@ async def watch_target(
     ``choose``: a worker's gate script and reporter by its target info (its ``browserContextId``),
     None for a context without a policy — for a browser shared by several contexts."""
     if hold is HOLD_SHARED:  # Playwright's driver lets each shared worker go only once ocnb says so
-        with contextlib.suppress(Exception):  # a driver without driver_shared_workers.js: as before
+        with contextlib.suppress(Exception):  # a driver without driver_guard.js: as before
             await cdp.send(HOLD_SHARED_WORKERS)
     with contextlib.suppress(Exception):
         tunnel = await cdp.send("Target.attachToTarget", {"targetId": target_id, "flatten": False})

@@ -66,17 +66,19 @@ def _busy_session(home: Path) -> ocnb.Session:
     return s
 
 
-def test_the_driver_still_exports_what_driver_requests_js_uses() -> None:
-    """Shape: the two names of Playwright's bundle the preload uses (for its own tests, not public API)."""
+def test_the_driver_still_exports_what_the_preloads_use() -> None:
+    """Shape: the names of Playwright's bundle the preloads use (for its own tests, not public API):
+    two for ``driver_requests.js``, one for ``driver_guard.js``."""
     node, cli = compute_driver_executable()
     script = (
         "const s = require(process.argv[1]).server;"
         "const p = s.DispatcherConnection && s.DispatcherConnection.prototype;"
-        "console.log(typeof s.setMaxDispatchersForTest, typeof (p && p.maybeDisposeStaleDispatchers))"
+        "console.log(typeof s.setMaxDispatchersForTest, typeof (p && p.maybeDisposeStaleDispatchers),"
+        " typeof (p && p.registerDispatcher))"
     )
     bundle = Path(cli).parent / "lib" / "coreBundle.js"
     out = subprocess.run([node, "-e", script, str(bundle)], capture_output=True, text=True, timeout=60, check=True)
-    assert out.stdout.split() == ["function", "function"]
+    assert out.stdout.split() == ["function", "function", "function"]
 
 
 def test_the_driver_runs_with_the_preload_and_its_bound(fresh_session: ocnb.Session) -> None:

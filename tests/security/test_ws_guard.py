@@ -136,7 +136,7 @@ def test_a_shared_worker_waits_for_the_gate_however_slow_ocnb_is(
     origin_site: OriginSite, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch, held: bool
 ) -> None:
     """Playwright's driver auto-attaches every shared worker too and lets it go at once; on a loaded
-    machine that came before ocnb's breakpoint, and the worker ran ungated. ``driver_shared_workers.js``
+    machine that came before ocnb's breakpoint, and the worker ran ungated. ``driver_guard.js``
     makes the driver wait for ocnb's word. Here ocnb is made slow on purpose (its breakpoint goes in a
     second late): the worker's WebSocket to the refused origin still reaches nothing — and, the control,
     with the driver's hold not asked for (``held=False``), it does reach the server."""
