@@ -102,9 +102,16 @@ def test_allowed_subresources_skip_python_and_refused_ones_still_reach_nothing(
         s.close()
 
 
-def test_the_command_name_is_what_the_preload_answers() -> None:
-    """The name Python sends is the one ``driver_guard.js`` answers (a rename on one side only would
-    quietly send every request back through Python)."""
+def test_the_command_names_are_what_the_preload_answers() -> None:
+    """The names Python sends are the ones ``driver_guard.js`` answers (a rename on one side only would
+    quietly send every request back through Python, or let shared workers go ungated again)."""
+    from ocnb.browser.ws_guard import HOLD_SHARED_WORKERS, RELEASE_SHARED_WORKER
+
     source = (Path(ocnb.__file__).parent / "browser" / "driver_guard.js").read_text()
-    assert f'const COMMAND = "{CONTINUE_ALLOWED}";' in source
+    for constant, name in (
+        ("CONTINUE", CONTINUE_ALLOWED),
+        ("HOLD", HOLD_SHARED_WORKERS),
+        ("RELEASE", RELEASE_SHARED_WORKER),
+    ):
+        assert f'const {constant} = "{name}";' in source
     assert OriginPolicy(allowed=["http://127.0.0.1:*"]).suspects().flags  # compiled case-blind, as the driver reads it
