@@ -82,8 +82,7 @@ class BrowserGuard:
         self._contexts: dict[str, str | None] = {}  # frame or target id -> browserContextId (None: none found)
         self._pages: dict[str, Any] = {}  # frame id -> its page, as found for a refusal
         self._patterns: list[dict[str, Any]] | None = None
-        #: What the driver continues without Python (:meth:`continue_allowed`); False once it cannot.
-        self._refusable: str | None = None
+        #: Whether the driver continues allowed requests itself (:meth:`continue_allowed`); False once it cannot.
         self._driver_continues = True
         self._lock = asyncio.Lock()
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -186,7 +185,6 @@ class BrowserGuard:
         except Exception:  # noqa: BLE001 - a driver without driver_guard.js (or closed): Python judges all
             self._driver_continues = False
             return None
-        self._refusable = refusable
         continued = reply.get("continued") if isinstance(reply, dict) else None
         return continued if isinstance(continued, int) else None
 

@@ -271,8 +271,11 @@ class PageWatch:
         """Tell Playwright's driver it may let this shared worker go (``driver_guard.js`` holds it
         until then); without that preload the command fails and nothing changes."""
         if kind in LET_GO_BY_OTHERS:
-            sent = asyncio.ensure_future(self.cdp.send(RELEASE_SHARED_WORKER, {"targetId": info.get("targetId", "")}))
-            sent.add_done_callback(lambda t: t.cancelled() or t.exception())  # a driver without it: as before
+            self._spawn(self._release(str(info.get("targetId", ""))))
+
+    async def _release(self, target_id: str) -> None:
+        with contextlib.suppress(Exception):  # a driver without driver_guard.js: as before
+            await self.cdp.send(RELEASE_SHARED_WORKER, {"targetId": target_id})
 
     async def _gate(self, session: str, paused: bool = False) -> None:
         """Put the gate in the worker (paused before its first script, or running); let it go if paused."""
