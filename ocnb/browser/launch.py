@@ -130,10 +130,12 @@ async def open_browser(
     profile: str | None = None,
     initial: dict[str, Any] | None = None,
     attach: bool = False,
+    proxy: dict[str, str] | None = None,
 ) -> Opened:
     """Launch Chromium with Playwright ``pw``, or connect to a Playwright server (``connect``) or a
     CDP endpoint (``cdp``). ``profile`` launches a persistent context (``initial`` is its saved login);
     ``attach`` takes an endpoint's own first context when there is one (and no saved login to load).
+    ``proxy``: a persistent profile's (Playwright's ``proxy`` setting; :mod:`ocnb.browser.proxy_guard`).
     A browser that cannot be found, reached or started is ``BROWSER_UNAVAILABLE``."""
     chromium = pw.chromium
     timeout = config.default_timeout_ms
@@ -179,6 +181,7 @@ async def open_browser(
                 accept_downloads=True,
                 # their requests cannot be routed: none while an origin policy holds (ocnb/browser/policy.py)
                 service_workers="block" if config.origin_policy() else "allow",
+                **({"proxy": proxy} if proxy is not None else {}),
             )
             if initial is not None:
                 await context.set_storage_state(initial)

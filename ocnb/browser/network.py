@@ -12,10 +12,13 @@ import asyncio
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .routes import Routes
 from .tabs import RequestRecord, Tab, TabSet
+
+if TYPE_CHECKING:
+    from .policy import OriginGuard
 
 __all__ = ["NetworkControls", "NetworkLog"]
 
@@ -42,6 +45,7 @@ class NetworkControls:
 
 class _Owner(TabSet, Protocol):
     context: Any
+    origin_guard: OriginGuard | None
 
     def next_seq(self) -> int: ...
 
@@ -119,6 +123,9 @@ class NetworkLog:
         rec = tab.open_requests.pop(id(request), None)
         if rec is not None:
             rec.end_ts, rec.failure = time.time(), failure
+        guard = self._owner.origin_guard if failure is not None else None
+        if guard is not None and guard.network:  # the network guard's refusal: this tab asked
+            guard.place(tab.id, request.url, request.resource_type)
 
     async def apply_throttle(self, page: Any) -> None:
         """Send the context's offline and throttle state to one page through its CDP session."""

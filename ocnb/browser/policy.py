@@ -46,7 +46,7 @@ from typing import Any
 
 from ..calls import CallContext, Host
 from ..errors import BlockedUrl
-from ..origins import OriginPolicy
+from ..origins import OriginPolicy, origin_of
 from ..results import ToolError, ToolResult
 from . import ws_guard
 from .fetch_guard import CACHE_MAX, answer, fetch_patterns
@@ -103,6 +103,8 @@ class OriginGuard:
         self.workers: ws_guard.ContextWatch | None = None
         #: The policy's decision per origin, as :meth:`decide` remembers it.
         self.decisions: dict[str, str | None] = {}
+        #: True when the network guard's proxy enforces the policy (:mod:`ocnb.browser.proxy_guard`).
+        self.network = False
 
     # -- what the interceptors share ------------------------------------------------------------
     def decide(self, url: str) -> str | None:
@@ -126,21 +128,56 @@ class OriginGuard:
             tab_id = None
             with contextlib.suppress(Exception):
                 tab_id = self.tab_of(page) if page is not None else None
-            self.last_seq = next(self._seq)
-            entry = Blocked(self.last_seq, time.time(), url, rule, kind, tab_id)
-            self.log.append(entry)
-            self.on_event("request_blocked", entry.to_dict())
+            self._log(url, rule, kind, tab_id)
         return rule
+
+    def _log(self, url: str, rule: str, kind: str, tab_id: str | None) -> None:
+        self.last_seq = next(self._seq)
+        entry = Blocked(self.last_seq, time.time(), url, rule, kind, tab_id)
+        self.log.append(entry)
+        self.on_event("request_blocked", entry.to_dict())
+
+    def network_refused(self, url: str, kind: str) -> None:
+        """The network guard's proxy refused a request (:mod:`ocnb.browser.proxy_guard`): log it. A URL
+        the policy would allow (the browser's bypass rules read it otherwise) is logged as refused too:
+        it was."""
+        if self.refuse(url, kind) is None:
+            self._log(url, "not in allowed_origins (as the browser's proxy rules read it)", kind, None)
+
+    def place(self, tab_id: str | None, url: str, kind: str) -> None:
+        """A tab saw its request to ``url`` fail: name that tab (and the request's kind) in a refusal the
+        network guard logged without knowing them (the newest such of that URL)."""
+        for i in range(len(self.log) - 1, max(len(self.log) - 50, 0) - 1, -1):
+            entry = self.log[i]
+            if entry.url == url and entry.tab_id is None:
+                self.log[i] = replace(entry, tab_id=tab_id, type=kind if entry.type == "other" else entry.type)
+                return
 
     def since(self, mark: int) -> list[Blocked]:
         """Refused requests logged after ``mark`` (a value of :attr:`last_seq`), oldest first."""
         return [b for b in self.log if b.seq > mark]
 
     def rule_for(self, url: str, failure: str | None) -> str | None:
-        """The rule behind a failed request of a tab's log, if the policy refused it."""
-        if not failure or BLOCKED_FAILURE not in failure:
+        """The rule behind a failed request of a tab's log, if the policy refused it: a request to a URL
+        the policy refuses fails in the browser, whichever guard stopped it (the DevTools guard's
+        ``ERR_BLOCKED_BY_CLIENT``, the network guard's closed connection)."""
+        if not failure:
             return None
         return self.policy.check(url)
+
+    def refused_navigation(self, message: str, entries: list[Blocked]) -> Blocked | None:
+        """The refusal behind a failed navigation whose error reads ``message``: the DevTools guard's
+        ``ERR_BLOCKED_BY_CLIENT`` (its document, or the first refusal), or a request the network guard
+        refused during the call to the URL the error names (or to its origin)."""
+        if BLOCKED_FAILURE in message:
+            return next((b for b in entries if b.type == "document"), entries[0])
+        if not self.network or "net::ERR_" not in message:
+            return None
+        named = [b for b in entries if b.url and b.url in message]
+        if named:
+            return named[0]
+        origins = {origin_of(b.url): b for b in reversed(entries) if b.type in ("document", "other")}
+        return next((b for o, b in origins.items() if o and o + "/" in message), None)
 
     def _spawn(self, coro: Any) -> None:
         task = asyncio.ensure_future(coro)
@@ -148,10 +185,18 @@ class OriginGuard:
         task.add_done_callback(self._tasks.discard)
 
     # -- install ----------------------------------------------------------------------------------
-    async def install(self, context: Any, routes: Routes, per_page: bool = True, browser_cdp: Any = None) -> None:
+    async def install(
+        self, context: Any, routes: Routes, per_page: bool = True, browser_cdp: Any = None, network: bool = False
+    ) -> None:
         # the first rule of the context's one route: a mock cannot answer for a refused URL
         # (with the browser-level guard, only while another rule routes the context: the browser's cache stays on)
-        await routes.add(Rule("origin policy", self.policy.suspects(), self._on_route, first=True, standalone=per_page))
+        standalone = per_page and not network
+        await routes.add(
+            Rule("origin policy", self.policy.suspects(), self._on_route, first=True, standalone=standalone)
+        )
+        if network:  # the network stack sends every refused request to ocnb's proxy: nothing else to put in
+            self.network, self.per_page = True, False
+            return
         await context.route_web_socket(re.compile(r".*"), self._on_websocket)
         self.workers = await ws_guard.watch_context(context, self.policy, self.refuse)  # WebSockets in workers
         if browser_cdp is not None:  # the browser holds this context alone: its shared workers are ours
@@ -218,15 +263,20 @@ async def install(
     routes: Routes,
     per_page: bool = True,
     browser_cdp: Any = None,
+    network: Any = None,
 ) -> OriginGuard:
     """Enforce ``policy`` on every request ``context`` makes; returns the guard (its log of refusals).
 
     ``per_page=False``: the browser-level guard of a browser ocnb launched judges this context's every
     request (no gap at a target's start; the caller registers the guard there); else the guard puts a
     ``Fetch`` interceptor on each page of ``context``. ``browser_cdp``: the browser's own DevTools
-    session when the browser holds this context alone (its shared workers' WebSockets are gated too)."""
+    session when the browser holds this context alone (its shared workers' WebSockets are gated too).
+    ``network``: the context's :class:`~ocnb.browser.proxy_guard.RefusingProxy` when its proxy enforces
+    the policy (then only the route's rule is added here); it reports to the guard from now on."""
     guard = OriginGuard(policy, on_event, tab_of)
-    await guard.install(context, routes, per_page, browser_cdp)
+    await guard.install(context, routes, per_page, browser_cdp, network=network is not None)
+    if network is not None:
+        network.report = guard.network_refused
     return guard
 
 
@@ -266,8 +316,8 @@ class OriginReport:
         if result.ok:
             return replace(result, data={**result.data, **shown}) if isinstance(result.data, dict) else None
         error = result.error
-        if error is not None and BLOCKED_FAILURE in error.message:
-            first = next((b for b in entries if b.type == "document"), entries[0])
+        first = guard.refused_navigation(error.message, entries) if error is not None else None
+        if first is not None:
             refusal = BlockedUrl(
                 f"{first.url} is refused by the origin policy ({first.rule}); nothing was sent to it",
                 details={"url": first.url, "rule": first.rule, **shown},

@@ -24,6 +24,7 @@ from ..errors import InvalidArgument, TargetClosed
 from ..perception.listeners import install as install_listeners
 from ..settings import Settings
 from . import policy as origin_policy
+from . import proxy_guard
 from .crashes import CrashLog
 from .dialogs import Dialogs
 from .download_store import DOWNLOADS_DIR, Downloads
@@ -31,6 +32,7 @@ from .driver import start_playwright
 from .fetch_guard import BrowserGuard, open_browser_guard
 from .launch import open_browser
 from .network import NetworkLog
+from .proxy_guard import RefusingProxy
 from .saved_logins import load_state, state_path
 from .tabs import Ring, Tab
 
@@ -86,6 +88,8 @@ class BrowserState:
         self.origin_guard: origin_policy.OriginGuard | None = None
         #: The browser-level guard this context is registered with, and under which id (ocnb/browser/fetch_guard.py).
         self._browser_guard: tuple[BrowserGuard, str | None] | None = None
+        #: The network guard's proxy when it enforces the policy (:mod:`ocnb.browser.proxy_guard`).
+        self._proxy: RefusingProxy | None = None
         #: False when the browser is a :class:`SharedBrowser`'s: close() closes only the context.
         self._own_browser = True
 
@@ -115,9 +119,15 @@ class BrowserState:
         if profile is not None and (connect or cdp or shared):
             raise InvalidArgument("user_data_dir is for a browser ocnb launches, not with connect, cdp or shared")
         width, height = self.config.viewport
+        policy = self.config.origin_policy()
         if shared is None:
             self._pw = await start_playwright()  # its driver outside the kernel's process group
         try:
+            # an allow-list on a browser ocnb launches: the network stack enforces it (ocnb/browser/proxy_guard.py)
+            launched = not (cdp or connect or (shared is not None and shared.remote))
+            proxy = self._proxy = (
+                await RefusingProxy().start() if launched and proxy_guard.USE and proxy_guard.covers(policy) else None
+            )
             if shared is not None:  # somebody else's browser: this state owns only its context
                 self.browser = await shared.ensure()  # first: it starts the shared Playwright
                 self._pw = shared.playwright
@@ -132,27 +142,30 @@ class BrowserState:
                     profile=_private_profile(profile) if profile is not None else None,
                     initial=initial,
                     attach=True,
+                    proxy=proxy.options(policy) if proxy is not None else None,
                 )
                 self.browser, self.context, self._own_context = opened.browser, opened.context, opened.own_context
                 self.executable, self.remote = opened.executable, opened.remote
             self.connected = True
             if self.browser is not None:
                 self.browser.on("disconnected", self._on_disconnected)
-            policy = self.config.origin_policy()
             # the browser-level guard: on a browser ocnb launched, shared (every context registers, so a
-            # request's context can be found) or alone (only with a policy); none on one it attached to
+            # request's context can be found) or alone (only with a policy the proxy does not enforce);
+            # none on one it attached to
             guard, context_id = None, None
             if shared is not None:
                 guard = await shared.browser_guard()
-            elif policy and not (cdp or connect):
+            elif policy and proxy is None and not (cdp or connect):
                 guard = await open_browser_guard(self.browser)
 
             def new_context() -> Any:
+                options: dict[str, Any] = {"proxy": proxy.options(policy)} if proxy is not None else {}
                 return self.browser.new_context(
                     viewport={"width": width, "height": height},
                     accept_downloads=True,
                     storage_state=initial,
                     service_workers="block" if policy else "allow",  # their requests cannot be routed
+                    **options,
                 )
 
             if self.context is None and shared is not None and guard is not None:
@@ -169,10 +182,12 @@ class BrowserState:
                     routes=self.network.routes,
                     per_page=guard is None,
                     browser_cdp=guard.cdp if guard is not None and shared is None else None,  # holds it alone
+                    network=proxy,
                 )
             if guard is not None:
                 context = self.context
-                await guard.register(context_id, self.origin_guard, lambda: list(context.pages))
+                judge = self.origin_guard if proxy is None else None  # the proxy's context: known, never paused
+                await guard.register(context_id, judge, lambda: list(context.pages))
                 self._browser_guard = (guard, context_id)
             await install_listeners(self.context)  # script-driven controls get refs (perception/listeners.py)
             self.context.on("page", self._on_page)
@@ -203,7 +218,8 @@ class BrowserState:
         self._browser_guard = None
         if not self._own_browser and self.browser is not None:
             self.browser.remove_listener("disconnected", self._on_disconnected)
-        for obj, method in ((context, "close"), (browser, "close"), (pw, "stop")):
+        proxy, self._proxy = self._proxy, None
+        for obj, method in ((context, "close"), (browser, "close"), (pw, "stop"), (proxy, "close")):
             if obj is None:
                 continue
             try:

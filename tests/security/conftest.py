@@ -15,3 +15,18 @@ def origin_site() -> Iterator[OriginSite]:
     yield site
     site.server.shutdown()
     site.server.server_close()
+
+
+#: The two guards an origin policy can have (``ocnb/browser/proxy_guard.py``, ``ocnb/browser/policy.py``).
+GUARDS = ("network", "devtools")
+
+
+def policy_of(guard: str, allowed: list[str]) -> dict[str, list[str]]:
+    """Session settings allowing ``allowed`` and enforced by ``guard``: ``network``, the allow-list alone
+    (the network guard's proxy enforces it); ``devtools``, the same plus an allowed pattern with a
+    blocked origin inside it (``https://bad.example.test`` in ``https://*.example.test``), which the
+    proxy's bypass rules cannot carve out, so the DevTools guard enforces the whole policy. Both refuse
+    the same origins of the loopback site."""
+    if guard == "network":
+        return {"allowed_origins": allowed}
+    return {"allowed_origins": [*allowed, "https://*.example.test"], "blocked_origins": ["https://bad.example.test"]}

@@ -22,6 +22,7 @@ import ocnb
 from ocnb.browser.fetch_guard import CONTINUE_ALLOWED
 from ocnb.origins import OriginPolicy
 
+from .conftest import policy_of
 from .origin_site import OriginSite
 from .test_origins import POLICIES
 
@@ -74,7 +75,7 @@ def test_allowed_subresources_skip_python_and_refused_ones_still_reach_nothing(
     origin_site: OriginSite, tmp_path: Path
 ) -> None:
     origin_site.pages["/v/fast"] = (HTML, _page(30))
-    s = ocnb.Session(headless=True, home=tmp_path, allowed_origins=["http://127.0.0.1:*"], caps=["network"])
+    s = ocnb.Session(headless=True, home=tmp_path, caps=["network"], **policy_of("devtools", ["http://127.0.0.1:*"]))
     try:
         s.start()
         guard = s.browser_state().browser_guard

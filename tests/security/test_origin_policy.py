@@ -17,6 +17,7 @@ import pytest
 
 import ocnb
 
+from .conftest import GUARDS, policy_of
 from .origin_site import OriginSite
 
 HTML = "text/html"
@@ -235,16 +236,21 @@ def marker(name: str) -> str:
     return MARKER.get(name, f"/hit/{name}")
 
 
-@pytest.fixture(scope="module")
-def policy_session(origin_site: OriginSite, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ocnb.Session]:
+@pytest.fixture(scope="module", params=GUARDS)
+def policy_session(
+    origin_site: OriginSite, tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> Iterator[ocnb.Session]:
+    """A session allowing ``127.0.0.1``, once per guard: every test of it runs against both."""
     for vector in VECTORS.values():
         origin_site.pages.update(vector)
     s = ocnb.Session(
         headless=True,
         home=tmp_path_factory.mktemp("policy-home"),
-        allowed_origins=["http://127.0.0.1:*"],
         caps=["network"],
+        **policy_of(request.param, ["http://127.0.0.1:*"]),
     )
+    s.start()
+    assert (s.browser_state().origin_guard.network) == (request.param == "network")
     yield s
     s.close()
 
@@ -286,11 +292,15 @@ SHARED_BROWSER_GAPS: dict[str, str] = {}
 GAPS_IN_A_SHARED_BROWSER = {**KNOWN_GAPS, **SHARED_BROWSER_GAPS}
 
 
-@pytest.fixture(scope="module")
-def pooled(origin_site: OriginSite, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ocnb.Session]:
+@pytest.fixture(scope="module", params=GUARDS)
+def pooled(
+    origin_site: OriginSite, tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> Iterator[ocnb.Session]:
     for vector in VECTORS.values():
         origin_site.pages.update(vector)
-    pool = ocnb.Pool(size=1, home=tmp_path_factory.mktemp("pool-home"), allowed_origins=["http://127.0.0.1:*"])
+    pool = ocnb.Pool(
+        size=1, home=tmp_path_factory.mktemp("pool-home"), **policy_of(request.param, ["http://127.0.0.1:*"])
+    )
     yield pool.sessions[0]
     pool.close()
 
@@ -347,12 +357,16 @@ def two_way_pages(name: str, own: str, other: str) -> dict[str, tuple[str, str]]
     }
 
 
-def test_contexts_of_one_browser_each_keep_their_own_policy(origin_site: OriginSite, tmp_path: Path) -> None:
+@pytest.mark.parametrize("guard", GUARDS)
+def test_contexts_of_one_browser_each_keep_their_own_policy(
+    origin_site: OriginSite, tmp_path: Path, guard: str
+) -> None:
     """Three sessions in one browser ocnb launched: one allows only ``127.0.0.1``, one only
-    ``localhost`` (each refuses the other's origin), one has no policy. The one browser-level guard
-    refuses each context's redirect hops, popups', frames' and workers' requests to the origin *its*
-    policy refuses, lets through what its policy allows though another's refuses it, and judges
-    nothing of the context without a policy — read from the server's log, per host."""
+    ``localhost`` (each refuses the other's origin), one has no policy. Each context's guard — its own
+    proxy, or the one browser-level DevTools guard — refuses that context's redirect hops, popups',
+    frames' and workers' requests to the origin *its* policy refuses, lets through what its policy
+    allows though another's refuses it, and judges nothing of the context without a policy — read
+    from the server's log, per host."""
     from ocnb.browser.runtime import Runtime
     from ocnb.browser.shared import SharedBrowser
     from ocnb.settings import Settings
@@ -365,8 +379,8 @@ def test_contexts_of_one_browser_each_keep_their_own_policy(origin_site: OriginS
     runtime = Runtime(name="ocnb-two-policies")
     shared = SharedBrowser(runtime, Settings.from_env().with_changes(home=tmp_path))
     sessions = {
-        "a": ocnb.Session(home=tmp_path, shared_browser=shared, allowed_origins=["http://127.0.0.1:*"]),
-        "b": ocnb.Session(home=tmp_path, shared_browser=shared, allowed_origins=["http://localhost:*"]),
+        "a": ocnb.Session(home=tmp_path, shared_browser=shared, **policy_of(guard, ["http://127.0.0.1:*"])),
+        "b": ocnb.Session(home=tmp_path, shared_browser=shared, **policy_of(guard, ["http://localhost:*"])),
         "none": ocnb.Session(home=tmp_path, shared_browser=shared),
     }
     try:
@@ -537,16 +551,17 @@ def test_a_block_list_alone_pauses_only_what_names_a_blocked_host(origin_site: O
         s.close()
 
 
-def test_a_policy_leaves_the_browser_cache_on(origin_site: OriginSite, tmp_path: Path) -> None:
-    """The browser-level guard judges every request, so the policy does not route the context for its
-    own sake (Playwright turns the HTTP cache off while it routes): two pages sharing a cacheable
-    image fetch it once. A ``network_route`` rule routes the context, and the cache goes off — the
-    control that shows the server's log can tell."""
+@pytest.mark.parametrize("guard", GUARDS)
+def test_a_policy_leaves_the_browser_cache_on(origin_site: OriginSite, tmp_path: Path, guard: str) -> None:
+    """Either guard judges every request without routing the context for the policy's own sake
+    (Playwright turns the HTTP cache off while it routes): two pages sharing a cacheable image fetch
+    it once. A ``network_route`` rule routes the context, and the cache goes off — the control that
+    shows the server's log can tell."""
     for i in (1, 2):
         origin_site.pages[f"/v/cached{i}"] = (HTML, PING % f"cached{i}" + "<img src='{A}/cached/logo.png'>")
     for routed in (False, True):
         origin_site.log.clear()
-        s = ocnb.Session(headless=True, home=tmp_path, allowed_origins=["http://127.0.0.1:*"], caps=["network"])
+        s = ocnb.Session(headless=True, home=tmp_path, caps=["network"], **policy_of(guard, ["http://127.0.0.1:*"]))
         try:
             if routed:
                 assert s.call("network_route", url="*/api/never", action="mock", body="x").ok

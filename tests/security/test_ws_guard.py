@@ -14,6 +14,7 @@ import ocnb
 from ocnb.browser.ws_guard import gate_script
 from ocnb.origins import OriginPolicy, parse_origin
 
+from .conftest import policy_of
 from .origin_site import OriginSite
 
 ALLOWED = ["http://127.0.0.1:*", "https://*.example.com", "http://example.org:8080"]
@@ -158,7 +159,7 @@ def test_a_shared_worker_waits_for_the_gate_however_slow_ocnb_is(
         "text/javascript",
         f"fetch('{{A}}/ok/{name}');new WebSocket('ws'+'{{B}}'.slice(4)+'/hit/{name}')",
     )
-    s = ocnb.Session(headless=True, home=tmp_path_factory.mktemp(name), allowed_origins=["http://127.0.0.1:*"])
+    s = ocnb.Session(headless=True, home=tmp_path_factory.mktemp(name), **policy_of("devtools", ["http://127.0.0.1:*"]))
     try:
         s.call("navigate", url=f"{origin_site.allowed}/v/{name}")
         assert origin_site.wait_for("127.0.0.1:", f"/ok/{name}", timeout=10), "the shared worker did not run"
