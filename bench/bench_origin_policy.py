@@ -1,27 +1,33 @@
 """Page load time with an origin policy set against none, as ratios measured in one run (target ≤ 1.10×).
 
-Three sessions on the same Chromium build, one browser each: one without a policy, one with a
-block-list (``blocked_origins=["https://blocked.invalid"]``) and one with an allow-list: the bench
-servers' own origins (``http://127.0.0.1:*``, ``http://localhost:*``: the demo site's ports and the
-corpus server) and every other origin the pages ask for (the saved corpus pages name their sites'
-CDNs, unreachable here), found by a first pass under the servers' origins alone that collects what
-it refused — policies that refuse nothing these pages load, so all three send the same requests
-(every other host is "not found" at once in all three, ``NO_OTHER_HOSTS``: a CDN the saved pages
-name would otherwise hang a load for seconds on this closed network) and the difference is the cost of checking each one (the policy's rule of
-the context's route, the DevTools ``Fetch`` guard on the browser's own session, the WebSocket route).
-The allow-list is the costly one: DevTools' patterns cannot say "not these origins", so the browser
-pauses every request; Playwright's driver continues the allowed ones that are not documents without
-asking Python (``driver_guard.js``), the rest come to Python. Each page of the demo site (``ocnb.commands.demosite.serve``) and of
-the shared corpora (``real-pages``, ``real-pages-2``, read from /work/shared/corpus and served as
-``bench_read_page`` serves them) is loaded with ``navigate`` (``load``), the sessions in a rotating
-order ``--runs`` times; per page the median of each, per corpus and in total the sum of the medians
-(and the median of the per-page ratios, less swayed by one slow page on a busy machine). Beside the
-wall clock: this process's CPU time (``time.process_time``: Python's side of every paused request)
-per policy, and the requests each policy's browser-level guard was asked about (``paused``: each a
-round trip to Python), those Playwright's driver continued without asking (``continued_by_driver``:
-allowed by every policy, not a document) and those refused (``refused``, which should be 0).
+Four sessions on the same Chromium build, one browser each: one without a policy, one with a
+block-list (``blocked_origins=["https://blocked.invalid"]``), one with an allow-list and one with the
+same allow-list made to need the DevTools guard (``allow_devtools``: an allowed pattern with a blocked
+origin inside it, ``INSIDE``, which no page asks for). The allow-list is the bench servers' own
+origins (``http://127.0.0.1:*``, ``http://localhost:*``: the demo site's ports and the corpus server)
+and every other origin the pages ask for (the saved corpus pages name their sites' CDNs, unreachable
+here), found by a first pass under the servers' origins alone that collects what it refused —
+policies that refuse nothing these pages load, so all four send the same requests (every other host
+is "not found" at once in all of them, ``NO_OTHER_HOSTS``: a CDN the saved pages name would otherwise
+hang a load for seconds on this closed network) and the difference is the cost of checking each one.
 
-Run: ``.venv/bin/python bench/bench_origin_policy.py [--runs 3] [--limit N] [--policy both|block|allow]``;
+How each is enforced (docs/security.md): the allow-list by Chromium's proxy rules, its allowed
+origins bypassing ocnb's refusing proxy (``ocnb/browser/proxy_guard.py``: nothing paused, nothing
+intercepted); the block-list by the DevTools ``Fetch`` guard on the browser's own session pausing only
+URLs that name a blocked host (``ocnb/browser/fetch_guard.py``); ``allow_devtools`` by the same guard
+pausing every request, Playwright's driver continuing the allowed ones that are not documents without
+asking Python (``driver_guard.js``), the rest coming to Python. Each page of the demo site
+(``ocnb.commands.demosite.serve``) and of the shared corpora (``real-pages``, ``real-pages-2``, read
+from /work/shared/corpus and served as ``bench_read_page`` serves them) is loaded with ``navigate``
+(``load``), the sessions in a rotating order ``--runs`` times; per page the median of each, per corpus
+and in total the sum of the medians (and the median of the per-page ratios, less swayed by one slow
+page on a busy machine). Beside the wall clock: this process's CPU time (``time.process_time``:
+Python's side of every paused request) per policy, and per policy's guard the requests it was asked
+about (``paused``: each a round trip to Python), those Playwright's driver continued without asking
+(``continued_by_driver``), those refused (``refused``, which should be 0) and whether the network
+guard enforced it (``network_guard``).
+
+Run: ``.venv/bin/python bench/bench_origin_policy.py [--runs 3] [--limit N] [--policy allow ...]``;
 writes ``bench/results/origin_policy.json``.
 """
 
@@ -45,9 +51,13 @@ from ocnb.commands.demosite import serve, site_root  # noqa: E402
 from ocnb.origins import origin_of  # noqa: E402
 
 OWN = ["http://127.0.0.1:*", "http://localhost:*"]
+#: An allowed pattern with a blocked origin inside it, which no page here asks for: the network
+#: guard's bypass rules cannot carve it out, so the DevTools guard enforces that whole policy.
+INSIDE = {"allowed": ["https://*.example.invalid"], "blocked": ["https://bad.example.invalid"]}
 POLICIES: dict[str, dict[str, list[str]]] = {
     "block": {"blocked_origins": ["https://blocked.invalid"]},
     "allow": {"allowed_origins": OWN},
+    "allow_devtools": {"allowed_origins": OWN + INSIDE["allowed"], "blocked_origins": INSIDE["blocked"]},
 }
 
 
@@ -65,19 +75,25 @@ launch.launch_args = _launch_args  # the bench's sessions only
 
 def origins_asked(urls: list[str]) -> list[str]:
     """Every origin besides the servers' that the pages at ``urls`` ask for: what a session allowed
-    only the servers' origins refuses while it loads each of them once."""
-    s = ocnb.Session(allowed_origins=OWN)
+    only the servers' origins refuses while it loads each of them once, under either guard (they see
+    a request at different points: the DevTools guard an ``http:`` URL the browser then upgrades to
+    ``https:`` for HSTS, the network guard the upgraded one)."""
     found: set[str | None] = set()
-    try:
-        s.call("navigate", url="about:blank")  # the browser is up
-        for url in urls:
-            guard = s.browser_state().origin_guard
-            mark = guard.last_seq if guard is not None else 0
-            s.call("navigate", url=url)
-            guard = s.browser_state().origin_guard
-            found |= {origin_of(b.url) for b in (guard.since(mark) if guard is not None else [])}
-    finally:
-        s.close()
+    for policy in (
+        {"allowed_origins": OWN},
+        {"allowed_origins": OWN + INSIDE["allowed"], "blocked_origins": INSIDE["blocked"]},
+    ):
+        s = ocnb.Session(**policy)
+        try:
+            s.call("navigate", url="about:blank")  # the browser is up
+            for url in urls:
+                guard = s.browser_state().origin_guard
+                mark = guard.last_seq if guard is not None else 0
+                s.call("navigate", url=url)
+                guard = s.browser_state().origin_guard
+                found |= {origin_of(b.url) for b in (guard.since(mark) if guard is not None else [])}
+        finally:
+            s.close()
     return sorted(o for o in found if o)
 
 
@@ -88,7 +104,7 @@ def load(s: ocnb.Session, url: str) -> tuple[float, float]:
     return (time.perf_counter() - t0) * 1000, (time.process_time() - c0) * 1000
 
 
-def guard_counts(s: ocnb.Session) -> dict[str, int]:
+def guard_counts(s: ocnb.Session) -> dict[str, object]:
     state = s.browser_state()
     guard = state.origin_guard
     browser = getattr(state, "browser_guard", None)
@@ -97,6 +113,9 @@ def guard_counts(s: ocnb.Session) -> dict[str, int]:
         # allowed requests Playwright's driver continued without asking Python (driver_guard.js)
         "continued_by_driver": (s.run(browser.continue_allowed()) or 0) if browser is not None else 0,
         "refused": len(guard.log) if guard is not None else 0,
+        "refused_origins": sorted({origin_of(b.url) or b.url for b in guard.log}) if guard is not None else [],
+        # enforced by the network guard's proxy (ocnb/browser/proxy_guard.py): nothing paused
+        "network_guard": bool(guard is not None and guard.network),
     }
 
 
@@ -104,9 +123,11 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--limit", type=int, default=0, help="pages per corpus (0: all)")
-    ap.add_argument("--policy", choices=("both", *POLICIES), default="both")
+    ap.add_argument(
+        "--policy", choices=tuple(POLICIES), action="append", help="one policy (again: more); all by default"
+    )
     opts = ap.parse_args()
-    chosen = list(POLICIES) if opts.policy == "both" else [opts.policy]
+    chosen = opts.policy or list(POLICIES)
     demo = serve()
     server, base = serve_corpora()
     pages: list[tuple[str, str, str]] = [
@@ -115,8 +136,13 @@ def main() -> int:
     for corpus in ("real-pages", "real-pages-2"):
         found = corpus_pages(corpus)
         pages += [(corpus, p.name, base + p.path) for p in (found[: opts.limit] if opts.limit else found)]
-    if "allow" in chosen:
-        POLICIES["allow"] = {"allowed_origins": OWN + origins_asked([url for _g, _n, url in pages])}
+    if "allow" in chosen or "allow_devtools" in chosen:
+        asked = origins_asked([url for _g, _n, url in pages])
+        POLICIES["allow"] = {"allowed_origins": OWN + asked}
+        POLICIES["allow_devtools"] = {
+            "allowed_origins": OWN + asked + INSIDE["allowed"],
+            "blocked_origins": INSIDE["blocked"],
+        }
     sessions = {"none": ocnb.Session(), **{name: ocnb.Session(**POLICIES[name]) for name in chosen}}
     labels = list(sessions)
     rows = []

@@ -12,6 +12,11 @@ Playwright, one browser per configuration, each configuration one piece alone:
   frames with ``waitForDebuggerOnStart`` (:func:`ocnb.browser.ws_guard.watch_target`);
 - ``pause_all``: ``Fetch.enable`` on the browser's session pausing every request, each continued at
   once from Python — what an allow-list installs, without the policy's own work;
+- ``proxy_allow``: the network guard (``ocnb/browser/proxy_guard.py``): the context's proxy is ocnb's
+  refusing one, bypassed by the allowed origins (the servers'); every other request (the saved
+  pages' CDNs) goes to it and is refused there;
+- ``proxy_direct``: the same proxy bypassed by every host (``*``): what the proxy rules cost a
+  request that goes straight to its server — an allowed one;
 - ``documents_blocked_urls``: ``Fetch`` pausing documents only, the page's subresources decided in the
   browser by ``Network.setBlockedURLs`` (ordered ``urlPatterns``; it needs ``Network.enable`` on the
   same session, so every network event of the page also comes to Python). Pages only: this is the
@@ -54,17 +59,34 @@ from bench.bench_origin_policy import NO_OTHER_HOSTS  # noqa: E402
 from bench.bench_read_page import corpus_pages, serve_corpora  # noqa: E402
 from bench.common import save  # noqa: E402
 from ocnb.browser.launch import find_chromium, launch_args  # noqa: E402
+from ocnb.browser.proxy_guard import RefusingProxy  # noqa: E402
 from ocnb.browser.ws_guard import watch_target  # noqa: E402
 from ocnb.commands.demosite import serve, site_root  # noqa: E402
+from ocnb.origins import OriginPolicy  # noqa: E402
 
-CONFIGS = ("none", "interception", "ws_route", "worker_hold", "pause_all", "documents_blocked_urls")
+CONFIGS = (
+    "none",
+    "interception",
+    "ws_route",
+    "worker_hold",
+    "pause_all",
+    "documents_blocked_urls",
+    "proxy_allow",
+    "proxy_direct",
+)
 NETWORK_EVENTS = ("requestWillBeSent", "responseReceived", "loadingFinished", "loadingFailed", "dataReceived")
 
 
 async def open_config(pw: Any, name: str, executable: str, own: list[str]) -> tuple[Any, Any, dict[str, int]]:
     """A browser, context and page with the one piece ``name`` installed; its counters."""
     browser = await pw.chromium.launch(executable_path=executable, args=[*launch_args(), NO_OTHER_HOSTS])
-    context = await browser.new_context(service_workers="allow" if name == "none" else "block")
+    options: dict[str, Any] = {"service_workers": "allow" if name == "none" else "block"}
+    if name in ("proxy_allow", "proxy_direct"):  # ocnb's refusing proxy, bypassed by the allowed origins
+        proxy = await RefusingProxy().start()
+        options["proxy"] = proxy.options(OriginPolicy(own))
+        if name == "proxy_direct":
+            options["proxy"]["bypass"] = "<-loopback>,*"  # every host
+    context = await browser.new_context(**options)
     counts = {"paused": 0, "events": 0}
     cdp = await browser.new_browser_cdp_session()
 

@@ -1,5 +1,8 @@
 """The origin policy's browser-level guard: one DevTools ``Fetch`` interceptor per browser ocnb launched.
 
+(An allow-list with no blocked origin inside it is enforced by the network guard instead,
+:mod:`ocnb.browser.proxy_guard`; its context registers here with no policy, so it is never paused.)
+
 Chromium pauses every request of every target for a ``Fetch`` client on the **browser's** own
 DevTools session from the moment it is set — each redirect hop, a popup's first navigation, shared
 and dedicated workers, frames — with no race against a target's start (a per-page interceptor

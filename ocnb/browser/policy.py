@@ -1,9 +1,17 @@
 """The origin policy enforced inside the browser: every request of the session's context is checked.
 
 :func:`install` puts an :class:`OriginGuard` on a Playwright browser context (``BrowserState.start``
-calls it when ``allowed_origins`` or ``blocked_origins`` is set). A refused request is aborted in
-the browser (``net::ERR_BLOCKED_BY_CLIENT``) before it leaves; a refused WebSocket is closed before it
-connects. Three interceptors, each for what the others cannot see:
+calls it when ``allowed_origins`` or ``blocked_origins`` is set). Two guards:
+
+- **The network guard** (:mod:`ocnb.browser.proxy_guard`): an allow-list with no blocked origin
+  inside it, on a browser ocnb launched. The context's proxy is ocnb's refusing one, bypassed by the
+  allowed origins: Chromium sends every other request there, and the proxy reports it to the
+  :class:`OriginGuard` (:meth:`OriginGuard.network_refused`) and answers nothing. Only the route's rule
+  (below) is added here.
+- **The DevTools guard**, for every other policy (a block-list; an allow-list with a blocked origin
+  inside an allowed pattern; any policy on a browser ocnb attached to). A refused request is aborted
+  in the browser (``net::ERR_BLOCKED_BY_CLIENT``) before it leaves; a refused WebSocket is closed
+  before it connects. Three interceptors, each for what the others cannot see:
 
 - A DevTools ``Fetch`` interceptor, on a browser ocnb launched (for this session alone or shared by
   a pool's): on the **browser's** own DevTools session, one per browser

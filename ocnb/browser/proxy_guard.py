@@ -22,11 +22,13 @@ sees them all.
 
 What it reads of a refused request: a plain ``http:`` request arrives whole (``GET http://host/path``)
 and its ``Sec-Fetch-Dest`` header (sent to loopback and ``https:`` origins) gives its kind; the
-browser tunnels ``https:``, ``wss:`` and ``ws:`` through ``CONNECT host:port``, which the proxy accepts
-so as to read what comes next: a WebSocket handshake over ``ws:`` (its path) or a TLS hello (only
-the origin is known). The browser sees the refused request fail (``net::ERR_EMPTY_RESPONSE``, or a
-TLS or connection error); :class:`~ocnb.browser.policy.OriginReport` makes a refused navigation
-``BLOCKED_URL`` by the log, not by the error's text.
+browser tunnels ``https:``, ``wss:`` and ``ws:`` through ``CONNECT host:port``. A tunnel to port 443 is
+refused at once (``403``: TLS would tell no more than the origin); to another port the proxy accepts
+it so as to read what comes first: a WebSocket handshake over ``ws:`` (its path) or a TLS hello (only
+the origin is known). The browser sees the refused request fail (``net::ERR_EMPTY_RESPONSE``,
+``net::ERR_TUNNEL_CONNECTION_FAILED``, or a TLS or connection error);
+:class:`~ocnb.browser.policy.OriginReport` makes a refused navigation ``BLOCKED_URL`` by the log, not
+by the error's text.
 
 Where it does not apply, the DevTools guard does, as before: a browser ocnb attached to (its
 contexts' proxies are not ocnb's to set), a policy with a blocked pattern inside an allowed one (the
@@ -199,8 +201,10 @@ class RefusingProxy:
             if target.startswith("http://") and _kind(headers) == "websocket":
                 target = "ws://" + target[len("http://") :]
             return target, _kind(headers)
-        authority = target
-        host, _, port = authority.rpartition(":")
+        host, _, port = target.rpartition(":")
+        if port == "443":  # https: or wss: — TLS would tell no more than the origin: refused at once
+            writer.write(b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n")
+            return f"https://{host}/", "other"
         writer.write(b"HTTP/1.1 200 Connection established\r\n\r\n")  # to see what the tunnel carries
         await writer.drain()
         first = b""

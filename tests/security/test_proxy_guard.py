@@ -136,9 +136,10 @@ def test_a_persistent_profile_gets_the_proxy_at_launch(origin_site: OriginSite, 
 
 
 def test_the_proxy_reads_each_kind_of_request_and_answers_none() -> None:
-    """A raw client's view: a plain request, a WebSocket and a TLS hello through a tunnel, and garbage —
-    each refused connection closes with no response bytes (a tunnel's ``200`` aside), and the
-    proxy reports the URL and kind it read."""
+    """A raw client's view: a plain request, a WebSocket through a tunnel, a tunnel to port 443, a TLS
+    hello through a tunnel to another port, and garbage — each refused connection closes with no
+    response (a tunnel's ``200``, or a ``403`` for port 443, aside), and the proxy reports the URL and
+    kind it read."""
 
     async def scenario() -> tuple[list[tuple[str, str]], list[bytes]]:
         seen: list[tuple[str, str]] = []
@@ -159,7 +160,8 @@ def test_the_proxy_reads_each_kind_of_request_and_answers_none() -> None:
             b"CONNECT evil.test:81 HTTP/1.1\r\nHost: evil.test:81\r\n\r\n",
             b"GET /sock HTTP/1.1\r\nHost: evil.test:81\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n",
         )
-        await send(b"CONNECT evil.test:443 HTTP/1.1\r\nHost: evil.test:443\r\n\r\n", b"\x16\x03\x01\x02\x00\x01")
+        await send(b"CONNECT evil.test:443 HTTP/1.1\r\nHost: evil.test:443\r\n\r\n")
+        await send(b"CONNECT evil.test:8443 HTTP/1.1\r\nHost: evil.test:8443\r\n\r\n", b"\x16\x03\x01\x02\x00\x01")
         await send(b"not http at all\r\n\r\n")
         await proxy.close()
         return seen, replies
@@ -169,6 +171,25 @@ def test_the_proxy_reads_each_kind_of_request_and_answers_none() -> None:
         ("http://evil.test:81/a?b", "image"),
         ("ws://evil.test:81/sock", "websocket"),
         ("https://evil.test/", "other"),
+        ("https://evil.test:8443/", "other"),
     ]
-    assert replies[0] == b"" and replies[3] == b""
-    assert replies[1] == replies[2] == b"HTTP/1.1 200 Connection established\r\n\r\n"
+    assert replies[0] == b"" and replies[4] == b""  # nothing answered: the browser sees the request fail
+    assert replies[1] == replies[3] == b"HTTP/1.1 200 Connection established\r\n\r\n"  # then closed
+    assert replies[2].startswith(b"HTTP/1.1 403 ")  # port 443: TLS would tell no more, refused at once
+
+
+@pytest.mark.parametrize("target", ["https://refused.test/hit/tls", "https://refused.test:8443/hit/tls"])
+def test_a_redirect_to_a_refused_https_origin_is_blocked_url(
+    origin_site: OriginSite, tmp_path: Path, target: str
+) -> None:
+    """A tunnel is refused with what the proxy can know of it, the origin: the navigation is still
+    ``BLOCKED_URL`` naming the rule and that origin."""
+    s = ocnb.Session(headless=True, home=tmp_path, allowed_origins=["http://127.0.0.1:*"])
+    try:
+        result = s.call("navigate", url=f"{origin_site.allowed}/r302?to={target}")
+        assert result.error is not None and result.error.code == "BLOCKED_URL", result
+        assert result.error.details["rule"] == "not in allowed_origins"
+        assert result.error.details["url"] == target.split("/hit/")[0] + "/"
+        assert s.browser_state().origin_guard.network
+    finally:
+        s.close()
