@@ -62,11 +62,6 @@ ENV: dict[str, str] = {
 }
 
 _TRUE = frozenset({"1", "true", "yes", "on"})
-
-
-@functools.lru_cache(maxsize=64)
-def _policy_of(allowed: tuple[str, ...], blocked: tuple[str, ...]) -> OriginPolicy:
-    return OriginPolicy(allowed, blocked)
 _FALSE = frozenset({"0", "false", "no", "off", ""})
 DIALOG_POLICIES = ("accept", "dismiss", "manual")
 #: Which calls need a person's approval (:mod:`ocnb.audit.approval`): none, the risky ones, every acting one.
@@ -81,6 +76,11 @@ def env_flag(name: str, value: str) -> bool:
     if text in _FALSE:
         return False
     raise ValueError(f"{name}={value!r} is not a flag: use 1/0, true/false, yes/no or on/off")
+
+
+@functools.lru_cache(maxsize=64)
+def _policy_of(allowed: tuple[str, ...], blocked: tuple[str, ...]) -> OriginPolicy:
+    return OriginPolicy(allowed, blocked)
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,8 @@ class OriginSite:
 
     server: ThreadingHTTPServer
     pages: dict[str, tuple[str, str]] = field(default_factory=dict)
+    #: Response headers a page is sent with, by path (``{A}`` and ``{B}`` as in :attr:`pages`).
+    headers: dict[str, dict[str, str]] = field(default_factory=dict)
     log: list[Hit] = field(default_factory=list)
 
     @property
@@ -41,6 +43,10 @@ class OriginSite:
     @property
     def refused(self) -> str:
         return f"http://localhost:{self.port}"
+
+    def fill(self, text: str) -> str:
+        """``text`` with ``{A}`` and ``{B}`` standing for the two origins."""
+        return text.replace("{A}", self.allowed).replace("{B}", self.refused)
 
     def hits(self, host_prefix: str, marker: str) -> list[Hit]:
         return [h for h in list(self.log) if h.host.startswith(host_prefix) and marker in h.path]
@@ -80,7 +86,8 @@ def serve_origin_site() -> OriginSite:
             page = site.pages.get(parts.path)
             if page is not None:
                 kind, body = page
-                self._send(200, kind, body.replace("{A}", site.allowed).replace("{B}", site.refused))
+                extra = {k: site.fill(v) for k, v in site.headers.get(parts.path, {}).items()}
+                self._send(200, kind, site.fill(body), extra)
                 return
             extra = {"Access-Control-Allow-Origin": "*"}
             if parts.path.endswith("/dl"):

@@ -219,6 +219,8 @@ VECTORS: dict[str, dict[str, tuple[str, str]]] = {
             "()=>navigator.sendBeacon('{B}/hit/pagehide_beacon','x'));setTimeout(()=>location='{A}/p/next',300)</script>",
         )
     },
+    # a content security policy's violation report, sent by the renderer to the policy's report-uri
+    "report_uri": {"/v/report_uri": (HTML, PING % "report_uri" + "<img src='{A}/img/report_uri.png'>")},
     "download": {
         # the click waits for the ping: a cross-origin <a download> is a navigation, which could cancel it
         "/v/download": (
@@ -228,6 +230,17 @@ VECTORS: dict[str, dict[str, tuple[str, str]]] = {
         )
     },
 }
+#: Response headers of the vectors' pages, by path.
+HEADERS = {"/v/report_uri": {"Content-Security-Policy": "img-src {A}/ok/; report-uri {B}/hit/report_uri"}}
+
+
+def serve_vectors(site: OriginSite) -> None:
+    """Have ``site`` answer every vector's pages."""
+    for vector in VECTORS.values():
+        site.pages.update(vector)
+    site.headers.update(HEADERS)
+
+
 #: The marker a vector's refused request carries in its path (a download's is ``/hit/dl``).
 MARKER = {"download": "/hit/dl"}
 
@@ -241,8 +254,7 @@ def policy_session(
     origin_site: OriginSite, tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
 ) -> Iterator[ocnb.Session]:
     """A session allowing ``127.0.0.1``, once per guard: every test of it runs against both."""
-    for vector in VECTORS.values():
-        origin_site.pages.update(vector)
+    serve_vectors(origin_site)
     s = ocnb.Session(
         headless=True,
         home=tmp_path_factory.mktemp("policy-home"),
@@ -296,8 +308,7 @@ GAPS_IN_A_SHARED_BROWSER = {**KNOWN_GAPS, **SHARED_BROWSER_GAPS}
 def pooled(
     origin_site: OriginSite, tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
 ) -> Iterator[ocnb.Session]:
-    for vector in VECTORS.values():
-        origin_site.pages.update(vector)
+    serve_vectors(origin_site)
     pool = ocnb.Pool(
         size=1, home=tmp_path_factory.mktemp("pool-home"), **policy_of(request.param, ["http://127.0.0.1:*"])
     )
@@ -483,8 +494,7 @@ def test_service_workers_are_blocked_while_a_policy_is_set(
 
 def test_without_policy_every_vector_reaches(origin_site: OriginSite, tmp_path: Path) -> None:
     """The control: the same pages with no policy do reach the other origin (so the tests above can fail)."""
-    for vector in VECTORS.values():
-        origin_site.pages.update(vector)
+    serve_vectors(origin_site)
     origin_site.log.clear()
     s = ocnb.Session(headless=True, home=tmp_path)
     try:
@@ -538,8 +548,7 @@ def test_one_route_asks_the_policy_first_then_mocks_then_block_resources(
 def test_a_block_list_alone_pauses_only_what_names_a_blocked_host(origin_site: OriginSite, tmp_path: Path) -> None:
     """With only ``blocked_origins`` the browser pauses just the URLs that name a blocked host (no
     round trip for the rest), and the hops that need the browser-wide guard are still refused."""
-    for vector in VECTORS.values():
-        origin_site.pages.update(vector)
+    serve_vectors(origin_site)
     s = ocnb.Session(headless=True, home=tmp_path, blocked_origins=["http://localhost:*"])
     try:
         for name in ("img302", "popup302", "shared_worker302", "worker302"):
