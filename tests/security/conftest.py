@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -30,3 +31,10 @@ def policy_of(guard: str, allowed: list[str]) -> dict[str, list[str]]:
     if guard == "network":
         return {"allowed_origins": allowed}
     return {"allowed_origins": [*allowed, "https://*.example.test"], "blocked_origins": ["https://bad.example.test"]}
+
+
+def expect_guard(session: Any, guard: str) -> Any:
+    """``session`` started, enforced by ``guard`` (so a test cannot pass under the other one)."""
+    session.start()
+    assert session.browser_state().origin_guard.network == (guard == "network"), guard
+    return session

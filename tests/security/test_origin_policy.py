@@ -17,7 +17,7 @@ import pytest
 
 import ocnb
 
-from .conftest import GUARDS, policy_of
+from .conftest import GUARDS, expect_guard, policy_of
 from .origin_site import OriginSite
 
 HTML = "text/html"
@@ -261,9 +261,7 @@ def policy_session(
         caps=["network"],
         **policy_of(request.param, ["http://127.0.0.1:*"]),
     )
-    s.start()
-    assert (s.browser_state().origin_guard.network) == (request.param == "network")
-    yield s
+    yield expect_guard(s, request.param)
     s.close()
 
 
@@ -312,7 +310,7 @@ def pooled(
     pool = ocnb.Pool(
         size=1, home=tmp_path_factory.mktemp("pool-home"), **policy_of(request.param, ["http://127.0.0.1:*"])
     )
-    yield pool.sessions[0]
+    yield expect_guard(pool.sessions[0], request.param)  # the pool's shared browser: its own guard per context
     pool.close()
 
 
