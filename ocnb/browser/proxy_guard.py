@@ -43,7 +43,7 @@ from collections.abc import Callable
 
 from ..origins import OriginPattern, OriginPolicy
 
-__all__ = ["RefusingProxy", "bypass_rules", "covers"]
+__all__ = ["RefusingProxy", "bypass_rules", "covers", "open_proxy"]
 
 #: False: every policy is enforced by the DevTools guard (tests of that guard; the bench's comparison).
 USE = True
@@ -218,3 +218,11 @@ class RefusingProxy:
             return f"{scheme}://{host}{suffix}{inner[1]}", kind
         # TLS (https: or wss:): only the origin is known
         return (f"https://{host}/" if port == "443" else f"https://{host}:{port}/"), "other"
+
+
+async def open_proxy() -> RefusingProxy | None:
+    """A started :class:`RefusingProxy`; None when no loopback port can be had (the DevTools guard then)."""
+    try:
+        return await RefusingProxy().start()
+    except OSError:
+        return None

@@ -32,7 +32,6 @@ from .driver import start_playwright
 from .fetch_guard import BrowserGuard, open_browser_guard
 from .launch import open_browser
 from .network import NetworkLog
-from .proxy_guard import RefusingProxy
 from .saved_logins import load_state, state_path
 from .tabs import Ring, Tab
 
@@ -89,7 +88,7 @@ class BrowserState:
         #: The browser-level guard this context is registered with, and under which id (ocnb/browser/fetch_guard.py).
         self._browser_guard: tuple[BrowserGuard, str | None] | None = None
         #: The network guard's proxy when it enforces the policy (:mod:`ocnb.browser.proxy_guard`).
-        self._proxy: RefusingProxy | None = None
+        self._proxy: proxy_guard.RefusingProxy | None = None
         #: False when the browser is a :class:`SharedBrowser`'s: close() closes only the context.
         self._own_browser = True
 
@@ -126,7 +125,7 @@ class BrowserState:
             # an allow-list on a browser ocnb launches: the network stack enforces it (ocnb/browser/proxy_guard.py)
             launched = not (cdp or connect or (shared is not None and shared.remote))
             proxy = self._proxy = (
-                await RefusingProxy().start() if launched and proxy_guard.USE and proxy_guard.covers(policy) else None
+                await proxy_guard.open_proxy() if launched and proxy_guard.USE and proxy_guard.covers(policy) else None
             )
             if shared is not None:  # somebody else's browser: this state owns only its context
                 self.browser = await shared.ensure()  # first: it starts the shared Playwright

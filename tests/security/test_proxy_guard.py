@@ -193,3 +193,25 @@ def test_a_redirect_to_a_refused_https_origin_is_blocked_url(
         assert s.browser_state().origin_guard.network
     finally:
         s.close()
+
+
+def test_without_a_loopback_port_the_devtools_guard_takes_over(
+    origin_site: OriginSite, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The proxy cannot listen (no port to be had): the session still starts, its allow-list enforced
+    by the DevTools guard — read from the server's log."""
+
+    async def no_port(self: RefusingProxy) -> RefusingProxy:
+        raise OSError(98, "Address already in use")
+
+    monkeypatch.setattr(RefusingProxy, "start", no_port)
+    origin_site.pages["/v/no_port"] = (HTML, "<img src='{B}/hit/no_port'><img src='{A}/ok/no_port'>")
+    s = ocnb.Session(headless=True, home=tmp_path, allowed_origins=["http://127.0.0.1:*"])
+    try:
+        result = s.call("navigate", url=f"{origin_site.allowed}/v/no_port")
+        assert origin_site.wait_for("127.0.0.1:", "/ok/no_port")
+        assert not s.browser_state().origin_guard.network and s.browser_state().browser_guard is not None
+        assert origin_site.refused_hits("/hit/no_port") == []
+        assert [b["rule"] for b in result.data["blocked"]] == ["not in allowed_origins"]
+    finally:
+        s.close()
