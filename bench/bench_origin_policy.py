@@ -54,10 +54,17 @@ OWN = ["http://127.0.0.1:*", "http://localhost:*"]
 #: An allowed pattern with a blocked origin inside it, which no page here asks for: the network
 #: guard's bypass rules cannot carve it out, so the DevTools guard enforces that whole policy.
 INSIDE = {"allowed": ["https://*.example.invalid"], "blocked": ["https://bad.example.invalid"]}
+
+
+def with_inside(allowed: list[str]) -> dict[str, list[str]]:
+    """``allowed`` as a policy the DevTools guard enforces (``INSIDE`` added)."""
+    return {"allowed_origins": allowed + INSIDE["allowed"], "blocked_origins": INSIDE["blocked"]}
+
+
 POLICIES: dict[str, dict[str, list[str]]] = {
     "block": {"blocked_origins": ["https://blocked.invalid"]},
     "allow": {"allowed_origins": OWN},
-    "allow_devtools": {"allowed_origins": OWN + INSIDE["allowed"], "blocked_origins": INSIDE["blocked"]},
+    "allow_devtools": with_inside(OWN),
 }
 
 
@@ -79,10 +86,7 @@ def origins_asked(urls: list[str]) -> list[str]:
     a request at different points: the DevTools guard an ``http:`` URL the browser then upgrades to
     ``https:`` for HSTS, the network guard the upgraded one)."""
     found: set[str | None] = set()
-    for policy in (
-        {"allowed_origins": OWN},
-        {"allowed_origins": OWN + INSIDE["allowed"], "blocked_origins": INSIDE["blocked"]},
-    ):
+    for policy in ({"allowed_origins": OWN}, with_inside(OWN)):
         s = ocnb.Session(**policy)
         try:
             s.call("navigate", url="about:blank")  # the browser is up
@@ -139,10 +143,7 @@ def main() -> int:
     if "allow" in chosen or "allow_devtools" in chosen:
         asked = origins_asked([url for _g, _n, url in pages])
         POLICIES["allow"] = {"allowed_origins": OWN + asked}
-        POLICIES["allow_devtools"] = {
-            "allowed_origins": OWN + asked + INSIDE["allowed"],
-            "blocked_origins": INSIDE["blocked"],
-        }
+        POLICIES["allow_devtools"] = with_inside(OWN + asked)
     sessions = {"none": ocnb.Session(), **{name: ocnb.Session(**POLICIES[name]) for name in chosen}}
     labels = list(sessions)
     rows = []

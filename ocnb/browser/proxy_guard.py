@@ -121,11 +121,7 @@ def bypass_rules(policy: OriginPolicy) -> str:
 
 def _head(data: bytes) -> tuple[str, str, dict[str, str]] | None:
     """The method, target and headers (lower-case names) of an HTTP request head; None if it is not one."""
-    try:
-        text = data.decode("latin-1")
-    except Exception:  # noqa: BLE001 - latin-1 decodes any bytes; kept for safety
-        return None
-    lines = text.split("\r\n")
+    lines = data.decode("latin-1").split("\r\n")  # latin-1 decodes any bytes
     parts = lines[0].split(" ")
     if len(parts) != 3 or not parts[2].startswith("HTTP/"):
         return None
@@ -214,10 +210,9 @@ class RefusingProxy:
         if inner is not None:  # ws: (or http:) through the tunnel: its path and kind
             kind = _kind(inner[2])
             scheme = "ws" if kind == "websocket" else "http"
-            suffix = "" if (scheme, port) in (("ws", "80"), ("http", "80")) else f":{port}"
+            suffix = "" if port == "80" else f":{port}"
             return f"{scheme}://{host}{suffix}{inner[1]}", kind
-        # TLS (https: or wss:): only the origin is known
-        return (f"https://{host}/" if port == "443" else f"https://{host}:{port}/"), "other"
+        return f"https://{host}:{port}/", "other"  # TLS (https: or wss:): only the origin is known
 
 
 async def open_proxy() -> RefusingProxy | None:
