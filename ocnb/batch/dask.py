@@ -40,6 +40,7 @@ __all__ = [
     "TASK_ROUNDS",
     "OcnbWorkerPlugin",
     "bind_workers",
+    "cluster_workers",
     "journal_ddf",
     "journal_df",
     "replay_on_cluster",
@@ -320,6 +321,16 @@ def _journal_part(
     return df[columns]
 
 
+def cluster_workers(client: Any) -> list[str]:
+    """The addresses of the cluster's workers now, sorted, asked of the scheduler (``Client.nthreads``).
+
+    Not ``client.scheduler_info()["workers"]``: the client refreshes that cache every 2 s *without*
+    per-worker entries, so a refresh landing between its fetch and its return leaves it empty (2 calls in
+    about 15,600 here), and a row then looked as if no worker were left to move it to.
+    """
+    return sorted(client.nthreads())
+
+
 def bind_workers(client: Any, session_kwargs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
     """Split ``connect=[...]`` / ``cdp=[...]`` lists over the cluster's workers: its own server(s) each.
 
@@ -336,7 +347,7 @@ def bind_workers(client: Any, session_kwargs: dict[str, Any]) -> tuple[dict[str,
             endpoints += [{key: str(v)} for v in kwargs.pop(key)]
     if not endpoints:
         return kwargs, {}
-    workers = sorted(client.scheduler_info()["workers"])
+    workers = cluster_workers(client)
     out: dict[str, dict[str, Any]] = {}
     for i, address in enumerate(workers):
         mine = endpoints[i :: len(workers)] if len(endpoints) > len(workers) else [endpoints[i % len(endpoints)]]
@@ -392,7 +403,7 @@ def replay_on_cluster(
     batch = uuid.uuid4().hex  # the batch's ledger (ocnb.batch.ledger): root/ledger/<batch>/, for tasks Dask reruns
 
     def submit(indexes: list[int], attempt: int = 0) -> Any:
-        workers = sorted(set(client.scheduler_info()["workers"]) - lost) if attempt else None
+        workers = sorted(set(cluster_workers(client)) - lost) if attempt else None
         checking = verify is not None and indexes[0] in unknown
         key = f"ocnb-replay-{skill['id']}-{indexes[0]}-{batch}-{attempt}"
         return client.submit(
@@ -420,7 +431,7 @@ def replay_on_cluster(
                 i = result["row"]
                 if not result["ok"] and result["failure_code"] in CRASH_CODES:
                     lost.add(result["worker"])
-                    alive = set(client.scheduler_info()["workers"]) - lost
+                    alive = set(cluster_workers(client)) - lost
                     if alive and attempts.get(i, 0) < len(bindings or alive):
                         attempts[i] = attempts.get(i, 0) + 1
                         futures.add(submit([i], attempts[i]))  # to a worker whose browser answers
