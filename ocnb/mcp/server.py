@@ -4,9 +4,11 @@
 :func:`~ocnb.dispatch.dispatch_async` with ``source="mcp"`` on the session's browser thread. There is
 no tool-specific code here: a tool added to the registry is served as it is.
 
-- Results: the :class:`~ocnb.results.ToolResult` as JSON text content, the text a page controls fenced
-  in a second block between markers carrying the session's random token (:mod:`ocnb.audit.fence`); a
-  result whose ``data`` names a PNG/JPEG file (``path``) also carries that image (screenshots).
+- Results: an act's or a page read's outcome in one lean text block (``ok ax_12 changed``, then the
+  page's strings fenced), any other :class:`~ocnb.results.ToolResult` as JSON text content with the text
+  a page controls in a second block; fences are marked with the session's random token
+  (:mod:`ocnb.audit.fence`); a result whose ``data`` names a PNG/JPEG file (``path``) also carries that
+  image (screenshots).
 - Failures: ``isError: true``, the JSON text holding the stable error code — whatever the arguments.
   The one exception is a tool the registry does not have: the spec makes that a protocol error, so it
   is JSON-RPC ``-32602`` ("Unknown tool: NAME", ``data`` holding ocnb's ``UNKNOWN_TOOL`` error), and
@@ -98,7 +100,8 @@ log = logging.getLogger("ocnb.mcp")
 
 INSTRUCTIONS = (
     "ocnb drives one real Chromium that a person also sees from a Jupyter notebook. "
-    "Every tool result is JSON: {ok, tool, data} or {ok: false, error: {code, message}}. "
+    "Results of navigate, read_page, interact and form_input start with a line: ok (then the ref acted on, "
+    "what changed) or error CODE; other results are JSON {ok, tool, data} or {ok: false, error: {code, message}}. "
     "Every call is recorded in the session's journal. " + FENCE_NOTE
 )
 
@@ -239,7 +242,7 @@ class McpBridge:
                 args = dict(arguments) if isinstance(arguments, dict) else arguments
                 result = await self.call(params.name, args, progress=progress.report if progress else None)
                 if result.error is None or result.error.code != "UNKNOWN_TOOL":
-                    return await self._answer(ctx, params.name, result)
+                    return await self._answer(ctx, params.name, result, args)
                 unknown = result  # journaled by dispatch like any call; answered as a protocol error below
             except Exception as exc:  # noqa: BLE001 - a tool result, never a JSON-RPC error
                 log.exception("tools/call %s failed", params.name)
@@ -250,7 +253,7 @@ class McpBridge:
                     await progress.close()
         raise unknown_tool(str(params.name), unknown)
 
-    async def _answer(self, ctx: Any, name: str, result: ToolResult) -> types.CallToolResult:
+    async def _answer(self, ctx: Any, name: str, result: ToolResult, args: Any = None) -> types.CallToolResult:
         """A call's result as the client gets it (after a hand-off, a log message, discovery's turn)."""
         if result.error is not None and result.error.code == "NEEDS_HUMAN":
             result = await hand_off(ctx, result, self.session, self.call)
@@ -262,7 +265,7 @@ class McpBridge:
         tooldef = self.session.registry.get(name)
         if self.listing != "all" and result.ok and tooldef is not None and tooldef.reveals is not None:
             self._learn(tooldef.reveals(result.data))
-        return to_call_result(result, self.session.home, self.session.fence)
+        return to_call_result(result, self.session.home, self.session.fence, args)
 
     def _learn(self, names: Iterable[str]) -> None:
         """Show the tools the latest discovery result named, in place of the earlier turn's (every tool
