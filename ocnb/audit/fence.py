@@ -170,8 +170,9 @@ class Fence:
         when the result holds any, the page's strings in the fence — one JSON line, then a text
         ``content`` as it is (see the module's docstring).
 
-        With the call's ``args``, what the agent wrote itself is not said back: the element of an act by
-        ``ref`` (a ref is never applied to another element: ``STALE_REF``), a URL that loaded as asked.
+        What the agent knows is not said back: the role and name of an element it gave by ``ref`` (a ref
+        is never applied to another element: ``STALE_REF``) or that had the focus for a key press (its
+        ref is given), and, with the call's ``args``, a URL that loaded as asked.
         """
         declared = set(page_text_of(result.tool) if page_text is None else page_text)
         args = args if isinstance(args, dict) else {}
@@ -190,7 +191,8 @@ class Fence:
                 continue
             if key == "element" and isinstance(value, dict):
                 head["ref"] = value.get("ref")
-                if args.get("ref") != value.get("ref"):  # found by a query or focus: say what it was
+                if data.get("via") not in ("ref", "focus") and args.get("ref") != value.get("ref"):
+                    # found by a query (or picked by a person): say what it was; a ref or the focus the agent knows
                     page.update({k: value[k] for k in ("role", "name") if value.get(k)})
             elif key == "url" and _same_url(value, args.get("url")):
                 continue

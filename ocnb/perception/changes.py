@@ -108,7 +108,8 @@ class ChangeWatch:
 
     async def _live(self) -> list[str]:
         try:
-            return list(await self.frame.evaluate(_LIVE_JS))
+            found = await self.frame.evaluate(_LIVE_JS)
+            return [str(t) for t in found][:20] if isinstance(found, list) else []
         except Exception:  # noqa: BLE001 - the frame navigated or went away
             return []
 
