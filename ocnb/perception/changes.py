@@ -59,9 +59,10 @@ class ChangeWatch:
     async def __aenter__(self) -> ChangeWatch:
         self.url = self.page.url
         self.tabs = set(self.browser.tabs)
-        self.mutations = await self._mutations()
-        self.live = await self._live()
-        self.opens_tab = await self._opens_tab()
+        # read at once: each is one round trip to the page, and every act waits for them
+        self.mutations, self.live, self.opens_tab = await asyncio.gather(
+            self._mutations(), self._live(), self._opens_tab()
+        )
         self.page.on("framenavigated", self._on_nav)
         self.page.on("popup", self._on_popup)
         return self
