@@ -91,8 +91,8 @@ VALUE_SCHEMA = {
     category="forms",
     side_effects=True,
     intent=True,
-    description="Set one form field and fire input/change events. "
-    "The field is a ref or a query. Works on text inputs, textareas, selects (value or label), checkboxes and radios (true/false).",
+    description="Set one form field. "
+    "It fires input/change events. The field is a ref or a query. Works on text inputs, textareas, selects (value or label), checkboxes and radios (true/false).",
     properties={**TARGET_PROPS, "value": VALUE_SCHEMA, "capture_artifact": CAPTURE},
     required=["value"],
 )
