@@ -191,7 +191,9 @@ async def _extract(
                 best = out
         if best is None:
             raise NotFound(
-                "no repeated items on the page (siblings of one shape with at least two fields each)",
+                "no repeated items on the page (siblings of one shape with at least two fields each); next: "
+                "read_page to see how the page is built, then name the parts yourself with item (a CSS selector "
+                "for one item) and fields ({name: 'css'}), or try kind='table'",
                 details={"looked_for": "items", "url": page.url},
             )
         return [Grid(_names([c["name"] for c in best["columns"]]), best["rows"], ref=best.get("container"))]
@@ -207,7 +209,12 @@ async def _extract(
             tables.append(Grid(_names([c["name"] for c in t["columns"]]), t["rows"], t["ref"], t["caption"], meta))
     if not tables:
         raise NotFound(
-            "no table on the page" + (f" under {ref}" if ref else "") + " (HTML table, ARIA grid or role=row rows)",
+            "no table on the page"
+            + (f" under {ref}" if ref else "")
+            + " (HTML table, ARIA grid or role=row rows); next: "
+            + ("drop ref to look at the whole page, or " if ref else "")
+            + "try kind='items' for repeated cards, read_page to see how the page is built, or wait_for the "
+            "table's text if it is still loading",
             details={"looked_for": "table", "url": page.url, **({"ref": ref} if ref else {})},
         )
     return tables
