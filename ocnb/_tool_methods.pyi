@@ -87,6 +87,8 @@ class ExtractArgs(TypedDict, total=False):
     item: str
     next: str
     max_pages: int
+    numbers: Literal['auto', 'parse', 'raw']
+    footer: bool
     to_file: bool
     tab_id: str
 
@@ -460,10 +462,10 @@ class ToolMethods:
 
     @overload
     def extract(self, arguments: ExtractArgs, /) -> ToolResult:
-        """Page data as CSV: kind table|items (repeated cards), or fields {name: 'css[@attr]'} per item selector; next: a pager ref/query."""
+        """Page data as CSV: tables, repeated items or fields. kind table|items (repeated cards), or fields {name: 'css[@attr]'} per item selector; next: a pager ref/query. Numbers are typed as pandas.read_html types them (numbers=parse also reads currency, percent and units, the unit named in the column; raw keeps text); the result's numbers names the numeric columns. A table's footer (tfoot, trailing Total rows) is not in the rows; footer=true returns it apart, as footer (CSV)."""
     @overload
     def extract(self, **kwargs: Unpack[ExtractArgs]) -> ToolResult:
-        """Page data as CSV: kind table|items (repeated cards), or fields {name: 'css[@attr]'} per item selector; next: a pager ref/query."""
+        """Page data as CSV: tables, repeated items or fields. kind table|items (repeated cards), or fields {name: 'css[@attr]'} per item selector; next: a pager ref/query. Numbers are typed as pandas.read_html types them (numbers=parse also reads currency, percent and units, the unit named in the column; raw keeps text); the result's numbers names the numeric columns. A table's footer (tfoot, trailing Total rows) is not in the rows; footer=true returns it apart, as footer (CSV)."""
 
     @overload
     def file_upload(self, arguments: FileUploadArgs, /) -> ToolResult:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import csv
 import io
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -30,7 +31,7 @@ from ..errors import AmbiguousTarget, ElementNotFound, InvalidArgument, NotFound
 from .refs import call_script, page_refs, parse_ref
 from .targets import Resolved, resolve_target
 
-__all__ = ["KINDS", "Grid", "extract_page", "next_control", "to_csv"]
+__all__ = ["KINDS", "Grid", "extract_page", "next_control", "split_footer", "to_csv"]
 
 KINDS = ("table", "items")
 #: Frames read below the page's own document (as read_page: frames inside frames, 8 deep at most).
@@ -44,13 +45,54 @@ def _script() -> str:
 
 @dataclass
 class Grid:
-    """One extracted table: column names, rows of cell text, and what it came from."""
+    """One extracted table: column names, rows of cell text, its footer rows (totals, kept apart from
+    the rows: :func:`split_footer`), and what it came from."""
 
     columns: list[str]
     rows: list[list[str]]
     ref: str | None = None
     caption: str = ""
     meta: dict[str, Any] = field(default_factory=dict)
+    footer: list[list[str]] = field(default_factory=list)
+
+
+#: A footer row's label, in the first cell that has text: words that say the row sums the rows above.
+_TOTAL = re.compile(
+    r"^\s*(grand\s+total|sub-?\s?total|totals?|gesamt(summe|betrag)?|summe|insgesamt|total\s+général|totale|"
+    r"totaal|suma\s+total|合計|总计|合计)\b\s*:?",
+    re.IGNORECASE,
+)
+#: Weaker labels: a footer only when the row is also shaped unlike a data row (a spanned or empty cell).
+_SUM = re.compile(r"^\s*(sum|all|overall|average|avg|mean|net|balance)\b\s*:?", re.IGNORECASE)
+
+
+def split_footer(
+    rows: list[list[str]], foot: int = 0, spans: list[bool] | None = None
+) -> tuple[list[list[str]], list[list[str]]]:
+    """``(body, footer)``: the footer is the table's last ``foot`` rows (its ``<tfoot>``), and before
+    them any trailing rows that read as totals — a row whose first cell with text is a total word
+    (``Total``, ``Subtotal``, ``Grand total``, ``Summe`` …), or a weaker one (``Sum``, ``Average`` …) in a
+    row shaped unlike a data row: a cell spanning columns (``spans``; a repeated neighbour's text when
+    the span is not known) or an empty cell. At least one body row always stays."""
+    body = list(rows)
+    footer = body[len(body) - foot :] if 0 < foot < len(body) else []
+    body = body[: len(body) - len(footer)]
+    spans = list(spans or [])[: len(body)]
+    while len(body) > 1:
+        row = body[-1]
+        label = next((c for c in row if str(c).strip()), "")
+        spanned = (
+            spans[len(body) - 1]
+            if len(spans) >= len(body)
+            else any(a and a == b for a, b in zip(row, row[1:], strict=False))
+        )
+        odd = spanned or any(not str(c).strip() for c in row)
+        if not (_TOTAL.match(str(label)) or (_SUM.match(str(label)) and odd)):
+            break
+        footer.insert(0, body.pop())
+    # a label spanning columns is shown once: its copies in the columns it spans are left empty
+    footer = [[c if k == 0 or c != r[k - 1] else "" for k, c in enumerate(r)] for r in footer]
+    return body, footer
 
 
 def _names(raw: list[str]) -> list[str]:
@@ -206,7 +248,9 @@ async def _extract(
             meta = {"header": t["header"]}
             if frame is not page.main_frame:
                 meta["frame"] = frame.url
-            tables.append(Grid(_names([c["name"] for c in t["columns"]]), t["rows"], t["ref"], t["caption"], meta))
+            body, footer = split_footer(t["rows"], int(t.get("foot") or 0), t.get("spans"))
+            grid = Grid(_names([c["name"] for c in t["columns"]]), body, t["ref"], t["caption"], meta, footer)
+            tables.append(grid)
     if not tables:
         raise NotFound(
             "no table on the page"
