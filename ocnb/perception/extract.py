@@ -65,32 +65,32 @@ _SUM = re.compile(r"^\s*(sum|all|overall|average|avg|mean|net|balance)\b\s*:?", 
 
 
 def split_footer(
-    rows: list[list[str]], foot: int = 0, spans: list[bool] | None = None
+    rows: list[list[str]], foot: int = 0, spans: list[list[int]] | None = None
 ) -> tuple[list[list[str]], list[list[str]]]:
     """``(body, footer)``: the footer is the table's last ``foot`` rows (its ``<tfoot>``), and before
     them any trailing rows that read as totals — a row whose first cell with text is a total word
     (``Total``, ``Subtotal``, ``Grand total``, ``Summe`` …), or a weaker one (``Sum``, ``Average`` …) in a
-    row shaped unlike a data row: a cell spanning columns (``spans``; a repeated neighbour's text when
-    the span is not known) or an empty cell. At least one body row always stays."""
-    body = list(rows)
-    footer = body[len(body) - foot :] if 0 < foot < len(body) else []
-    body = body[: len(body) - len(footer)]
-    spans = list(spans or [])[: len(body)]
-    while len(body) > 1:
-        row = body[-1]
-        label = next((c for c in row if str(c).strip()), "")
-        spanned = (
-            spans[len(body) - 1]
-            if len(spans) >= len(body)
-            else any(a and a == b for a, b in zip(row, row[1:], strict=False))
-        )
-        odd = spanned or any(not str(c).strip() for c in row)
-        if not (_TOTAL.match(str(label)) or (_SUM.match(str(label)) and odd)):
+    row shaped unlike a data row: a cell spanning columns or an empty cell. At least one body row stays.
+
+    ``spans`` lists per row the columns whose cell continues a span from the left (a page script knows
+    them; without it, a cell repeating its left neighbour's text counts). A footer's label is shown once:
+    the columns its span covers are left empty (``Total`` is not a quantity)."""
+    n = len(rows)
+    cont = (
+        [list(s) for s in spans]
+        if spans is not None and len(spans) == n
+        else [[k for k in range(1, len(r)) if str(r[k]).strip() and r[k] == r[k - 1]] for r in rows]
+    )
+    cut = n - foot if 0 < foot < n else n
+    while cut > 1:
+        row = rows[cut - 1]
+        label = str(next((c for c in row if str(c).strip()), ""))
+        odd = bool(cont[cut - 1]) or any(not str(c).strip() for c in row)
+        if not (_TOTAL.match(label) or (_SUM.match(label) and odd)):
             break
-        footer.insert(0, body.pop())
-    # a label spanning columns is shown once: its copies in the columns it spans are left empty
-    footer = [[c if k == 0 or c != r[k - 1] else "" for k, c in enumerate(r)] for r in footer]
-    return body, footer
+        cut -= 1
+    footer = [[("" if k in cont[i] else c) for k, c in enumerate(rows[i])] for i in range(cut, n)]
+    return [list(r) for r in rows[:cut]], footer
 
 
 def _names(raw: list[str]) -> list[str]:

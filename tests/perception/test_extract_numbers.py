@@ -2,7 +2,7 @@
 typed as ``pandas.read_html`` types them, ``numbers="parse"`` for currency, percent and units,
 ``numbers="raw"`` for text.
 
-Fixtures: tests/fixtures/sites/extract/numbers.html (a tfoot Total row spanning two columns, a trailing
+Fixtures: tests/fixtures/sites/extract/numbers.html (a tfoot Total row spanning two columns, a tfoot note, a trailing
 "Grand total:" row with no tfoot, a last data row whose name starts like a total word, a spanned
 "Average" row; numbers as 1,204 / $1,018.50 / 12 % / 3.5 kg / (1,200) / – / 1e3 / 007) and
 numbers-de.html (a German page: 1.204,5 / 42,00 € / 12,5 %). Each table is compared with what
@@ -65,8 +65,12 @@ def test_each_table_is_typed_as_read_html_types_it(
 
 def test_the_footer_is_not_a_row_and_footer_true_keeps_it_apart(session: Any, pages: DemoSite) -> None:
     tables = _tables(session, pages, "numbers.html")
-    assert [t["rows"] for t in tables] == [3, 3, 2, 2]
-    assert [t.get("footer_rows", 0) for t in tables] == [1, 1, 0, 1]  # the Teams' "All Stars" row is data
+    assert [t["rows"] for t in tables] == [3, 3, 2, 2, 2]
+    # the Teams' "All Stars" row is data; the Orders' tfoot is a footer though it names no total
+    assert [t.get("footer_rows", 0) for t in tables] == [1, 1, 0, 1, 1]
+    orders = session.call("extract", ref=tables[4]["ref"], footer=True)
+    assert orders.df.to_dict("list") == {"Order": ["A-1", "A-2"], "Items": [3, 5]}
+    assert orders.data["footer"] == "Order,Items\nShown: 2 of 40,\n"
     sales = session.call("extract", ref=tables[0]["ref"])
     df = sales.df
     assert list(df["Region"]) == ["North", "South", "East"] and "footer" not in df.attrs
@@ -140,8 +144,10 @@ def test_a_german_page_reads_decimal_commas_with_parse(session: Any, pages: Demo
 def test_footer_rule_on_rows() -> None:
     rows = [["a", "1"], ["b", "2"], ["Subtotal", "3"], ["Total", "3"]]
     assert split_footer(rows) == ([["a", "1"], ["b", "2"]], [["Subtotal", "3"], ["Total", "3"]])
-    assert split_footer([["Sum", "1"], ["Sum", "2"]])[1] == []  # one body row always stays... and Sum needs a shape
-    assert split_footer([["a", "1"], ["Sum", "Sum"]], spans=[False, True])[1] == [["Sum", ""]]
+    assert split_footer([["Sum", "1"], ["Sum", "2"]])[1] == []  # Sum alone, in a row shaped like the others, is data
+    assert split_footer([["Total", "1"]])[1] == []  # one body row always stays
+    assert split_footer([["a", "1"], ["Sum", "Sum"]], spans=[[], [1]])[1] == [["Sum", ""]]
+    assert split_footer([["a", "1"], ["Total", "5", "5"]], spans=[[], []])[1] == [["Total", "5", "5"]]
     assert split_footer([["a", "1"], ["Summer", "2"]])[1] == []  # a word that starts like one is not one
     assert split_footer([["a", "1"], ["note", "x"]], foot=1)[1] == [["note", "x"]]  # tfoot, whatever it says
 
