@@ -161,7 +161,8 @@ async def extract(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
             }
             for g in grids
         ]
-    typed = type_columns(columns, rows, args.get("numbers", "auto"), await _lang(page))
+    mode = args.get("numbers", "auto")
+    typed = type_columns(columns, rows, mode, await _lang(page) if mode == "parse" else "")
     columns, rows = typed.columns, typed.rows
     out.update({"format": "csv", "rows": len(rows), "columns": columns, "numbers": typed.numbers})
     footer = footers[0] if footers else []
