@@ -22,7 +22,7 @@ test: setup lint
 	$(PY) -m ocnb.commands.stubs --check
 	$(PYTEST) --durations=25
 
-# The quick loop while you work: no browser, nothing slow (about a minute). Not a substitute for `make test`.
+# The quick loop while you work: no browser, nothing slow (about 1,040 tests, 1½ minutes of CPU). Not a substitute for `make test`.
 test-fast: setup
 	OCNB_TEST_NO_BROWSER=1 $(PYTEST) $(FAST) --durations=10
 
