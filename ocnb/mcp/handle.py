@@ -21,7 +21,29 @@ from .server import McpBridge
 if TYPE_CHECKING:
     from ..session import Session
 
-__all__ = ["McpHandle", "tools_line"]
+__all__ = ["McpHandle", "policy_line", "tools_line"]
+
+_CONFIRM_WORDS = {
+    "never": "never asks a person before acting",
+    "risky": "asks a person before risky acts (Pay, Delete, Send…, a form to another origin, file_upload)",
+    "acting": "asks a person before every acting call",
+}
+
+
+def policy_line(session: Any) -> str:
+    """The agent's authority in one line: its confirm policy and the origin policy."""
+    config = session.settings
+    allowed, blocked = config.allowed_origins, config.blocked_origins
+    if allowed:
+        origins = "only " + "; ".join(allowed[:4]) + (" …" if len(allowed) > 4 else "")
+    else:
+        origins = "any origin"
+    if blocked:
+        origins += ", except " + "; ".join(blocked[:4]) + (" …" if len(blocked) > 4 else "")
+    return (
+        f"Agent policy: confirm={config.agent_confirm} ({_CONFIRM_WORDS[config.agent_confirm]}; "
+        f"waits {config.approval_timeout_s:g} s for an answer) · origins: {origins}"
+    )
 
 
 def tools_line(session: Any, listing: bool | Listing) -> str:
@@ -102,7 +124,8 @@ class McpHandle:
     def banner(self) -> str:
         """What :func:`serve` prints: URL, token and client configuration."""
         lines = [
-            f"ocnb MCP server: {self.url}  (session {self.session.id}, {tools_line(self.session, self.bridge.listing)})"
+            f"ocnb MCP server: {self.url}  (session {self.session.id}, {tools_line(self.session, self.bridge.listing)})",
+            policy_line(self.session),
         ]
         if not self.token:
             lines.append("Auth: OFF (anyone who can reach the port)")
@@ -129,7 +152,8 @@ class McpHandle:
         ``handle.token``; the client configurations say where to put it.
         """
         lines = [
-            f"ocnb MCP server: {self.url}  (session {self.session.id}, {tools_line(self.session, self.bridge.discovery)})"
+            f"ocnb MCP server: {self.url}  (session {self.session.id}, {tools_line(self.session, self.bridge.discovery)})",
+            policy_line(self.session),
         ]
         if not self.token:
             lines.append("Auth: OFF (anyone who can reach the port)")
@@ -171,6 +195,10 @@ class McpHandle:
             "listing": self.bridge.listing,
             "caps": sorted(self.session.registry.caps),
             "connections": self.bridge.connections,
+            "agent_confirm": self.session.settings.agent_confirm,
+            "approval_timeout_s": self.session.settings.approval_timeout_s,
+            "paused": self.session.approvals.paused,
+            "pending_approvals": len(self.session.approvals.pending()),
             "tool_calls": self.bridge.calls,
             "requests": self._stats["requests"],
             "refused": self._stats["refused"],
