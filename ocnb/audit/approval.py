@@ -325,7 +325,8 @@ class Approvals:
             self.held[req.approval_id] = (req, {"tool": call.name, "args": dict(call.args)})
             while len(self.held) > PENDING_MAX:
                 del self.held[next(iter(self.held))]
-            self._note(call, req, "asked", "nobody")
+            # a cell's or a widget's call is asked in the notebook (its widget); elsewhere nobody is asked
+            self._note(call, req, "asked", "notebook" if call.root.source in ("magic", "widget") else "nobody")
             self._changed()
             raise ApprovalRequired(
                 f"{_what(req)} needs a person's approval ({req.reason}); nothing was done",
@@ -498,9 +499,12 @@ class Approvals:
 
     def _note(self, call: CallContext, req: ApprovalRequest, decision: str, by: str) -> None:
         """The decision in the call's journal line (its summary) and, with the request, in its trace."""
-        call.summary_note = (
-            "approval: nobody answered in time" if decision == "timed out" else f"approval: {decision} by {by}"
-        )
+        if decision == "timed out":
+            call.summary_note = "approval: nobody answered in time"
+        elif decision == "asked" and by == "notebook":
+            call.summary_note = "approval: held for the person's answer in the notebook"
+        else:
+            call.summary_note = f"approval: {decision} by {by}"
         if call.record:
             self.host.trace_event(
                 "approval", {"call_seq": call.seq, "decision": decision, "decided_by": by, **req.to_dict()}

@@ -86,6 +86,10 @@ class McpHandle:
     _cancel_on_close: Callable[[], None] = field(default=lambda: None, repr=False)
     #: Where the token is kept across restarts (``token_file=``), or ``None`` for a per-start token.
     token_file: Path | None = None
+    #: What a notebook shows for this server (``%oc mcp start``'s :class:`~ocnb.widgets.AgentPanel`), if any.
+    panel: Any = field(default=None, repr=False)
+    #: Says the person left the approval desk (:meth:`attend_desk`); called by :meth:`stop`.
+    _leave_desk: Callable[[], None] = field(default=lambda: None, repr=False)
 
     @property
     def session(self) -> Session:
@@ -176,6 +180,20 @@ class McpHandle:
         lines += ["Claude Desktop (claude_desktop_config.json, via mcp-remote):", json.dumps(desktop, indent=2)]
         return "\n".join(lines)
 
+    def attend_desk(self) -> None:
+        """Say a person is at the session's approval desk while this server runs (``%oc mcp start``):
+        an agent's call held for approval then waits for the answer (or ``approval_timeout_s``)."""
+        self._leave_desk()
+        self._leave_desk = self.session.approvals.attend()
+
+    def _ipython_display_(self) -> None:
+        from IPython.display import display
+
+        if self.panel is not None:  # its text/plain is the safe banner
+            display(self.panel)
+        else:
+            display({"text/plain": self.safe_banner()}, raw=True)
+
     def _repr_pretty_(self, p: Any, cycle: bool) -> None:
         p.text(self.safe_banner() if not cycle else f"McpHandle({self.url!r})")
 
@@ -226,6 +244,12 @@ class McpHandle:
                 self._thread.join(timeout / 2)
         self._sock.close()
         self._cancel_on_close()
+        self._leave_desk()
+        if self.panel is not None:
+            try:
+                self.panel.close()
+            except Exception:  # noqa: BLE001 - a display never fails a stop
+                pass
         self.bridge.release()
 
     def stop_with_session(self) -> None:
