@@ -82,3 +82,21 @@ def test_confirm_through_traitlets_and_the_widget_asks(ip: Any, approval_site: A
     finally:
         ip.run_line_magic("config", "OcMagics.confirm = 'never'")
         ip.run_line_magic("config", "OcMagics.risky_words = []")
+
+
+def test_mcp_start_refuses_a_bad_policy_and_changes_nothing(ip: Any) -> None:
+    s = ocnb.session()
+    before = (s.settings.agent_confirm, s.settings.approval_timeout_s)
+    for flags, word in (("--confirm sometimes", "--confirm"), ("--approval-timeout soon", "--approval-timeout")):
+        with pytest.raises(UsageError, match=word):
+            ip.run_line_magic("oc", f"mcp start {flags}")
+        assert magics(ip)._mcp_server is None  # no server started
+        assert (s.settings.agent_confirm, s.settings.approval_timeout_s) == before
+    handle = ip.run_line_magic("oc", "mcp start --confirm acting --approval-timeout 9")
+    try:
+        assert (s.settings.agent_confirm, s.settings.approval_timeout_s) == ("acting", 9.0)
+        assert "Agent policy: confirm=acting" in handle.panel.policy.value and s.approvals.attended
+    finally:
+        ip.run_line_magic("oc", "mcp stop")
+        s.configure(agent_confirm=before[0], approval_timeout_s=before[1])
+    assert not s.approvals.attended  # the desk is left with the server

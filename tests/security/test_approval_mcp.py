@@ -142,3 +142,39 @@ def test_ocnb_mcp_asks_before_risky_actions_by_default(monkeypatch: pytest.Monke
         finally:
             s.close()
             monkeypatch.delenv("OCNB_AGENT_CONFIRM", raising=False)
+
+
+async def test_an_agents_plan_step_is_the_agents_and_is_asked_about(
+    server: McpHandle, approval_site: ApprovalSite
+) -> None:
+    """Issue 42: authority by caller follows an agent's call into the plan it runs (a plan step's
+    source is ``plan``, its caller the agent): with nobody to ask, the step is refused."""
+    async with client(server) as c:
+        assert payload(await c.call_tool("navigate", {"url": approval_site.url}))["ok"]
+        approval_site.log.clear()
+        steps = [{"tool": "interact", "args": {"query": "Pay now"}}]
+        result = payload(await c.call_tool("execute_plan", {"steps": steps}))
+    assert [s.get("error_code") for s in result["data"]["steps"]] == ["APPROVAL_REQUIRED"], result
+    assert received(approval_site, "/pay", 0.5) == []
+
+
+async def test_the_agents_policy_is_its_own(module_home: Path, approval_site: ApprovalSite) -> None:
+    """``Session(agent_confirm="never")`` lets the agent's risky click through unasked, while the
+    person's ``confirm="risky"`` still holds the person's own: the caller decides the policy."""
+    session = ocnb.Session(headless=True, home=module_home, agent_confirm="never", confirm="risky")
+    handle = serve(session, quiet=True)
+    try:
+        assert "Agent policy: confirm=never" in handle.safe_banner()
+        async with client(handle) as c:
+            assert payload(await c.call_tool("navigate", {"url": approval_site.url}))["ok"]
+            approval_site.log.clear()
+            result = payload(await c.call_tool("interact", {"query": "Pay now"}))
+        assert result["ok"] is True, result
+        assert len(received(approval_site, "/pay", 5.0)) == 1
+        session.call("navigate", url=approval_site.url)
+        mine = session.call("interact", query="Pay now")  # the person's own call, under confirm=risky
+        assert mine.error is not None and mine.error.code == "APPROVAL_REQUIRED"
+        assert len(approval_site.received("POST", "/pay")) == 1
+    finally:
+        handle.stop()
+        session.close()
