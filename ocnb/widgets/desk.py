@@ -65,7 +65,8 @@ def _picture(request: dict[str, Any]) -> str:
         return ""
     box = (request.get("element") or {}).get("box")
     marks = [{"position": 1, "box": box}] if isinstance(box, dict) else []
-    return marked_screenshot(Path(shot).read_bytes(), marks)
+    picture = marked_screenshot(Path(shot).read_bytes(), marks)
+    return f'<div style="max-width:560px">{picture}</div>' if picture else ""
 
 
 class ApprovalDesk(w.VBox):
