@@ -186,13 +186,13 @@ class McpHandle:
         self._leave_desk()
         self._leave_desk = self.session.approvals.attend()
 
-    def _ipython_display_(self) -> None:
-        from IPython.display import display
-
-        if self.panel is not None:  # its text/plain is the safe banner
-            display(self.panel)
-        else:
-            display({"text/plain": self.safe_banner()}, raw=True)
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
+        """In a notebook: its panel (whose text/plain is the safe banner), else the safe banner."""
+        if self.panel is not None:
+            bundle = self.panel._repr_mimebundle_(**kwargs)
+            if isinstance(bundle, dict):
+                return bundle
+        return {"text/plain": self.safe_banner()}
 
     def _repr_pretty_(self, p: Any, cycle: bool) -> None:
         p.text(self.safe_banner() if not cycle else f"McpHandle({self.url!r})")
