@@ -95,8 +95,13 @@ class ApprovalDesk(w.VBox):
     def refresh(self) -> None:
         """Re-read the open requests and redraw (called by the desk whenever it changes, any thread)."""
         pending = self.session.approvals.pending()
-        shown = [r["approval_id"] for r in self.requests]
-        if [r["approval_id"] for r in pending] == shown:
+        n = len(pending)
+        self.title.value = (
+            f"<b>Approval desk</b>: {n} request{'' if n == 1 else 's'} waiting"
+            if n
+            else "<b>Approval desk</b>: nothing waiting"
+        )
+        if [r["approval_id"] for r in pending] == [r["approval_id"] for r in self.requests]:
             return
         self.requests = pending
         cards, buttons = [], {}
@@ -111,12 +116,6 @@ class ApprovalDesk(w.VBox):
             cards.append(card)
         self._buttons = buttons
         self.cards.children = tuple(cards)
-        n = len(pending)
-        self.title.value = (
-            f"<b>Approval desk</b>: {n} request{'' if n == 1 else 's'} waiting"
-            if n
-            else "<b>Approval desk</b>: nothing waiting"
-        )
 
     def approve(self, approval_id: str) -> dict[str, Any]:
         """Approve a request (what its *Approve* does)."""
