@@ -42,11 +42,14 @@ no tool-specific code here: a tool added to the registry is served as it is.
 - Resources: the journal, traces, screenshots, evidence bundles, skills and the capability map
   (:mod:`ocnb.mcp.resources`); a result naming files under ``OCNB_HOME`` carries a ``resource_link``
   for each, after its JSON text.
-- Hand-off and approval (:mod:`ocnb.mcp.elicitation`): a ``NEEDS_HUMAN`` or ``APPROVAL_REQUIRED``
-  result, for a client that declared ``elicitation``, becomes an ``elicitation/create`` asking the
-  person to pick the element meant or to approve the action; the answer resumes the call through
-  dispatch (journaled). Declined, cancelled, or a client without elicitation: nothing acts, and the
-  client gets the result as it is (``APPROVAL_DENIED`` for a declined approval).
+- Hand-off (:mod:`ocnb.mcp.elicitation`): a ``NEEDS_HUMAN`` result, for a client that declared
+  ``elicitation``, becomes an ``elicitation/create`` asking the person to pick the element meant; the
+  answer resumes the call through dispatch (journaled). Declined, cancelled, or a client without
+  elicitation: nothing acts, and the client gets the result as it is.
+- Approval (:mod:`ocnb.audit.approval`): the call waits at the session's approval desk — offered to
+  the person in the notebook and, through elicitation, to the client's person at once — sending
+  progress while it waits, then acts once or ends ``APPROVAL_DENIED`` / ``APPROVAL_TIMEOUT``.
+- Pause: while the person has paused the agent (``%oc mcp pause``), every call ends ``PAUSED``.
 - Results (:mod:`ocnb.mcp.content`): the JSON text, fenced page text, images and resource links.
 
 The server's own event loop never waits on the browser: a call is submitted to the browser thread and
@@ -70,14 +73,14 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 
 from ..audit.fence import FENCE_NOTE
-from ..calls import ProgressFn
+from ..calls import AskFn, ProgressFn
 from ..dispatch import dispatch_async
 from ..errors import OcnbError
 from ..registry import ToolDef, capability_groups
 from ..results import ToolError, ToolResult
 from . import resources
 from .content import MAX_IMAGE_BYTES, to_call_result, tool_to_mcp, unknown_tool
-from .elicitation import ask_approval, hand_off
+from .elicitation import approval_asker, hand_off
 from .listing import LISTINGS, Listing, finders, listed
 from .notify import ClientLog, ToolListChanges
 from .progress import Progress, progress_token
@@ -240,7 +243,9 @@ class McpBridge:
             try:
                 arguments = params.arguments
                 args = dict(arguments) if isinstance(arguments, dict) else arguments
-                result = await self.call(params.name, args, progress=progress.report if progress else None)
+                result = await self.call(
+                    params.name, args, progress=progress.report if progress else None, ask=approval_asker(ctx)
+                )
                 if result.error is None or result.error.code != "UNKNOWN_TOOL":
                     return await self._answer(ctx, params.name, result, args)
                 unknown = result  # journaled by dispatch like any call; answered as a protocol error below
@@ -257,8 +262,6 @@ class McpBridge:
         """A call's result as the client gets it (after a hand-off, a log message, discovery's turn)."""
         if result.error is not None and result.error.code == "NEEDS_HUMAN":
             result = await hand_off(ctx, result, self.session, self.call)
-        if result.error is not None and result.error.code == "APPROVAL_REQUIRED":
-            result = await ask_approval(ctx, result, self.session, self.call)
         if result.error is not None and result.error.code == "NAVIGATION_FAILED":
             failed = {"message": result.error.message}
             self.client_log.send("error", self.session.fence.event("navigation_failed", failed))
@@ -275,7 +278,9 @@ class McpBridge:
             self.discovered = found
             self.changes.changed()
 
-    async def call(self, name: str, arguments: Any, *, progress: ProgressFn | None = None) -> ToolResult:
+    async def call(
+        self, name: str, arguments: Any, *, progress: ProgressFn | None = None, ask: AskFn | None = None
+    ) -> ToolResult:
         """Run one call through dispatch on the browser thread, awaited without blocking this loop.
 
         Cancelling the awaiting task cancels the call on the browser thread (journaled ``CANCELLED``).
@@ -284,7 +289,8 @@ class McpBridge:
         if session.closed:
             return ToolResult.failure(name, "SESSION_CLOSED", "the session is closed; create a new Session")
         try:
-            future = session.runtime.submit(dispatch_async(session, name, arguments, source="mcp", progress=progress))
+            call = dispatch_async(session, name, arguments, source="mcp", progress=progress, ask=ask)
+            future = session.runtime.submit(call)
             return await asyncio.wrap_future(future)
         except OcnbError as exc:  # the session closed between the check and the submit
             return ToolResult(ok=False, tool=name, error=ToolError.from_exception(exc))
