@@ -1,25 +1,89 @@
 // items: repeated items found by structure (search results, cards, inbox rows), each item's fields
-// aligned and named (extract's "items" op).
+// aligned and named (extract's "items" op). Items are siblings (or cousins, for a grid split into
+// columns) whose subtrees have one shape: the same tag paths and text slots. Class names only help:
+// a class most items share names a field; a class one card has (rotating `c-3`, a hashed module
+// class, "featured") is ignored.
 const HASHY = /\d{3,}|^[a-z]{1,2}\d*$|^[A-Za-z0-9_-]*[A-Z][a-z]*[A-Z]|^css-|^sc-|^jsx-|^_/;
-function stableClasses(el) {
-  return Array.from(el.classList || []).filter((c) => !HASHY.test(c)).sort();
-}
-// Items share a shape: their tag and first stable class ("row msg unread" and "row msg" alike), or their
-// tag and role when they have no class.
-function shape(el) {
-  const first = Array.from(el.classList || []).find((c) => !HASHY.test(c));
-  return el.tagName + (first ? "." + first : "[" + explicitRole(el) + "]");
+function stableClasses(el, common) {
+  return Array.from(el.classList || []).filter((c) => !HASHY.test(c) && (!common || common.has(c))).sort();
 }
 const OUTSIDE_MAIN = (e) => ["NAV", "HEADER", "FOOTER", "ASIDE"].includes(e.tagName) ||
   ["navigation", "banner", "contentinfo", "complementary", "menu", "menubar"].includes(explicitRole(e));
 
-// The fields of one item: [{key, kind, text, url, el}] in document order.
-function fieldsOf(item) {
+// An element's shape: the set of tag paths under it (tags only), a "/t" slot where text is written.
+const SHAPE_NODES = 120, SHAPE_DEPTH = 7;
+// Tags one card writes where another writes a sibling tag (a featured card's <h2>, the others' <h3>).
+const SHAPE_TAGS = { H1: "h", H2: "h", H3: "h", H4: "h", H5: "h", H6: "h", STRONG: "b", B: "b", EM: "i", I: "i" };
+const shapeCache = new Map();
+function shapeOf(el) {
+  let set = shapeCache.get(el);
+  if (set) return set;
+  set = new Set();
+  let n = 0;
+  const walk = (e, path, depth) => {
+    for (const c of childNodesOf(e)) {
+      if (c.nodeType === 3) { if (/\S/.test(c.nodeValue)) set.add(path + "/t"); continue; }
+      if (c.nodeType !== 1 || SKIP_TAGS.has(c.tagName)) continue;
+      if (++n > SHAPE_NODES) return;
+      const p = path + ">" + (SHAPE_TAGS[c.tagName] || c.tagName.toLowerCase());
+      set.add(p);
+      if (depth < SHAPE_DEPTH) walk(c, p, depth + 1);
+    }
+  };
+  walk(el, el.tagName.toLowerCase(), 0);
+  shapeCache.set(el, set);
+  return set;
+}
+// How alike two shapes are: shared paths over all paths (1 = the same shape).
+function alike(a, b) {
+  if (a === b) return 1;
+  let both = 0;
+  for (const p of a) if (b.has(p)) both++;
+  return both / (a.size + b.size - both || 1);
+}
+const ALIKE = 0.5;
+// A cluster takes an element as like its first few members.
+function joins(cluster, el) {
+  if (cluster.tag !== el.tagName) return 0;
+  const s = shapeOf(el);
+  let best = 0;
+  for (const m of cluster.items.slice(0, 4)) best = Math.max(best, alike(shapeOf(m), s));
+  return best;
+}
+// The classes most items share (at least half of them, two at least): the ones that may name a field.
+function commonClasses(items) {
+  const count = new Map();
+  for (const it of items.slice(0, 40)) {
+    const here = new Set();
+    for (const c of it.classList || []) here.add(c);
+    for (const e of Array.from(it.querySelectorAll("[class]")).slice(0, 200)) for (const c of e.classList) here.add(c);
+    for (const c of here) count.set(c, (count.get(c) || 0) + 1);
+  }
+  const need = Math.max(2, Math.ceil(Math.min(items.length, 40) / 2));
+  return new Set(Array.from(count).filter(([, n]) => n >= need).map(([c]) => c));
+}
+
+const PRICE = /^[^\d]{0,4}\s?[$€£¥₹]\s?\d|^\d[\d.,\s]*\s?(?:[$€£¥₹]|USD|EUR|GBP|Kč|zł)$|^[$€£¥₹]/;
+const DATE = /^(?:\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d|\d{1,2} (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)|\d+ (?:sec|min|minute|hour|day|week|month|year)s? ago|yesterday|today|\d{1,2}:\d{2})/i;
+const RATING = /^(?:rated\s+)?\d(?:[.,]\d)?\s*(?:\/\s*(?:5|10)|out of (?:5|10)|stars?\b|★)|^[★☆]{3,}|^\d(?:[.,]\d)?\s*[★☆]/i;
+const DURATION = /^\d+(?:[.,]\d+)?\s*(?:s|sec|secs|seconds?|min|mins|minutes?|h|hrs?|hours?|days?)$/i;
+// What a text holds, when it says: a price, a rating, a date, a duration.
+function textSort(t) {
+  if (PRICE.test(t)) return "price";
+  if (RATING.test(t)) return "rating";
+  if (DATE.test(t)) return "date";
+  if (DURATION.test(t)) return "duration";
+  return "text";
+}
+
+// The fields of one item: [{key, kind, sort, text, url, el}] in document order. A key is the field's
+// tag path in the item, with the classes most items share (`common`) as a helper.
+function fieldsOf(item, common) {
   const out = [];
   const pathOf = (el) => {
     const p = [];
     for (let e = el; e && e !== item; e = e.parentElement || e.getRootNode().host) {
-      const c = stableClasses(e);
+      const c = stableClasses(e, common);
       p.push(e.tagName.toLowerCase() + (c.length ? "." + c[0] : ""));
     }
     return p.reverse().join(">");
@@ -68,7 +132,7 @@ function fieldsOf(item) {
     for (const c of el.childNodes) if (c.nodeType === 3) own += c.nodeValue;
     if (squash(own)) {
       const text = seenText(el, (e) => e.tagName === "BUTTON" || explicitRole(e) === "button");
-      if (text) { out.push({ key, kind: "text", text, el }); }
+      if (text) { out.push({ key, kind: "text", sort: textSort(text), text, el }); }
       // text beside inline children: those children are part of this text (a link inside keeps its url)
       for (const c of el.querySelectorAll("a[href]")) out.push({ key: pathOf(c) + "@href", kind: "url", text: c.href, el: c });
       return;
@@ -80,45 +144,83 @@ function fieldsOf(item) {
 }
 
 // Candidate item groups, the best first: many items, each with several fields, in the main content.
+// Under each parent its children are clustered by shape (an ad between cards, a different shape, is
+// left out; a featured first item with an extra badge is still alike); clusters of one shape under
+// parents that are siblings or cousins (a grid split into columns) are one group, in document order.
 function itemGroups(root) {
-  const found = [];
+  const clusters = [];
   for (const parent of [root, ...composedElements(root)]) {
     const ch = parent.nodeType === 1 && parent.shadowRoot ? parent.shadowRoot.children : parent.children;
-    if (!ch || ch.length < 2) continue;
-    const groups = new Map();
+    if (!ch || !ch.length) continue;
+    const here = [];
     for (const c of ch) {
       if (SKIP_TAGS.has(c.tagName)) continue;
-      const k = shape(c);
-      if (!groups.has(k)) groups.set(k, []);
-      groups.get(k).push(c);
+      let best = null, score = ALIKE;
+      for (const cl of here) { const s = joins(cl, c); if (s >= score) { best = cl; score = s; } }
+      if (best) best.items.push(c);
+      else here.push({ tag: c.tagName, items: [c], parent, home: parent });
     }
-    for (const [, els] of groups) {
-      if (els.length < 2) continue;
-      const items = els.filter((e) => shown(e) && squash(e.textContent || "").length > 0);
-      if (items.length < 2) continue;
-      let kinds = 0, textLen = 0;
-      const sample = items.slice(0, 30);
-      for (const it of sample) {
-        const f = fieldsOf(it);
-        kinds += new Set(f.map((x) => x.key)).size;
-        textLen += seenText(it).length;
-      }
-      const rich = kinds / sample.length;
-      if (rich < 2) continue;
-      let score = items.length * Math.min(rich, 8) * Math.log(2 + textLen / sample.length);
-      if (closestAcross(items[0], OUTSIDE_MAIN) || OUTSIDE_MAIN(parent)) score *= 0.2;
-      found.push({ score, items, parent });
+    for (const cl of here) clusters.push(cl);
+  }
+  // one group across columns: clusters of one shape whose parents share a parent or a grandparent
+  const up = (e) => (e && (e.parentElement || (e.getRootNode && e.getRootNode().host))) || null;
+  const byKin = new Map();
+  for (const cl of clusters) {
+    if (cl.home === root || cl.items.length > 200) continue;
+    for (const kin of [up(cl.home), up(up(cl.home))]) {
+      if (!kin) continue;
+      if (!byKin.has(kin)) byKin.set(kin, []);
+      byKin.get(kin).push(cl);
     }
   }
-  return found.sort((a, b) => b.score - a.score);
+  const merged = new Set();
+  for (const [kin, cls] of byKin) {
+    for (let i = 0; i < cls.length; i++) {
+      const a = cls[i];
+      if (merged.has(a)) continue;
+      for (let j = i + 1; j < cls.length; j++) {
+        const b = cls[j];
+        if (merged.has(b) || b.home === a.home || b.home.tagName !== a.home.tagName) continue;
+        if (a.home.contains(b.home) || b.home.contains(a.home)) continue;
+        if (joins(a, b.items[0]) < ALIKE) continue;
+        a.items.push(...b.items);
+        a.parents = a.parents || new Set([a.home]);
+        for (const p of b.parents || [b.home]) a.parents.add(p);
+        if (kin.contains(a.parent)) a.parent = kin;
+        merged.add(b);
+      }
+    }
+  }
+  const found = [];
+  for (const cl of clusters) {
+    if (merged.has(cl) || cl.items.length < 2) continue;
+    let items = cl.items.filter((e) => shown(e) && squash(e.textContent || "").length > 0);
+    if (items.length < 2) continue;
+    items = items.sort((x, y) => (x.compareDocumentPosition(y) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1));
+    const common = commonClasses(items);
+    let kinds = 0, textLen = 0;
+    const sample = items.slice(0, 30);
+    for (const it of sample) {
+      const f = fieldsOf(it, common);
+      kinds += new Set(f.map((x) => x.key)).size;
+      textLen += seenText(it).length;
+    }
+    const rich = kinds / sample.length;
+    if (rich < 2) continue;
+    let score = items.length * Math.min(rich, 8) * Math.log(2 + textLen / sample.length);
+    if (closestAcross(items[0], OUTSIDE_MAIN) || OUTSIDE_MAIN(cl.parent)) score *= 0.2;
+    found.push({ score, items, parent: cl.parent, common, parents: cl.parents });
+  }
+  // the columns themselves (alike, side by side, each holding several items) are no items
+  const holders = new Set();
+  for (const g of found) if (g.parents && g.items.length >= 1.5 * g.parents.size) for (const p of g.parents) holders.add(p);
+  return found.filter((g) => !g.items.every((e) => holders.has(e))).sort((a, b) => b.score - a.score);
 }
 
-const PRICE = /^[^\d]{0,4}\s?[$€£¥₹]\s?\d|^\d[\d.,\s]*\s?(?:[$€£¥₹]|USD|EUR|GBP|Kč|zł)$|^[$€£¥₹]/;
-const DATE = /^(?:\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d|\d{1,2} (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)|\d+ (?:sec|min|minute|hour|day|week|month|year)s? ago|yesterday|today|\d{1,2}:\d{2})/i;
 const TAG_WORDS = { CITE: "site", ADDRESS: "address", BLOCKQUOTE: "quote", FIGCAPTION: "caption", LABEL: "label" };
-function classWord(el, item) {
+function classWord(el, item, common) {
   for (let e = el; e && e !== item; e = e.parentElement) {
-    for (const c of stableClasses(e)) {
+    for (const c of stableClasses(e, common)) {
       let w = c.split("--")[0];
       if (w.includes("__")) w = w.split("__").pop();
       const words = w.split(/[-_]/).filter((x) => x && !/^(item|card|result|post|row|msg|message|entry|product|list|text|content|inner|wrap|wrapper|container|body|col|cell|field|meta|info|details|js)$/i.test(x));
@@ -131,24 +233,63 @@ function classWord(el, item) {
   return "";
 }
 
+// The items as rows: each field a column named from what it holds, the same on every item.
 function itemsTable(best) {
   const items = best.items;
-  const perItem = items.map(fieldsOf);
-  const keys = new Map();  // key → {kind, count, first position, sample els}
+  const perItem = items.map((it) => fieldsOf(it, best.common));
+  // a field's column: its path, kind and sort ("price", "rating", …), and which of its like it is in the item
   perItem.forEach((fs) => {
-    const seenHere = new Set();
+    const n = new Map();
+    for (const f of fs) {
+      const base = f.key + "|" + f.kind + "|" + (f.sort || "");
+      const i = n.get(base) || 0;
+      n.set(base, i + 1);
+      f.col = base + "#" + i;
+      f.slot = f.key + "|" + f.kind + "#" + i;
+    }
+  });
+  const keys = new Map();  // col → {kind, count, first position, sample els, the items holding it}
+  perItem.forEach((fs, itemIndex) => {
     fs.forEach((f, pos) => {
-      let k = keys.get(f.key + "|" + f.kind);
-      if (!k) { k = { key: f.key, kind: f.kind, count: 0, pos: pos, els: [], values: [] }; keys.set(f.key + "|" + f.kind, k); }
-      if (!seenHere.has(f.key + "|" + f.kind)) { k.count++; seenHere.add(f.key + "|" + f.kind); }
+      let k = keys.get(f.col);
+      if (!k) { k = { col: f.col, slot: f.slot, key: f.key, kind: f.kind, sort: f.sort, pos, els: [], values: [], holders: new Set(), item: items[itemIndex] }; keys.set(f.col, k); }
+      k.holders.add(itemIndex);
       k.pos = Math.min(k.pos, pos);
       if (k.els.length < 5) k.els.push(f.el);
-      if (!k.item) k.item = items[perItem.indexOf(fs)];
       k.values.push(f.text);
     });
   });
+  // One field, two columns: the same slot holding a price on most cards and "Free" on one; or a field
+  // that one card (a featured one) writes in another element. Columns no item holds both of are one.
   const need = Math.max(2, Math.ceil(items.length * 0.2));
-  let cols = Array.from(keys.values()).filter((k) => k.count >= Math.min(need, items.length));
+  const into = new Map();
+  const all = Array.from(keys.values()).sort((a, b) => b.holders.size - a.holders.size);
+  for (let i = 0; i < all.length; i++) {
+    const a = all[i];
+    if (into.has(a.col)) continue;
+    for (let j = i + 1; j < all.length; j++) {
+      const b = all[j];
+      if (into.has(b.col) || b.kind !== a.kind) continue;
+      const sameSlot = b.slot === a.slot;
+      const rescue = b.holders.size < need && (b.sort || "") === (a.sort || "");
+      if (!sameSlot && !rescue) continue;
+      if (Array.from(b.holders).some((h) => a.holders.has(h))) continue;
+      for (const h of b.holders) a.holders.add(h);
+      a.values.push(...b.values);
+      a.pos = Math.min(a.pos, b.pos);
+      into.set(b.col, a.col);
+    }
+  }
+  for (const fs of perItem) for (const f of fs) if (into.has(f.col)) f.col = into.get(f.col);
+  for (const col of into.keys()) keys.delete(col);
+  const sortOf = (k) => {  // the sort most of a column's values have
+    const n = new Map();
+    for (const v of k.values) if (v) { const s = textSort(v); n.set(s, (n.get(s) || 0) + 1); }
+    let best = "text", most = 0;
+    for (const [s, c] of n) if (c > most) { best = s; most = c; }
+    return most * 2 > k.values.filter((v) => v).length ? best : "text";
+  };
+  let cols = Array.from(keys.values()).filter((k) => k.holders.size >= Math.min(need, items.length));
   cols.sort((a, b) => a.pos - b.pos);
   // a column whose text is the same in every item says nothing about the item ("Reply", "Add to cart")
   cols = cols.filter((k) => k.kind === "image" || k.kind === "url" || items.length < 3 || new Set(k.values).size > 1);
@@ -161,27 +302,30 @@ function itemsTable(best) {
     let n = name, i = 2;
     while (used.has(n)) n = name + "_" + i++;
     used.set(n, true);
-    columns.push({ name: n, key: k.key + "|" + k.kind, part });
+    columns.push({ name: n, col: k.col, part });
   };
+  const bold = (el) => parseInt(style(el).fontWeight, 10) >= 600;
   for (const k of cols) {
     if (k.kind === "title") { add(titles.length > 1 && k !== titles[0] ? "subtitle" : "title", k, "text"); continue; }
     if (k.kind === "image") { add("image", k, "text"); continue; }
     if (k.kind === "date") { add("date", k, "text"); continue; }
-    if (k.kind === "url") { add(k.values.every((v) => v) && !used.has("url") ? "url" : (classWord(k.els[0], k.item) || "link") + "_url", k, "text"); continue; }
-    const word = classWord(k.els[0], k.item);
+    if (k.kind === "url") { add(k.values.every((v) => v) && !used.has("url") ? "url" : (classWord(k.els[0], k.item, best.common) || "link") + "_url", k, "text"); continue; }
+    const word = classWord(k.els[0], k.item, best.common);
     const vals = k.values.filter((v) => v);
-    const isPrice = vals.length && vals.every((v) => PRICE.test(v));
-    const isDate = vals.length && vals.every((v) => DATE.test(v));
     if (k.kind === "link") {
       const sameAsTitle = vals.every((v) => titleText.has(v));
-      if (!sameAsTitle) add(word || (titles.length ? "link" : "title"), k, "text");
+      if (!sameAsTitle) add(word || (titles.length || used.has("title") ? "link" : "title"), k, "text");
       add(!used.has("url") ? "url" : (word || "link") + "_url", k, "url");
       continue;
     }
-    add(isPrice ? "price" : isDate ? (word && word !== "date" && word !== "time" ? word : "date") : (word || "text"), k, "text");
+    const sort = sortOf(k);
+    if (sort === "price" || sort === "rating" || sort === "duration") { add(sort, k, "text"); continue; }
+    if (sort === "date") { add(word && word !== "date" && word !== "time" ? word : "date", k, "text"); continue; }
+    if (!word && !titles.length && !used.has("title") && k.els.every(bold)) { add("title", k, "text"); continue; }
+    add(word || "text", k, "text");
   }
   let rows = perItem.map((fs) => columns.map((c) => {
-    const hits = fs.filter((f) => f.key + "|" + f.kind === c.key);
+    const hits = fs.filter((f) => f.col === c.col);
     return Array.from(new Set(hits.map((f) => (c.part === "url" ? f.url : f.text)).filter((v) => v))).join("; ");
   }));
   // a column equal to an earlier one in every item (the card's image link and its title link) once
