@@ -1,6 +1,6 @@
 // items: repeated items found by structure (search results, cards, inbox rows), each item's fields
-// aligned and named (extract's "items" op). Items are siblings (or cousins, for a grid split into
-// columns) whose subtrees have one shape: the same tag paths and text slots. Class names only help:
+// aligned and named (extract's "items" op). Items are siblings (or children of sibling columns, for a
+// grid split into columns) whose subtrees have one shape: the same tag paths and text slots. Class names only help:
 // a class most items share names a field; a class one card has (rotating `c-3`, a hashed module
 // class, "featured") is ignored.
 const HASHY = /\d{3,}|^[a-z]{1,2}\d*$|^[A-Za-z0-9_-]*[A-Z][a-z]*[A-Z]|^css-|^sc-|^jsx-|^_/;
@@ -24,7 +24,7 @@ function shapeOf(el) {
     for (const c of childNodesOf(e)) {
       if (c.nodeType === 3) { if (/\S/.test(c.nodeValue)) set.add(path + "/t"); continue; }
       if (c.nodeType !== 1 || SKIP_TAGS.has(c.tagName)) continue;
-      if (++n > SHAPE_NODES) return;
+      if (++n > SHAPE_NODES) { set.big = true; return; }
       const p = path + ">" + (SHAPE_TAGS[c.tagName] || c.tagName.toLowerCase());
       set.add(p);
       if (depth < SHAPE_DEPTH) walk(c, p, depth + 1);
@@ -47,8 +47,75 @@ function joins(cluster, el) {
   if (cluster.tag !== el.tagName) return 0;
   const s = shapeOf(el);
   let best = 0;
-  for (const m of cluster.items.slice(0, 4)) best = Math.max(best, alike(shapeOf(m), s));
+  for (const m of cluster.items.slice(0, 4)) {
+    const o = shapeOf(m);
+    if (Math.min(o.size, s.size) < ALIKE * Math.max(o.size, s.size)) continue;  // too unlike in size to be alike
+    best = Math.max(best, alike(o, s));
+    if (best >= 0.9) break;
+  }
   return best;
+}
+// Where an element first writes text (its lead: the tag path of its first text, a card's title): items
+// whose content varies (a live feed's entries, a chapter's sections) still start alike.
+const leadCache = new Map();
+function leadOf(el) {
+  if (leadCache.has(el)) return leadCache.get(el);
+  let lead = "", n = 0;
+  const walk = (e, path) => {
+    for (const c of childNodesOf(e)) {
+      if (lead || ++n > SHAPE_NODES) return;
+      if (c.nodeType === 3) { if (/\S/.test(c.nodeValue)) lead = path + "/t"; continue; }
+      if (c.nodeType !== 1 || SKIP_TAGS.has(c.tagName)) continue;
+      walk(c, path + ">" + (SHAPE_TAGS[c.tagName] || c.tagName.toLowerCase()));
+    }
+  };
+  walk(el, el.tagName.toLowerCase());
+  leadCache.set(el, lead);
+  return lead;
+}
+// The first class that is no hash (the items of one list often share it).
+function classKey(el) {
+  const first = Array.from(el.classList || []).find((c) => !HASHY.test(c));
+  return first ? el.tagName + "." + first : "";
+}
+// An ad or a sponsored slot: said by its classes or id, its first words, or a frame inside.
+const AD_WORD = /^(ad|ads|advert|adverts|advertisement|adslot|sponsor|sponsored|promo|promoted|dfp|gpt)$/i;
+const AD_TEXT = /^(sponsored|advertisement|ad|promoted|anzeige|publicité|paid content)\b/i;
+const adCache = new Map();
+function isAd(el) {
+  if (!adCache.has(el)) adCache.set(el, adLike(el));
+  return adCache.get(el);
+}
+function adLike(el) {
+  const words = ((el.className && el.className.baseVal === undefined ? el.className : "") + " " + (el.id || "")).split(/[\s_-]+/);
+  if (words.some((w) => AD_WORD.test(w))) return true;
+  const lead = leadOf(el);  // the first text it writes
+  if (lead) {
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let t = walker.nextNode(), i = 0; t && i < 50; t = walker.nextNode(), i++) {
+      if (!/\S/.test(t.nodeValue)) continue;
+      if (AD_TEXT.test(squash(t.nodeValue))) return true;
+      break;
+    }
+  }
+  return !!el.querySelector("iframe");
+}
+// May `el` join `cluster` (siblings under one parent)? Alike in shape; or, for what is no ad, the same
+// first class, or the same lead (a class-less list whose entries differ in length).
+function fits(cluster, el) {
+  if (cluster.tag !== el.tagName) return 0;
+  // a region of the page (more than SHAPE_NODES elements) is no card: only a shared class joins regions
+  if (shapeOf(el).big || shapeOf(cluster.items[0]).big) {
+    const key = classKey(el);
+    return key && key === cluster.key ? ALIKE : 0;
+  }
+  const s = joins(cluster, el);
+  if (s >= ALIKE) return s;
+  if (cluster.ad || isAd(el)) return 0;
+  const key = classKey(el);
+  if (key && key === cluster.key) return ALIKE;
+  if (!key && !cluster.key && cluster.lead && leadOf(el) === cluster.lead) return ALIKE;
+  return 0;
 }
 // The classes most items share (at least half of them, two at least): the ones that may name a field.
 function commonClasses(items) {
@@ -146,7 +213,8 @@ function fieldsOf(item, common) {
 // Candidate item groups, the best first: many items, each with several fields, in the main content.
 // Under each parent its children are clustered by shape (an ad between cards, a different shape, is
 // left out; a featured first item with an extra badge is still alike); clusters of one shape under
-// parents that are siblings or cousins (a grid split into columns) are one group, in document order.
+// parents that are siblings (a grid split into columns, several items each) are one group, in
+// document order.
 function itemGroups(root) {
   const clusters = [];
   for (const parent of [root, ...composedElements(root)]) {
@@ -156,44 +224,52 @@ function itemGroups(root) {
     for (const c of ch) {
       if (SKIP_TAGS.has(c.tagName)) continue;
       let best = null, score = ALIKE;
-      for (const cl of here) { const s = joins(cl, c); if (s >= score) { best = cl; score = s; } }
+      for (const cl of here) { const s = fits(cl, c); if (s >= score) { best = cl; score = s; } }
       if (best) best.items.push(c);
-      else here.push({ tag: c.tagName, items: [c], parent, home: parent });
+      else here.push({ tag: c.tagName, items: [c], parent, home: parent, key: classKey(c), lead: leadOf(c), ad: isAd(c) });
     }
     for (const cl of here) clusters.push(cl);
   }
-  // one group across columns: clusters of one shape whose parents share a parent or a grandparent
+  // one group across columns: clusters of one shape whose parents are siblings of one tag (each
+  // cluster joins the first group it is alike to: linear in the clusters under one grandparent)
   const up = (e) => (e && (e.parentElement || (e.getRootNode && e.getRootNode().host))) || null;
   const byKin = new Map();
   for (const cl of clusters) {
     if (cl.home === root || cl.items.length > 200) continue;
-    for (const kin of [up(cl.home), up(up(cl.home))]) {
-      if (!kin) continue;
-      if (!byKin.has(kin)) byKin.set(kin, []);
-      byKin.get(kin).push(cl);
-    }
+    const kin = up(cl.home);
+    if (!kin) continue;
+    if (!byKin.has(kin)) byKin.set(kin, []);
+    byKin.get(kin).push(cl);
   }
   const merged = new Set();
   for (const [kin, cls] of byKin) {
-    for (let i = 0; i < cls.length; i++) {
-      const a = cls[i];
-      if (merged.has(a)) continue;
-      for (let j = i + 1; j < cls.length; j++) {
-        const b = cls[j];
-        if (merged.has(b) || b.home === a.home || b.home.tagName !== a.home.tagName) continue;
-        if (a.home.contains(b.home) || b.home.contains(a.home)) continue;
-        if (joins(a, b.items[0]) < ALIKE) continue;
-        a.items.push(...b.items);
-        a.parents = a.parents || new Set([a.home]);
-        for (const p of b.parents || [b.home]) a.parents.add(p);
-        if (kin.contains(a.parent)) a.parent = kin;
-        merged.add(b);
-      }
+    if (cls.length < 2) continue;
+    const groups = [];
+    for (const b of cls) {
+      const a = groups.find((g) => g.tag === b.tag && g.home.tagName === b.home.tagName && !g.homes.has(b.home) &&
+        joins(g, b.items[0]) >= ALIKE);
+      if (!a) { b.homes = new Set([b.home]); groups.push(b); continue; }
+      a.parts = a.parts || [a.items.slice()];
+      a.parts.push(b.items.slice());
+      a.items.push(...b.items);
+      a.homes.add(b.home);
+      a.parents = a.homes;
+      a.parent = kin;
+      merged.add(b);
     }
   }
-  const found = [];
+  // a list in columns holds several items per column; else its parts are lists of their own
+  const lists = [];
   for (const cl of clusters) {
-    if (merged.has(cl) || cl.items.length < 2) continue;
+    if (merged.has(cl)) continue;
+    const seen = cl.parents ? cl.items.filter((e) => shown(e) && squash(e.textContent || "").length > 0).length : 0;
+    if (cl.parents && seen < 1.5 * cl.parents.size) {
+      for (const part of cl.parts) lists.push({ items: part, parent: part[0].parentElement || cl.home });
+    } else lists.push(cl);
+  }
+  const found = [];
+  for (const cl of lists) {
+    if (cl.items.length < 2) continue;
     let items = cl.items.filter((e) => shown(e) && squash(e.textContent || "").length > 0);
     if (items.length < 2) continue;
     items = items.sort((x, y) => (x.compareDocumentPosition(y) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1));
@@ -209,11 +285,20 @@ function itemGroups(root) {
     if (rich < 2) continue;
     let score = items.length * Math.min(rich, 8) * Math.log(2 + textLen / sample.length);
     if (closestAcross(items[0], OUTSIDE_MAIN) || OUTSIDE_MAIN(cl.parent)) score *= 0.2;
+    if (textLen / sample.length > 1500) score *= 0.3;  // regions of the page, not items
+    if (sample.filter((it) => shapeOf(it).big).length * 2 > sample.length) score *= 0.5;  // (more than SHAPE_NODES elements each)
     found.push({ score, items, parent: cl.parent, common, parents: cl.parents });
   }
-  // the columns themselves (alike, side by side, each holding several items) are no items
+  // the columns themselves (alike, side by side, each holding several items and little else) are no items
   const holders = new Set();
-  for (const g of found) if (g.parents && g.items.length >= 1.5 * g.parents.size) for (const p of g.parents) holders.add(p);
+  for (const g of found) {
+    if (!g.parents || g.items.length < 1.5 * g.parents.size) continue;
+    const mine = new Set(g.items);
+    for (const p of g.parents) {
+      const kids = Array.from(p.children).filter((c) => !SKIP_TAGS.has(c.tagName));
+      if (kids.filter((c) => mine.has(c)).length >= 0.8 * kids.length) holders.add(p);
+    }
+  }
   return found.filter((g) => !g.items.every((e) => holders.has(e))).sort((a, b) => b.score - a.score);
 }
 
@@ -233,21 +318,13 @@ function classWord(el, item, common) {
   return "";
 }
 
+const RESCUED = new Set(["title", "url", "image", "date"]);
 // The items as rows: each field a column named from what it holds, the same on every item.
 function itemsTable(best) {
   const items = best.items;
   const perItem = items.map((it) => fieldsOf(it, best.common));
-  // a field's column: its path, kind and sort ("price", "rating", …), and which of its like it is in the item
-  perItem.forEach((fs) => {
-    const n = new Map();
-    for (const f of fs) {
-      const base = f.key + "|" + f.kind + "|" + (f.sort || "");
-      const i = n.get(base) || 0;
-      n.set(base, i + 1);
-      f.col = base + "#" + i;
-      f.slot = f.key + "|" + f.kind + "#" + i;
-    }
-  });
+  // a field's column: its path, kind and sort ("price", "rating", …); several in one item are joined
+  for (const fs of perItem) for (const f of fs) { f.col = f.key + "|" + f.kind + "|" + (f.sort || ""); f.slot = f.key + "|" + f.kind; }
   const keys = new Map();  // col → {kind, count, first position, sample els, the items holding it}
   perItem.forEach((fs, itemIndex) => {
     fs.forEach((f, pos) => {
@@ -271,7 +348,8 @@ function itemsTable(best) {
       const b = all[j];
       if (into.has(b.col) || b.kind !== a.kind) continue;
       const sameSlot = b.slot === a.slot;
-      const rescue = b.holders.size < need && (b.sort || "") === (a.sort || "");
+      // (a rescue is for a card's title, link, image or date written in another element, on lists of 3+)
+      const rescue = items.length >= 3 && b.holders.size < need && RESCUED.has(a.kind) && (b.sort || "") === (a.sort || "");
       if (!sameSlot && !rescue) continue;
       if (Array.from(b.holders).some((h) => a.holders.has(h))) continue;
       for (const h of b.holders) a.holders.add(h);
