@@ -19,10 +19,11 @@ Each bundle is read and joined once per process (:func:`bundle` is cached).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 
-__all__ = ["BUNDLES", "JS_DIR", "SHARED", "bundle"]
+__all__ = ["BUNDLES", "JS_DIR", "SHARED", "assemble", "bundle"]
 
 #: The folder of the page-script modules.
 JS_DIR = Path(__file__).with_name("js")
@@ -58,6 +59,13 @@ BUNDLES: dict[str, tuple[str, tuple[str, ...]]] = {
 def bundle(name: str) -> str:
     """The source of bundle ``name``: an expression evaluating to ``(req) => {result, next}``."""
     function, modules = BUNDLES[name]
+    return assemble(name, function, modules)
+
+
+def assemble(name: str, function: str, modules: Sequence[str], extra: str = "") -> str:
+    """Join ``modules`` (file names in :data:`JS_DIR`) and then ``extra`` (source text) into one function
+    expression named ``function`` that returns ``main(req)``. :func:`bundle` uses it for the declared
+    bundles; a test uses it to add an op that calls the modules' functions directly."""
     parts = [
         f"// ocnb page script {name!r}: the modules of ocnb/perception/js/ joined by ocnb/perception/bundle.py",
         f"(function {function}(req) {{",
@@ -65,6 +73,8 @@ def bundle(name: str) -> str:
     for module in modules:
         parts.append(f"// ---- js/{module}")
         parts.append((JS_DIR / module).read_text(encoding="utf-8").rstrip("\n"))
+    if extra:
+        parts.append(extra.rstrip("\n"))
     parts.append("return main(req);")
     parts.append("})")
     return "\n".join(parts) + "\n"

@@ -80,21 +80,34 @@ function focusable(el) {
   const tabIndex = el.getAttribute("tabindex");
   return tabIndex !== null && +tabIndex >= 0;
 }
-// The role ocnb reads an element as: its role attribute's first token, else its implicit role;
-// none/presentation drop the role (unless the element is focusable), generic is no role.
-function roleOf(el) {
-  const explicit = el.getAttribute("role");
-  if (explicit) {
-    const token = explicit.trim().split(/\s+/)[0].toLowerCase();
-    if (token === "none" || token === "presentation") return focusable(el) ? implicitRole(el) : "";
-    if (token === "generic") return "";
-    if (token) return token;
-  }
-  return implicitRole(el);
-}
-// The role a role attribute names: its first token, lower-cased ("" when there is none).
+// The roles a role attribute may name: WAI-ARIA 1.2's non-abstract roles (the list Playwright's
+// roleUtils.ts keeps as validRoles). Abstract roles (widget, landmark, …) and unknown words are not roles.
+const VALID_ROLES = new Set(["alert", "alertdialog", "application", "article", "banner", "blockquote", "button",
+  "caption", "cell", "checkbox", "code", "columnheader", "combobox", "complementary", "contentinfo", "definition",
+  "deletion", "dialog", "directory", "document", "emphasis", "feed", "figure", "form", "generic", "grid", "gridcell",
+  "group", "heading", "img", "insertion", "link", "list", "listbox", "listitem", "log", "main", "mark", "marquee",
+  "math", "meter", "menu", "menubar", "menuitem", "menuitemcheckbox", "menuitemradio", "navigation", "none", "note",
+  "option", "paragraph", "presentation", "progressbar", "radio", "radiogroup", "region", "row", "rowgroup",
+  "rowheader", "scrollbar", "search", "searchbox", "separator", "slider", "spinbutton", "status", "strong",
+  "subscript", "superscript", "switch", "tab", "table", "tablist", "tabpanel", "term", "textbox", "time", "timer",
+  "toolbar", "tooltip", "tree", "treegrid", "treeitem"]);
+// The role a role attribute names ("" when none): as WAI-ARIA 1.2 §7.1 (author errors) says, the first
+// of its space-separated tokens that is a valid, non-abstract role; tokens that are not are skipped
+// (role="foo button" is a button, role="widget" names none). Tokens compare lower-cased.
 function explicitRole(el) {
-  return ((el.getAttribute("role") || "").trim().split(/\s+/)[0] || "").toLowerCase();
+  const value = el.getAttribute("role");
+  if (!value) return "";
+  for (const token of value.trim().toLowerCase().split(/\s+/)) if (VALID_ROLES.has(token)) return token;
+  return "";
+}
+// The role ocnb reads an element as: its explicit role, else its implicit one; none/presentation
+// drop the role (unless the element is focusable), generic is no role.
+function roleOf(el) {
+  const explicit = explicitRole(el);
+  if (explicit === "none" || explicit === "presentation") return focusable(el) ? implicitRole(el) : "";
+  if (explicit === "generic") return "";
+  if (explicit) return explicit;
+  return implicitRole(el);
 }
 // The role said in the outline: an element without one that script makes act is "clickable".
 function displayRole(el, role) {
