@@ -178,3 +178,42 @@ async def test_the_agents_policy_is_its_own(module_home: Path, approval_site: Ap
     finally:
         handle.stop()
         session.close()
+
+
+async def test_a_plan_step_waiting_at_the_desk_lets_the_person_work(
+    module_home: Path, approval_site: ApprovalSite
+) -> None:
+    """A plan's risky step waits at the desk under its top-level call's lock, which the wait lets go:
+    the person's own call runs meanwhile; approved, the step acts once (the site receives one payment)."""
+    import anyio
+
+    session = ocnb.Session(headless=True, home=module_home)
+    handle = serve(session, quiet=True)
+    leave = session.approvals.attend()  # a person watches the desk
+    try:
+        async with client(handle) as c:
+            assert payload(await c.call_tool("navigate", {"url": approval_site.url}))["ok"]
+            approval_site.log.clear()
+            outcome: dict[str, Any] = {}
+
+            async def run_plan() -> None:
+                steps = [{"tool": "interact", "args": {"query": "Pay now"}}]
+                outcome["plan"] = payload(await c.call_tool("execute_plan", {"steps": steps}))
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(run_plan)
+                with anyio.fail_after(30):
+                    while not (waiting := session.approvals.pending()):
+                        await anyio.sleep(0.1)
+                t0 = time.monotonic()
+                mine = await anyio.to_thread.run_sync(lambda: session.call("tabs_context"))
+                assert mine.ok and time.monotonic() - t0 < 10  # not held behind the waiting step
+                assert approval_site.received("POST", "/pay") == [] and "plan" not in outcome
+                session.approvals.answer(waiting[0]["approval_id"], True)
+        steps = outcome["plan"]["data"]["steps"]
+        assert [s.get("ok") for s in steps] == [True], outcome
+        assert len(received(approval_site, "/pay", 5.0)) == 1
+    finally:
+        leave()
+        handle.stop()
+        session.close()
