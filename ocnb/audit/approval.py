@@ -420,12 +420,18 @@ class Approvals:
 
         The session's call lock is let go while it waits (the person's own calls run meanwhile) and
         taken back before the answer counts; a yes then holds only if the page and the element are
-        still the ones the person approved (:meth:`_recheck`)."""
+        still the ones the person approved (:meth:`_recheck`). The call's time-outs are paused for all
+        of it, taking the lock back too: the person's call that holds it is not this call's time."""
         hold = call.root.lock
-        if hold is None:
-            return await self._wait_unlocked(call, req, page)
-        async with hold.released() as let_go:
-            answer = await self._wait_unlocked(call, req, page)
+        paused = _pause_deadlines(call)
+        started = time.monotonic()
+        try:
+            if hold is None:
+                return await self._wait_unlocked(call, req, page, started)
+            async with hold.released() as let_go:
+                answer = await self._wait_unlocked(call, req, page, started)
+        finally:
+            _resume_deadlines(paused, time.monotonic() - started)
         if answer[0] and let_go:
             await self._recheck(call, req, page, target, by=answer[1])
         return answer
@@ -451,7 +457,9 @@ class Approvals:
         call.summary_note = f"approval: approved by {by}, page changed meanwhile"
         raise error
 
-    async def _wait_unlocked(self, call: CallContext, req: ApprovalRequest, page: Any) -> tuple[bool, str]:
+    async def _wait_unlocked(
+        self, call: CallContext, req: ApprovalRequest, page: Any, started: float
+    ) -> tuple[bool, str]:
         element, shot = await self._element(req, page)
         entry = DeskEntry(req, call.root.source, element, shot)
         self.waiting[req.approval_id] = entry
@@ -473,8 +481,6 @@ class Approvals:
             except Exception:  # noqa: BLE001 - the client could not be asked; the desk still can
                 pass
         limit = float(self.host.config.approval_timeout_s)
-        paused = _pause_deadlines(call)
-        started = time.monotonic()
         waiter = asyncio.wrap_future(entry.answer)
         try:
             while True:
@@ -498,7 +504,6 @@ class Approvals:
             self.waiting.pop(req.approval_id, None)
             with contextlib.suppress(Exception):
                 withdraw()
-            _resume_deadlines(paused, time.monotonic() - started)
             self._changed()
 
     async def _element(self, req: ApprovalRequest, page: Any) -> tuple[dict[str, Any], str | None]:
