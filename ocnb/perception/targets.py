@@ -256,10 +256,13 @@ async def _ambiguous(page: Any, query: str, stage: str, hits: list[dict[str, Any
 async def changed_since(page: Any, r: Resolved) -> str | None:
     """How the resolved element ``r`` changed since it was resolved, or None when it is still the
     same: in the document (its frame attached, the element connected) with the same role and
-    accessible name. A page that navigated or reloaded destroys the element, so it says "gone"."""
+    accessible name — and, for the focused element (a key press without a target), still focused.
+    A page that navigated or reloaded destroys the element, so it says "gone"."""
     try:
         if r.frame.is_detached() or not await r.element.evaluate("e => e.isConnected"):
             return "it is gone from the page"
+        if r.via == "focus" and not await r.element.evaluate("e => e.getRootNode().activeElement === e"):
+            return "the focus moved away from it"
         info = await call(r.frame, page, {"op": "info", "el": r.element})
     except Exception:  # noqa: BLE001 - its document went away (navigated, reloaded, closed)
         return "it is gone from the page"

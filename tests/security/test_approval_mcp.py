@@ -217,3 +217,48 @@ async def test_a_plan_step_waiting_at_the_desk_lets_the_person_work(
         leave()
         handle.stop()
         session.close()
+
+
+async def test_a_key_press_waiting_at_the_desk_is_refused_when_the_focus_moved(
+    module_home: Path, approval_site: ApprovalSite
+) -> None:
+    """An agent's Enter on the focused "Pay now" waits at the desk; meanwhile the focus moves to
+    "Save settings". The yes was for "Pay now": the press ends ``STALE_REF`` and neither form is sent."""
+    import anyio
+
+    session = ocnb.Session(headless=True, home=module_home)
+    handle = serve(session, quiet=True)
+    leave = session.approvals.attend()
+
+    def focus(name: str) -> None:
+        js = f"[...document.querySelectorAll('button')].find(b => b.textContent === {name!r}).focus()"
+        state = session.state
+        assert state is not None
+        session.run(state.tabs[state.active_id].page.evaluate(js))
+
+    try:
+        async with client(handle) as c:
+            assert payload(await c.call_tool("navigate", {"url": approval_site.url}))["ok"]
+            await anyio.to_thread.run_sync(focus, "Pay now")
+            approval_site.log.clear()
+            outcome: dict[str, Any] = {}
+
+            async def press() -> None:
+                outcome["press"] = payload(await c.call_tool("interact", {"action": "press", "key": "Enter"}))
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(press)
+                with anyio.fail_after(30):
+                    while not (waiting := session.approvals.pending()):
+                        await anyio.sleep(0.1)
+                assert waiting[0]["element"]["name"] == "Pay now"
+                await anyio.to_thread.run_sync(focus, "Save settings")
+                session.approvals.answer(waiting[0]["approval_id"], True)
+        error = outcome["press"]["error"]
+        assert error["code"] == "STALE_REF" and "focus moved" in error["message"], outcome
+        await anyio.sleep(1.0)
+        assert approval_site.received("POST", "/pay") == [] and approval_site.received("POST", "/save") == []
+    finally:
+        leave()
+        handle.stop()
+        session.close()
