@@ -157,6 +157,8 @@ class CallContext:
     blocked: list[dict[str, Any]] = field(default_factory=list)
     #: Set by a face that can show progress (MCP with a ``progressToken``); None elsewhere.
     progress_fn: ProgressFn | None = None
+    #: The name the MCP client gave for itself (``clientInfo.name``), for its journal line; None elsewhere.
+    client: str | None = None
 
     def progress(self, done: float, total: float | None = None, message: str | None = None) -> None:
         """Report that ``done`` of ``total`` steps are finished (a no-op when no face listens)."""

@@ -119,7 +119,9 @@ class ToolContext:
 
     async def dispatch(self, tool: str, args: dict[str, Any] | None = None, *, source: str | None = None) -> ToolResult:
         """Run another tool from inside a handler (plans, replay): same pipeline, no re-locking."""
-        return await dispatch_async(self.session, tool, args or {}, source=source or self.call.source)
+        return await dispatch_async(
+            self.session, tool, args or {}, source=source or self.call.source, client=self.call.client
+        )
 
 
 #: The schema keywords whose meaning is the same in draft 7 (what fastjsonschema compiles) as in draft
@@ -245,20 +247,22 @@ async def dispatch_async(
     source: str = "api",
     record: bool = True,
     progress: ProgressFn | None = None,
+    client: str | None = None,
 ) -> ToolResult:
     """The pipeline, on the browser loop. Top-level calls are serialized; nested ones are not.
 
     Never raises for what a caller passes: any tool name, any arguments, any value in them. A
     cancelled call (``asyncio`` cancel of the task) is journaled as ``CANCELLED``, then the
     cancellation goes on. ``progress`` hears the steps of a long call (see :meth:`CallContext.progress`).
+    ``client``: the MCP client's name, written in the call's journal line.
     """
     try:
         if _nested.get():
-            return await _pipeline(session, tool, args, source, record, progress)
+            return await _pipeline(session, tool, args, source, record, progress, client)
         token = _nested.set(True)
         try:
             async with session.call_lock():
-                return await _pipeline(session, tool, args, source, record, progress)
+                return await _pipeline(session, tool, args, source, record, progress, client)
         finally:
             _nested.reset(token)
     except OcnbError as exc:
@@ -295,6 +299,7 @@ async def _pipeline(
     source: str,
     record: bool = True,
     progress: ProgressFn | None = None,
+    client: str | None = None,
 ) -> ToolResult:
     name = _tool_name(tool)
     given, problems = check_args(args) if isinstance(args, dict) else ({}, [])
@@ -307,6 +312,7 @@ async def _pipeline(
         # a call without a tool name is not a call of anything: there is nothing to journal it under
         record=record and name != "",
         progress_fn=progress,
+        client=client,
     )
     t0 = time.perf_counter()
     result: ToolResult

@@ -25,14 +25,15 @@ __all__ = ["McpHandle", "tools_line"]
 
 
 def tools_line(session: Any, listing: bool | Listing) -> str:
-    """How many tools a client sees, for a start-up banner, under ``listing`` (``True``: discovery
-    mode, ``False``: every tool, as before listings had names)."""
+    """How many tools a client sees in ``tools/list``, for a start-up banner, under ``listing``
+    (``True``: discovery mode, ``False``: every tool, as before listings had names); counted by
+    :func:`~ocnb.mcp.listing.listed`, the code ``tools/list`` answers with."""
     if isinstance(listing, bool):
         listing = "discovery" if listing else "all"
     n = len(session.registry)
-    if listing == "all":
-        return f"{n} tools"
     start = [t.name for t in listed(session.registry, listing)]
+    if listing == "all":
+        return f"tools/list shows all {len(start)} tools"
     if listing == "essentials":
         return (
             f"tools/list shows {len(start)} essential tools of {n}; discover_capabilities lists the others "
@@ -102,7 +103,8 @@ class McpHandle:
     def banner(self) -> str:
         """What :func:`serve` prints: URL, token and client configuration."""
         lines = [
-            f"ocnb MCP server: {self.url}  (session {self.session.id}, {tools_line(self.session, self.bridge.listing)})"
+            f"ocnb MCP server: {self.url}  (session {self.session.id}, {tools_line(self.session, self.bridge.listing)})",
+            *self._mode_lines(),
         ]
         if not self.token:
             lines.append("Auth: OFF (anyone who can reach the port)")
@@ -118,6 +120,11 @@ class McpHandle:
         lines.append(json.dumps(self.desktop_config(), indent=2))
         return "\n".join(lines)
 
+    def _mode_lines(self) -> list[str]:
+        if self.bridge.clients is None:
+            return []
+        return ["Isolated: each client gets its own browser context (tabs, cookies), closed when it disconnects"]
+
     def masked_token(self) -> str:
         """The token's first characters only (``abcd…``): enough to tell two tokens apart."""
         return f"{self.token[:4]}… ({len(self.token)} characters)" if self.token else "none (auth off)"
@@ -129,7 +136,8 @@ class McpHandle:
         ``handle.token``; the client configurations say where to put it.
         """
         lines = [
-            f"ocnb MCP server: {self.url}  (session {self.session.id}, {tools_line(self.session, self.bridge.discovery)})"
+            f"ocnb MCP server: {self.url}  (session {self.session.id}, {tools_line(self.session, self.bridge.listing)})",
+            *self._mode_lines(),
         ]
         if not self.token:
             lines.append("Auth: OFF (anyone who can reach the port)")
@@ -171,6 +179,8 @@ class McpHandle:
             "listing": self.bridge.listing,
             "caps": sorted(self.session.registry.caps),
             "connections": self.bridge.connections,
+            "isolated": self.bridge.clients is not None,
+            "clients": self.bridge.clients.describe() if self.bridge.clients is not None else [],
             "tool_calls": self.bridge.calls,
             "requests": self._stats["requests"],
             "refused": self._stats["refused"],

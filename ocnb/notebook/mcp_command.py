@@ -37,7 +37,7 @@ def mcp_command(rest: str, running: Any, session: Callable[[], Session]) -> tupl
     words = shlex.split(rest)
     sub = words[0] if words else "status"
     if sub not in MCP_SUBCOMMANDS:
-        raise UsageError("usage: %oc mcp start [--port N] [--token-file PATH] | status | stop")
+        raise UsageError("usage: %oc mcp start [--port N] [--token-file PATH] [--isolated] | status | stop")
     try:
         from .. import mcp as ocnb_mcp
     except ImportError as exc:  # says which extra to install
@@ -45,16 +45,19 @@ def mcp_command(rest: str, running: Any, session: Callable[[], Session]) -> tupl
     if sub == "start":
         _, flags = split_tokens(words[1:])
         opts = dict(flags)
-        if set(opts) - {"port", "host", "token_file"}:
-            raise UsageError("usage: %oc mcp start [--port N] [--token-file PATH]")
+        if set(opts) - {"port", "host", "token_file", "isolated"}:
+            raise UsageError("usage: %oc mcp start [--port N] [--token-file PATH] [--isolated]")
         if running is not None:
             raise UsageError("an MCP server is already running here; %oc mcp stop first")
+        if opts.get("isolated") is not None:  # a bare flag: `--isolated 8765` is a mistake, not a port
+            raise UsageError("--isolated takes no value: %oc mcp start --isolated [--port N]")
+        isolated = "isolated" in opts
         port = int(opts.get("port") or 0)
         s = session()
         # the token lives in a 0600 file, and the cell shows its path: a saved notebook holds no token
         token_file = opts.get("token_file") or s.home / MCP_TOKEN_FILE
         try:
-            running = ocnb_mcp.serve(s, port=port, token_file=token_file, quiet=True)
+            running = ocnb_mcp.serve(s, port=port, token_file=token_file, quiet=True, isolated=isolated)
         except ocnb_mcp.McpTokenError as exc:
             raise UsageError(str(exc)) from None
         return running, running  # shown through McpHandle._repr_pretty_: the safe banner
