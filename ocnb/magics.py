@@ -32,6 +32,7 @@ with extra("notebook"):
 
 from . import display as _display
 from .dispatch import dispatch
+from .notebook.close_command import close_command
 from .notebook.lines import (
     COMMANDS,
     VERBS,
@@ -218,11 +219,8 @@ class OcMagics(Magics):
         if head == "mcp":
             return self._mcp(rest)
         if head == "close":
-            if self._mcp_server is not None:
-                self._mcp("stop")
-            s = self._existing()
-            if s is not None:
-                s.close()
+            server, self._mcp_server = self._mcp_server, None
+            print(close_command(self._existing(), server))
             return None
         result = self.run_call(parse_call(line, self.session().registry))
         if not result.ok:

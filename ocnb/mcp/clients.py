@@ -109,9 +109,17 @@ class ClientSessions:
         log.info("isolated MCP client %s (%s): session %s", key, self.names[key], mine.id)
         return mine
 
-    def name_of(self, peer: Any) -> str | None:
-        key = self.key(peer)
-        return self.names.get(key) if key is not None else None
+    def named(self, name: str | None = None) -> Session:
+        """The open session of the client called ``name``; without a name, the only one open."""
+        with self._lock:
+            found = [s for key, s in self.open.items() if name is None or self.names.get(key) == name]
+            connected = sorted(str(n) for n in self.names.values())
+        if len(found) == 1:
+            return found[0]
+        if found:
+            raise LookupError(f"{len(found)} clients are connected ({', '.join(connected)}): name one")
+        who = f"called {name!r} " if name is not None else ""
+        raise LookupError(f"no client {who}is connected (connected: {', '.join(connected) or 'none'})")
 
     async def close_client(self, key: str) -> None:
         """Close the session (and browser context) of client ``key``, off this event loop."""

@@ -36,8 +36,8 @@ def tools_line(session: Any, listing: bool | Listing) -> str:
         return f"tools/list shows all {len(start)} tools"
     if listing == "essentials":
         return (
-            f"tools/list shows {len(start)} essential tools of {n}; discover_capabilities lists the others "
-            "when a task needs them (--all-tools: every tool)"
+            f"tools/list shows {len(start)} of {n} tools, the essentials; discover_capabilities lists the "
+            "others when a task needs them (--all-tools: every tool)"
         )
     return (
         f"discovery mode: tools/list starts with {len(start)} tool{'' if len(start) == 1 else 's'} of {n}, "
@@ -69,6 +69,15 @@ class McpHandle:
     @property
     def session(self) -> Session:
         return self.bridge.session
+
+    def client_session(self, name: str | None = None) -> Session:
+        """An isolated client's own session (its browser context), by the name the client gave
+        (``clientInfo.name``); without a name, the only one connected. ``BrowserView.watch`` shows it.
+
+        Raises ``LookupError`` when the server is not ``--isolated`` or no such client is connected."""
+        if self.bridge.clients is None:
+            raise LookupError("this MCP server is not --isolated: its clients drive the session itself")
+        return self.bridge.clients.named(name)
 
     @property
     def running(self) -> bool:

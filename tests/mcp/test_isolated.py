@@ -224,3 +224,44 @@ async def test_a_sessionless_client_is_sent_to_the_handshake(fresh_session: ocnb
         assert fresh_session.state is None or contexts(fresh_session) <= 1
     finally:
         handle.stop()
+
+
+async def test_the_live_view_watches_an_isolated_client_and_comes_back(
+    fresh_session: ocnb.Session, site_log: CookieSite
+) -> None:
+    from ocnb.widgets import BrowserView
+
+    s = fresh_session
+    s.navigate(url=site_log.url("/person-view"))
+    handle = serve(s, quiet=True, isolated=True)
+    view = BrowserView(s, auto_refresh=False)
+    try:
+        with pytest.raises(LookupError, match="no client"):
+            handle.client_session()
+        async with http_client(handle, **named("watched")) as agent:
+            assert (await call(agent, "navigate", url=site_log.url("/agent-view")))["ok"]
+            await asyncio.to_thread(view.watch, handle.client_session("watched"))
+            assert view.url == site_log.url("/agent-view") and view.session_id != s.id
+            await asyncio.to_thread(view.watch)  # back to the person's session
+            assert view.url == site_log.url("/person-view") and view.session_id == s.id
+            await asyncio.to_thread(view.watch, handle.client_session())  # the only client connected
+        for _ in range(100):  # the client left: its session closed, the view is back on the person's
+            if view.session_id == s.id:
+                break
+            await asyncio.sleep(0.1)
+        assert view.session_id == s.id and view.attached
+        assert "closed; showing" in view.status.value
+    finally:
+        view.close()
+        handle.stop()
+
+
+async def test_ocnb_mcp_isolated_over_stdio(tmp_path: Any, site_log: CookieSite) -> None:
+    from mcp.client import Client
+    from mcp_shim_helpers import server_params
+
+    async with Client(server_params(tmp_path, "--isolated"), **named("stdio-agent")) as agent:
+        assert (await call(agent, "navigate", url=site_log.url("/stdio")))["ok"]
+        assert [t["url"] for t in (await call(agent, "tabs_context"))["data"]["tabs"]] == [site_log.url("/stdio")]
+    journal = ocnb.journal_df(home=tmp_path)
+    assert journal["client"].tolist() == ["stdio-agent", "stdio-agent"]
