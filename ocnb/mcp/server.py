@@ -46,6 +46,9 @@ no tool-specific code here: a tool added to the registry is served as it is.
   dispatch (journaled). Declined, cancelled, or a client without elicitation: nothing acts, and the
   client gets the result as it is (``APPROVAL_DENIED`` for a declined approval).
 - Results (:mod:`ocnb.mcp.content`): the JSON text, fenced page text, images and resource links.
+- Isolated mode (:mod:`ocnb.mcp.clients`, ``isolated=True``): each client session's calls run in a
+  session (browser context) of its own in the served session's browser; every journal line of an MCP
+  call names the client (``client``, its ``clientInfo.name``), isolated or not.
 
 The server's own event loop never waits on the browser: a call is submitted to the browser thread and
 awaited through :func:`asyncio.wrap_future`, so a busy notebook cell delays an agent's call (the
