@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from ..errors import TargetClosed
 from ..settings import Settings
@@ -13,8 +13,24 @@ from .driver import start_playwright
 from .fetch_guard import BrowserGuard, open_browser_guard
 from .launch import open_browser
 
-if TYPE_CHECKING:
-    from .state import BrowserState
+
+class Lender(Protocol):
+    """What a :class:`HostedBrowser` reads of the running state whose browser it lends
+    (a :class:`~ocnb.browser.state.BrowserState`)."""
+
+    @property
+    def browser(self) -> Any: ...
+    @property
+    def playwright(self) -> Any: ...
+    @property
+    def executable(self) -> str | None: ...
+    @property
+    def remote(self) -> str | None: ...
+    @property
+    def connected(self) -> bool: ...
+    @property
+    def browser_guard(self) -> BrowserGuard | None: ...
+
 
 __all__ = ["HostedBrowser", "SharedBrowser"]
 
@@ -101,10 +117,10 @@ class HostedBrowser(SharedBrowser):
     :class:`SharedBrowser` that connected).
     """
 
-    def __init__(self, runtime: Any, config: Settings, start: Callable[[], Awaitable[BrowserState]]) -> None:
+    def __init__(self, runtime: Any, config: Settings, start: Callable[[], Awaitable[Lender]]) -> None:
         super().__init__(runtime, config)
         self._start = start
-        self._owner: BrowserState | None = None
+        self._owner: Lender | None = None
 
     async def ensure(self) -> Any:
         if self._lock is None:
