@@ -1,0 +1,219 @@
+"""A person's demonstration becomes a verified skill (issue 43).
+
+The person is a second program: Playwright connected over DevTools to the very browser the ocnb
+session attached to (``Session(cdp=…)``), moving the mouse and typing — trusted input, as a
+person's. What is checked is what a user would see: the skill file's steps, every byte under
+OCNB_HOME (no password), and replay on the same page, on a redesigned one, and refused on a
+repurposed one.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+import subprocess
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import ocnb
+from ocnb.browser import launch_args
+from tests.skills.helpers import page_states
+
+pytestmark = pytest.mark.browser
+
+PASSWORD = "Hunter2-Zebra!"  # typed by the person; must never reach the disk
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture
+def chrome(tmp_path: Path) -> Iterator[str]:
+    """A Chromium with an open DevTools port; its endpoint."""
+    port = _free_port()
+    exe = shutil.which("chromium") or shutil.which("google-chrome")
+    assert exe, "no chromium"
+    proc = subprocess.Popen(
+        [
+            exe,
+            "--headless",
+            f"--remote-debugging-port={port}",
+            "--remote-debugging-address=127.0.0.1",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            *launch_args(),
+            "about:blank",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.time() + 30
+        while True:
+            try:
+                json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/json/version", timeout=1))
+                break
+            except OSError:
+                if time.time() > deadline:
+                    raise
+                time.sleep(0.2)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        proc.kill()
+        proc.wait(10)
+
+
+class Person:
+    """The person at the keyboard: Playwright over DevTools on the same browser (trusted input)."""
+
+    def __init__(self, endpoint: str) -> None:
+        from playwright.sync_api import sync_playwright
+
+        self._pw = sync_playwright().start()
+        self.browser = self._pw.chromium.connect_over_cdp(endpoint)
+
+    def page(self, url_part: str) -> Any:
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            for ctx in self.browser.contexts:
+                for p in ctx.pages:
+                    if url_part in p.url:
+                        return p
+            time.sleep(0.1)
+        raise AssertionError(f"no page at {url_part}")
+
+    def click(self, page: Any, css: str) -> None:
+        box = page.locator(css).bounding_box()
+        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2, steps=3)
+        page.mouse.down()
+        page.mouse.up()
+
+    def close(self) -> None:
+        self.browser.close()
+        self._pw.stop()
+
+
+def _session(endpoint: str, home: Path) -> ocnb.Session:
+    return ocnb.Session(cdp=endpoint, home=home, caps=("record",))
+
+
+def _demonstrate(s: ocnb.Session, person: Person, url: str) -> Any:
+    """The person fills in account.html by hand while ocnb records."""
+    assert s.navigate(url=url).ok
+    started = s.record_start()
+    assert started.ok, started
+    page = person.page("account.html")
+    person.click(page, "#email")  # a focus click: dropped
+    page.keyboard.type("ada@example.com", delay=5)
+    person.click(page, "#password")
+    page.keyboard.type(PASSWORD, delay=5)
+    person.click(page, "#plan")  # a choice, as the person makes it: open the list, one down, Enter
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("Enter")
+    person.click(page, "label[for=news]")  # the checkbox, through its label
+    person.click(page, "main")  # mouse noise: nothing there acts
+    person.click(page, "#submit")
+    page.wait_for_function("document.getElementById('result').textContent === 'Account created'")
+    time.sleep(0.3)
+    return page
+
+
+def _no_password_under(home: Path) -> None:
+    """No file under ``home`` holds the typed password in any common spelling."""
+    from urllib.parse import quote, quote_plus
+
+    spellings = {PASSWORD, PASSWORD.lower(), PASSWORD.upper(), quote(PASSWORD), quote_plus(PASSWORD)}
+    spellings |= {json.dumps(PASSWORD), PASSWORD.encode().hex(), PASSWORD[::-1]}
+    import base64
+
+    spellings.add(base64.b64encode(PASSWORD.encode()).decode())
+    files = [f for f in home.rglob("*") if f.is_file()]
+    assert files
+    for f in files:
+        data = f.read_bytes()
+        for sp in spellings:
+            assert sp.encode() not in data, f"{sp!r} in {f}"
+
+
+def _replay(s: ocnb.Session, skill_id: str, url: str, **extra: Any) -> Any:
+    """Replay the skill's steps after its first (the navigation) on ``url`` (a variant of the page)."""
+    assert s.navigate(url=url).ok
+    return s.oc_skill_replay(
+        skill_id=skill_id, params={"email": "grace@example.com"}, step_range={"from": 1}, step_timeout_ms=1500, **extra
+    )
+
+
+def test_demonstration_records_replays_and_refuses(drift, ocnb_home, chrome, tmp_path) -> None:
+    s = _session(chrome, ocnb_home)
+    url = drift.page("account.html")
+    assert s.navigate(url=url).ok
+    person = Person(chrome)
+    try:
+        _demonstrate(s, person, url)
+        stop = s.record_stop(name="create account", params={"email": "email"}, labels={"5": "create the account"})
+    finally:
+        person.close()
+    try:
+        assert stop.ok, stop
+        assert stop.data["signature"] == {"params": ["email"], "secrets": ["PASSWORD"]}
+        skill = s.oc_skill_recall(name="create account").data["skills"][0]
+        low = [st["replay_artifact"]["steps"][0] for st in skill["steps"]]
+        assert [(st["kind"], st["args"].get("action")) for st in low] == [
+            ("navigate", None),
+            ("fill", "fill"),
+            ("fill", "fill"),
+            ("select", "select"),
+            ("click", "check"),
+            ("click", "click"),
+        ]
+        assert [st["args"].get("value") for st in low[1:4]] == ["${email}", "${SECRET:PASSWORD}", "Pro"]
+        assert [st["description"] for st in skill["steps"]][1:] == [
+            'fill textbox "Email"',
+            'fill textbox "Password"',
+            "choose 'Pro' in combobox \"Plan\"",
+            'check checkbox "Keep me posted"',
+            "create the account",
+        ]
+        for st in low[1:]:  # the chain and fingerprint of a recorded interact
+            assert st["selectors"][0]["type"] == "role_name" and any(e["type"] == "css" for e in st["selectors"])
+            assert st["fingerprint"]["tag"] and st["fingerprint"]["frame"] == {"ordinal": 0}
+        assert low[2]["fingerprint"]["type"] == "password"
+
+        # replay asks for the secret
+        missing = s.oc_skill_replay(skill_id=skill["id"], params={"email": "x@example.com"})
+        assert not missing.ok and missing.error.code == "MISSING_SECRET", missing
+        env = tmp_path / "secrets.env"
+        env.write_text("PASSWORD=Other-Pass-1\n")
+        s.load_secrets(env)
+
+        # the same page, then a redesign with new ids, classes and order
+        for variant in ("", "?v=ids,classes,order"):
+            r = _replay(s, skill["id"], url + variant)
+            assert r.ok, (variant, r)
+            state = page_states(s)["account.html"]
+            assert state["log"] == ["submit"]
+            assert state["values"] == {
+                "email": "grace@example.com",
+                "password": "Other-Pass-1",
+                "plan": "pro",
+                "news": True,
+            }
+        # a repurposed button, a field that changed meaning: refused before acting
+        deleted = _replay(s, skill["id"], url + "?v=delete")
+        assert deleted.error.code == "ARTIFACT_RESOLUTION_FAILED", deleted
+        assert deleted.data["failure"]["step_index"] == 5
+        assert page_states(s)["account.html"]["log"] == []
+        phone = _replay(s, skill["id"], url + "?v=phone")
+        assert phone.error.code == "ARTIFACT_RESOLUTION_FAILED" and phone.data["failure"]["step_index"] == 1
+        assert page_states(s)["account.html"]["values"]["phone"] == ""
+    finally:
+        s.close()
+    _no_password_under(ocnb_home)
