@@ -64,6 +64,14 @@
     }
     return null;
   };
+  // A checkbox or radio toggled by the person: their trusted click (on it or its label) or Space key.
+  // Chromium reports the change of a script's el.click() as trusted too, so the act itself is checked.
+  let toggled = null;
+  const toggleOf = (el) => {
+    const c = el && tag(el) === "label" ? el.control : el;
+    const type = c && tag(c) === "input" ? String(c.type || "").toLowerCase() : "";
+    return type === "checkbox" || type === "radio" ? c : null;
+  };
   const report = (type, el, extra) => {
     const cap = capture(el);
     if (!cap) return;
@@ -74,6 +82,7 @@
     if (!ev.isTrusted || !state.active || ev.button !== 0) return;
     const el = actionable(ev);
     if (!el) return;  // a click on nothing that acts: mouse noise
+    if (toggleOf(el)) { toggled = toggleOf(el); return; }  // reported on change
     const t = tag(el);
     if (isTextField(el) || t === "select" || t === "option") return;  // focus clicks; a choice is a change
     if (t === "label" && el.control) return;  // the control it forwards to reports itself
@@ -105,9 +114,11 @@
       report("select", el, { value: el.multiple ? chosen : (chosen[0] || "") });
     } else if (t === "input") {
       const type = String(el.type || "").toLowerCase();
-      if (type === "checkbox") report(el.checked ? "check" : "uncheck", el, {});
-      else if (type === "radio") report("check", el, {});
-      else if (type === "file") report("file", el, { files: Array.from(el.files || []).map((f) => f.name) });
+      if (type === "checkbox" || type === "radio") {
+        if (toggled !== el) return;  // not the person's act
+        toggled = null;
+        report(type === "radio" || el.checked ? "check" : "uncheck", el, {});
+      } else if (type === "file") report("file", el, { files: Array.from(el.files || []).map((f) => f.name) });
     }
   }, true);
 
@@ -117,6 +128,7 @@
   window.addEventListener("keydown", (ev) => {
     if (!ev.isTrusted || !state.active || ev.isComposing) return;
     const el = ev.composedPath()[0];
+    if (ev.key === " " && toggleOf(el)) toggled = el;
     const field = isTextField(el);
     const t = tag(el);
     let key = ev.key;

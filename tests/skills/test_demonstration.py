@@ -217,3 +217,70 @@ def test_demonstration_records_replays_and_refuses(drift, ocnb_home, chrome, tmp
     finally:
         s.close()
     _no_password_under(ocnb_home)
+
+
+def test_demonstration_across_frames_shadow_roots_keys_navigations_and_tabs(drift, ocnb_home, chrome) -> None:
+    s = _session(chrome, ocnb_home)
+    url = drift.page("widgets.html")
+    assert s.navigate(url=url).ok
+    person = Person(chrome)
+    try:
+        assert s.record_start().ok
+        page = person.page("widgets.html")
+        person.click(page, "star-button button")  # inside an open shadow root
+        frame = page.frame_locator("iframe")
+        note = frame.locator("#note")
+        note.click()
+        page.keyboard.type("hello there", delay=5)
+        frame.locator("#save").click()
+        person.click(page, "#q")
+        page.keyboard.type("zebra", delay=5)
+        page.keyboard.press("Enter")  # submits: the navigation it causes is not a step of its own
+        page.wait_for_url("**/index.html?q=zebra")
+        # a page script calling the recorder's binding itself, with a made-up nonce: refused
+        forged = page.evaluate(
+            """() => { const k = Object.keys(window).find((n) => n.startsWith("__ocnb_rec_"));
+                 if (!k) return "none";
+                 window[k]({type: "click", nonce: "0".repeat(32), id: 1,
+                            chain: [{type: "css", value: "#evil"}], fingerprint: {role: "button"}});
+                 return k; }"""
+        )
+        assert forged.startswith("__ocnb_rec_")
+        page.goto(drift.page("account.html?v=synthetic"))  # an address typed by the person
+        page.wait_for_function("window.__synthetic === true")  # the page clicked and typed by itself
+        tab = page.context.new_page()  # a new tab, with an address typed in it
+        tab.goto(drift.page("index.html"))
+        time.sleep(0.5)
+        status = s.record_status().data
+        stop = s.record_stop(name="widgets tour")
+    finally:
+        person.close()
+    try:
+        assert stop.ok, stop
+        assert status["refused"] >= 1
+        steps = stop.data["steps"]
+        assert [(st["action"], st.get("target", {}).get("name") or st.get("url")) for st in steps] == [
+            ("navigate", url),
+            ("click", "Star this page"),
+            ("fill", "Note"),
+            ("click", "Save note"),
+            ("fill", "Search"),
+            ("press", "Search"),
+            ("navigate", drift.page("account.html?v=synthetic")),
+            ("navigate", drift.page("index.html")),
+        ], [(st["action"], st.get("target", {}).get("name") or st.get("url")) for st in steps]
+        assert steps[2]["value"] == "hello there" and steps[5]["key"] == "Enter"
+        skill = s.oc_skill_recall(name="widgets tour").data["skills"][0]
+        tools = [st["tool"] for st in skill["steps"]]
+        assert tools[-1] == "tabs_create" and tools[-2] == "navigate"
+        framed = skill["steps"][2]["replay_artifact"]["steps"][0]
+        assert framed["fingerprint"]["frame"]["ordinal"] == 1
+        assert framed["fingerprint"]["frame"]["url"].endswith("/note.html")
+        assert drift.cross_origin_url.rstrip("/") in framed["fingerprint"]["frame"]["url"]
+        # the steps in the shadow root and the cross-origin frame replay
+        r = s.oc_skill_replay(skill_id=skill["id"], step_range={"from": 0, "to": 3})
+        assert r.ok, r
+        assert page_states(s)["widgets.html"]["log"] == ["star"]
+        assert page_states(s)["note.html"]["log"] == ["save:hello there"]
+    finally:
+        s.close()
