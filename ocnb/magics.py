@@ -34,12 +34,15 @@ from . import display as _display
 from .dispatch import dispatch
 from .notebook.lines import (
     COMMANDS,
+    RECORD_SUBCOMMANDS,
     VERBS,
     Call,
     coerce_value,
     expand,
     help_text,
+    offer_group,
     parse_call,
+    parse_record,
     positional_names,
     tool_help,
     tool_list,
@@ -217,6 +220,13 @@ class OcMagics(Magics):
             return None
         if head == "mcp":
             return self._mcp(rest)
+        if head == "record":  # a person's demonstration: offers the opt-in group record on first use
+            call = parse_record(rest)
+            offer_group(self.session(), "record")
+            result = self.run_call(call)
+            if not result.ok:
+                raise UsageError(result.summary_line())
+            return result
         if head == "close":
             if self._mcp_server is not None:
                 self._mcp("stop")
@@ -362,6 +372,8 @@ class OcMagics(Magics):
             return sorted(n for n in {*registry.names(), *VERBS} if n.startswith(current)), current
         if head == "mcp" and len(before) == 1:
             return [s for s in MCP_SUBCOMMANDS if s.startswith(current)], current
+        if head == "record" and len(before) == 1:
+            return [s for s in RECORD_SUBCOMMANDS if s.startswith(current)], current
         tool = VERBS[head][0] if head in VERBS else head
         tooldef = registry.get(tool)
         if tooldef is None or not current.startswith("-"):

@@ -319,8 +319,10 @@ class Demonstration:
 
     @staticmethod
     def _entry(step: DemoStep, value: Any, label: str, risky_words: tuple[str, ...]) -> dict[str, Any]:
+        args: dict[str, Any]
         if step.action == "navigate":
-            tool, args = ("tabs_create" if step.new_tab else "navigate"), {"url": step.url}
+            tool = "tabs_create" if step.new_tab else "navigate"
+            args = {"url": step.url}
             low = artifact_for(tool, args, {"url": step.url}, risky_words)
         else:
             tool = "interact"

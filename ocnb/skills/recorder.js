@@ -67,6 +67,7 @@
   // A checkbox or radio toggled by the person: their trusted click (on it or its label) or Space key.
   // Chromium reports the change of a script's el.click() as trusted too, so the act itself is checked.
   let toggled = null;
+  let implicit = null;  // {form, t}: the last Enter in a form's field
   const toggleOf = (el) => {
     const c = el && tag(el) === "label" ? el.control : el;
     const type = c && tag(c) === "input" ? String(c.type || "").toLowerCase() : "";
@@ -83,6 +84,8 @@
     const el = actionable(ev);
     if (!el) return;  // a click on nothing that acts: mouse noise
     if (toggleOf(el)) { toggled = toggleOf(el); return; }  // reported on change
+    // Enter in a field submits its form through a click on its default button: the Enter is the step
+    if (ev.detail === 0 && implicit && el.form === implicit.form && Date.now() - implicit.t < 1000) { implicit = null; return; }
     const t = tag(el);
     if (isTextField(el) || t === "select" || t === "option") return;  // focus clicks; a choice is a change
     if (t === "label" && el.control) return;  // the control it forwards to reports itself
@@ -139,6 +142,7 @@
       const mods = [ev.ctrlKey && "Control", ev.metaKey && "Meta", ev.altKey && "Alt", ev.shiftKey && "Shift"].filter(Boolean);
       key = [...mods, key.length === 1 ? key.toUpperCase() : key].join("+");
     }
+    if (key === "Enter" && field && el.form) implicit = { form: el.form, t: Date.now() };
     if (key === "Enter" && (t === "button" || t === "a" || t === "textarea" || t === "select" || ROLES.has(String(el && el.getAttribute && el.getAttribute("role") || "")))) return;  // a click or a new line
     if (el && el.nodeType === 1 && t !== "body" && t !== "html") report("press", el, { key });
     else post({ type: "press", key });

@@ -8,8 +8,8 @@ from typing import Any
 from ..dispatch import ToolContext
 from ..errors import Disabled, FileNotAllowed, InvalidArgument, error_class
 from ..perception.selectors import TOLERABLE
-from ..registry import tool
 from ..placeholders import param_names, secret_names
+from ..registry import tool
 from ..skills.capture import to_skill_steps
 from ..skills.demonstration import demonstration_of
 from ..skills.export import write_script

@@ -284,3 +284,47 @@ def test_demonstration_across_frames_shadow_roots_keys_navigations_and_tabs(drif
         assert page_states(s)["note.html"]["log"] == ["save:hello there"]
     finally:
         s.close()
+
+
+def _fractions(s: ocnb.Session, css: str) -> tuple[float, float]:
+    """Where ``css`` sits on the screenshot, as fractions of the viewport (what a click on it sends)."""
+    js = f"""(() => {{ const r = document.querySelector({json.dumps(css)}).getBoundingClientRect();
+        return [(r.left + r.width / 2) / innerWidth, (r.top + r.height / 2) / innerHeight]; }})()"""
+    fx, fy = s.call("javascript_tool", expression=js).data["result"]
+    return fx, fy
+
+
+def test_a_demonstration_through_the_live_view(drift, ocnb_home) -> None:
+    from ocnb.widgets import BrowserView
+
+    s = ocnb.Session(home=ocnb_home, caps=("record",))
+    try:
+        url = drift.page("account.html")
+        assert s.navigate(url=url).ok
+        view = BrowserView(s, auto_refresh=False)
+        assert s.record_start().ok
+        assert view.click_at(*_fractions(s, "#email")).ok
+        view.screen._handle_custom_msg({"type": "text", "text": "ada@"}, [])  # what the front end sends
+        assert view.type("example.com").ok
+        assert view.click_at(*_fractions(s, "#password")).ok
+        typed = view.type(PASSWORD)  # a password field: typed as a secret of the session
+        assert typed.ok and typed.data["element"]["name"] == "Password"
+        view.screen._handle_custom_msg({"type": "key", "key": "Enter"}, [])
+        assert page_states(s)["account.html"]["log"] == ["submit"]
+        assert page_states(s)["account.html"]["values"]["password"] == PASSWORD
+        stop = s.record_stop(name="account via the view")
+        assert stop.ok, stop
+        assert [(st["action"], st.get("value") or st.get("key")) for st in stop.data["steps"]] == [
+            ("navigate", None),
+            ("fill", "ada@example.com"),
+            ("fill", "${SECRET:PASSWORD}"),
+            ("press", "Enter"),
+        ]
+        journal = s.journal_df()
+        typed_rows = journal[journal["tool"] == "interact"]
+        assert list(typed_rows["source"]) == ["widget"] * 6  # every act of the view is journaled
+        assert "${SECRET:TYPED_1}" in str(list(typed_rows["args"]))
+        view.close()
+    finally:
+        s.close()
+    _no_password_under(ocnb_home)
