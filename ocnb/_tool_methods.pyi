@@ -751,13 +751,13 @@ class ToolMethods:
 
     @overload
     def record_stop(self, arguments: RecordStopArgs, /) -> ToolResult:
-        """Stop recording the person's demonstration and save its steps as a skill (same chains, fingerprints and replay checks as a recorded interact). params turns fields into ${var}; discard saves nothing.
+        """Stop recording the person's demonstration; with a name, save its steps as a skill (same chains, fingerprints and replay checks as a recorded interact). Without a name the steps are kept for a later call; params turns fields into ${var}; discard drops them.
 
         Offered when the session has ``caps=['record']``.
         """
     @overload
     def record_stop(self, **kwargs: Unpack[RecordStopArgs]) -> ToolResult:
-        """Stop recording the person's demonstration and save its steps as a skill (same chains, fingerprints and replay checks as a recorded interact). params turns fields into ${var}; discard saves nothing.
+        """Stop recording the person's demonstration; with a name, save its steps as a skill (same chains, fingerprints and replay checks as a recorded interact). Without a name the steps are kept for a later call; params turns fields into ${var}; discard drops them.
 
         Offered when the session has ``caps=['record']``.
         """

@@ -59,7 +59,7 @@ COMMANDS = ("help", "tools", "mcp", "record", "close")
 RECORD_SUBCOMMANDS = ("start", "status", "stop")
 RECORD_USAGE = (
     "usage: %oc record start [--secret-fields FIELD ...] | %oc record status | "
-    "%oc record stop --name NAME [--description TEXT] [--params FIELD=NAME ...] [--secrets FIELD=NAME ...] "
+    "%oc record stop [--name NAME] [--description TEXT] [--params FIELD=NAME ...] [--secrets FIELD=NAME ...] "
     "[--discard]"
 )
 
@@ -230,8 +230,6 @@ def parse_record(line: str) -> Call:
         _record_value(args, flag, tok)
         if flag not in ("params", "secrets", "secret_fields"):
             flag = None
-    if sub == "stop" and not args.get("name") and not args.get("discard"):
-        raise UsageError("%oc record stop needs --name NAME (or --discard)")
     return Call(f"record_{sub}", args)
 
 

@@ -131,6 +131,11 @@ class Demonstration:
         """Start recording in every tab (and tab opened later); the active tab's page is the first step."""
         if self.active:
             raise InvalidArgument("a demonstration is already being recorded; stop it first (record_stop)")
+        if self.steps:
+            raise InvalidArgument(
+                f"{len(self.steps)} recorded step(s) are not saved yet: record_stop with a name saves them, "
+                "with discard drops them"
+            )
         context = self._state.live_context()
         self.steps, self.skipped, self.refused = [], [], 0
         self._last_act, self._new_tabs, self._secret_names = {}, set(), {}
@@ -167,6 +172,10 @@ class Demonstration:
                     await asyncio.wait_for(
                         frame.evaluate("(k) => { const s = window[Symbol.for(k)]; if (s) s.active = false; }", key), 2
                     )
+
+    def clear(self) -> None:
+        """Forget the steps (after they were saved or discarded)."""
+        self.steps, self.skipped, self._secret_names = [], [], {}
 
     def _on(self, emitter: Any, event: str, handler: Any) -> None:
         emitter.on(event, handler)

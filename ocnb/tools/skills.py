@@ -259,8 +259,9 @@ async def record_status(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any
     category="skills",
     side_effects=True,
     uses_page=False,
-    description="Stop recording the person's demonstration and save its steps as a skill (same chains, "
-    "fingerprints and replay checks as a recorded interact). params turns fields into ${var}; discard saves nothing.",
+    description="Stop recording the person's demonstration; with a name, save its steps as a skill (same chains, "
+    "fingerprints and replay checks as a recorded interact). Without a name the steps are kept for a later "
+    "call; params turns fields into ${var}; discard drops them.",
     properties={
         "name": {"type": "string", "minLength": 1, "maxLength": 120},
         "description": {"type": "string"},
@@ -277,10 +278,8 @@ async def record_status(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any
 )
 async def record_stop(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     demo = demonstration_of(ctx.browser)
-    if not demo.active:
+    if not demo.active and not demo.steps:
         raise InvalidArgument("no demonstration is being recorded: call record_start first")
-    if not args.get("discard") and not args.get("name"):
-        raise InvalidArgument("record_stop needs a name for the skill (or discard: true)")
     labels: dict[int, str] = {}
     for key, text in (args.get("labels") or {}).items():
         if not str(key).isdigit() or int(key) >= len(demo.steps):
@@ -290,20 +289,25 @@ async def record_stop(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     entries = demo.entries(
         params=args.get("params"), secrets_=args.get("secrets"), labels=labels, risky_words=ctx.config.risky_words
     )
-    if not args.get("discard") and not entries:
+    if args.get("name") and not args.get("discard") and not entries:
         raise InvalidArgument("nothing was recorded yet: act in the page, then call record_stop")
-    await demo.stop()
+    if demo.active:
+        await demo.stop()
     out: dict[str, Any] = {"recording": False, "steps": demo.summary(), "refused": demo.refused}
     if demo.skipped:
         out["skipped"] = demo.skipped
     if args.get("discard"):
+        demo.clear()
         return {**out, "discarded": True}
+    if not args.get("name"):
+        return {**out, "held": True}  # stopped; a later record_stop with a name saves these steps
     steps = to_skill_steps(entries)
     start_url = next((e["args"]["url"] for e in entries if e["tool"] in ("navigate", "tabs_create")), None)
     domain = args.get("domain") or domain_of(start_url or entries[0]["url"])
     skill = SkillStore(ctx.home).record(
         domain, args["name"], steps, description=args.get("description"), start_url=start_url
     )
+    demo.clear()
     names = [s.get("args") for s in steps]
     out.update(
         skill_id=skill["id"],

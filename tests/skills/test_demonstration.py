@@ -328,3 +328,85 @@ def test_a_demonstration_through_the_live_view(drift, ocnb_home) -> None:
     finally:
         s.close()
     _no_password_under(ocnb_home)
+
+
+def test_the_skill_recorder_toggle_records_what_i_do(drift, ocnb_home) -> None:
+    from ocnb.widgets import SkillRecorder
+
+    s = ocnb.Session(home=ocnb_home)  # the toggle offers the record group itself
+    try:
+        url = drift.page("account.html")
+        assert s.navigate(url=url).ok
+        rec = SkillRecorder(s)
+        rec.demo_toggle.value = True  # "Record what I do"
+        assert rec.demonstrating, rec.status.value
+        # the person's input, through ocnb's own trusted keyboard and mouse
+        assert s.interact(query="Email", action="fill", value="ada@example.com").ok
+        assert s.interact(query='combobox "Plan"').ok  # a list is chosen from as a person does: keys
+        for key in ("ArrowDown", "ArrowDown", "Enter"):
+            assert s.interact(action="press", key=key).ok
+        assert s.interact(query='button "Create account"').ok
+        rec.demo_toggle.value = False
+        assert [st["action"] for st in rec.demo_steps] == ["navigate", "fill", "select", "click"]
+        assert [b.value for b in rec._label_boxes][1] == 'fill textbox "Email"'
+        rec._label_boxes[1].value = "enter the email address"  # edited before saving
+        rec.params_box.value = "email=email, plan=plan"
+        rec.name_box.value = "account from the widget"
+        rec.save_button.click()
+        assert rec.skill_id, rec.status.value
+        skill = s.oc_skill_recall(name="account from the widget").data["skills"][0]
+        assert [st["description"] for st in skill["steps"]][1] == "enter the email address"
+        assert [st["args"].get("value") for st in skill["steps"]][1:3] == ["${email}", "${plan}"]
+        assert rec.demo_steps == [] and "saved" in rec.status.value
+        assert s.navigate(url=url).ok
+        replayed = rec.replay(params={"email": "lin@example.com", "plan": "Pro"}, step_range={"from": 1})
+        assert replayed.ok, replayed
+        assert page_states(s)["account.html"]["values"]["plan"] == "pro"
+        assert page_states(s)["account.html"]["log"] == ["submit"]
+        rec.close()
+    finally:
+        s.close()
+
+
+def test_a_demonstrated_skill_exports_and_runs_over_rows(drift, ocnb_home, tmp_path) -> None:
+    import subprocess
+    import sys
+
+    from ocnb.batch.pool import Pool
+
+    env_file = tmp_path / "secrets.env"
+    env_file.write_text(f"PW={PASSWORD}\n")
+    url = drift.page("account.html")
+    s = ocnb.Session(home=ocnb_home, caps=("record",), secrets=env_file)
+    try:
+        assert s.navigate(url=url).ok
+        assert s.record_start().ok
+        assert s.interact(query="Email", action="fill", value="ada@example.com").ok
+        assert s.interact(query="Password", action="fill", value="${SECRET:PW}").ok  # the person's password
+        assert s.interact(query='button "Create account"').ok
+        stop = s.record_stop(name="account rows", params={"email": "email"})
+        assert stop.ok and stop.data["signature"] == {"params": ["email"], "secrets": ["PASSWORD"]}, stop
+        sid = stop.data["skill_id"]
+        script = s.oc_skill_export(skill_id=sid, path=str(ocnb_home / "exports" / "account.py"))
+        assert script.ok, script
+    finally:
+        s.close()
+    env = {"CHROMIUM": shutil.which("chromium") or "", "PATH": "/usr/bin:/bin", "PASSWORD": "From-Env-9"}
+    out = subprocess.run(
+        [sys.executable, str(ocnb_home / "exports" / "account.py"), "--email", "eve@example.com"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env=env,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "done: " + url in out.stdout
+    rows = [{"email": f"row{i}@example.com"} for i in range(3)]
+    rows_env = tmp_path / "rows.env"
+    rows_env.write_text("PASSWORD=Rows-Pass-3\n")
+    with Pool(size=2, home=ocnb_home, secrets=rows_env) as pool:
+        df = pool.replay(sid, rows, step_timeout_ms=3000, progress=False)
+    assert df["ok"].all(), df.to_string()
+    assert len(df) == 3
+    _no_password_under(ocnb_home)
