@@ -36,6 +36,10 @@ from .capture import artifact_for
 
 __all__ = ["DemoStep", "Demonstration", "demonstration_of", "field_keys", "secret_name"]
 
+#: Steps one demonstration keeps; later input is counted in ``Demonstration.dropped``, not kept.
+MAX_STEPS = 500
+#: Notes of input that could not become a step (file choices), newest kept.
+MAX_SKIPPED = 50
 #: How long after a step a navigation without a ``Sec-Fetch-Site`` header counts as caused by it.
 CAUSE_WINDOW_S = 3.0
 _KEY_SYMBOL = "ocnb.recorder."
@@ -118,6 +122,8 @@ class Demonstration:
         self.refused = 0
         #: Input that cannot become a replayable step (file choices), with the reason.
         self.skipped: list[dict[str, Any]] = []
+        #: Steps not kept: the demonstration already had :data:`MAX_STEPS`.
+        self.dropped = 0
         self._nonce = ""
         self._binding = ""
         self._disposables: list[Any] = []
@@ -137,7 +143,7 @@ class Demonstration:
                 "with discard drops them"
             )
         context = self._state.live_context()
-        self.steps, self.skipped, self.refused = [], [], 0
+        self.steps, self.skipped, self.refused, self.dropped = [], [], 0, 0
         self._last_act, self._new_tabs, self._secret_names = {}, set(), {}
         self._nonce = secrets.token_hex(16)
         self._binding = "__ocnb_rec_" + secrets.token_hex(6)
@@ -225,6 +231,7 @@ class Demonstration:
         element = (id(frame), str(frame.url), int(msg.get("id") or 0)) if msg.get("id") else None
         if kind == "file":
             self.skipped.append({"input": "file choice", "field": fp.get("name"), "reason": "not replayable yet"})
+            del self.skipped[:-MAX_SKIPPED]
             return
         if kind not in ("click", "fill", "check", "uncheck", "select", "press"):
             return
@@ -255,6 +262,12 @@ class Demonstration:
             step.key = str(msg.get("key") or "")
             if not step.key:
                 return
+        self._append(step)
+
+    def _append(self, step: DemoStep) -> None:
+        if len(self.steps) >= MAX_STEPS:
+            self.dropped += 1
+            return
         self.steps.append(step)
 
     def _on_request(self, page: Any, request: Any) -> None:
@@ -286,7 +299,7 @@ class Demonstration:
         if last is not None and last.action == "navigate" and last.url == request.url and last.tab_id == tab.id:
             return
         new_tab = tab.id in self._new_tabs and not any(s.tab_id == tab.id for s in self.steps)
-        self.steps.append(DemoStep("navigate", tab.id, str(request.url), new_tab=new_tab))
+        self._append(DemoStep("navigate", tab.id, str(request.url), new_tab=new_tab))
 
     # -- the result ---------------------------------------------------------------------------------
     def entries(

@@ -296,6 +296,8 @@ async def record_stop(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {"recording": False, "steps": demo.summary(), "refused": demo.refused}
     if demo.skipped:
         out["skipped"] = demo.skipped
+    if demo.dropped:
+        out["dropped"] = demo.dropped  # past MAX_STEPS
     if args.get("discard"):
         demo.clear()
         return {**out, "discarded": True}

@@ -147,7 +147,7 @@ def _replay(s: ocnb.Session, skill_id: str, url: str, **extra: Any) -> Any:
     """Replay the skill's steps after its first (the navigation) on ``url`` (a variant of the page)."""
     assert s.navigate(url=url).ok
     return s.oc_skill_replay(
-        skill_id=skill_id, params={"email": "grace@example.com"}, step_range={"from": 1}, step_timeout_ms=1500, **extra
+        skill_id=skill_id, params={"email": "grace@example.com"}, step_range={"from": 1}, step_timeout_ms=4000, **extra
     )
 
 
