@@ -60,7 +60,7 @@ RECORD_SUBCOMMANDS = ("start", "status", "stop")
 RECORD_USAGE = (
     "usage: %oc record start [--secret-fields FIELD ...] | %oc record status | "
     "%oc record stop [--name NAME] [--description TEXT] [--params FIELD=NAME ...] [--secrets FIELD=NAME ...] "
-    "[--discard]"
+    "[--contract-id ID] [--discard]"
 )
 
 # A verb's target that looks like a ref (``ax_12``) is passed as ``ref``, anything else as ``query``.
@@ -209,7 +209,7 @@ def parse_record(line: str) -> Call:
     allowed = {
         "start": ("secret_fields",),
         "status": (),
-        "stop": ("name", "description", "params", "secrets", "discard"),
+        "stop": ("name", "description", "params", "secrets", "contract_id", "discard"),
     }
     args: dict[str, Any] = {}
     flag: str | None = None

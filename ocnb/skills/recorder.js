@@ -73,8 +73,14 @@
     const type = c && tag(c) === "input" ? String(c.type || "").toLowerCase() : "";
     return type === "checkbox" || type === "radio" ? c : null;
   };
+  // A field's chain and fingerprint are taken at its first keystroke and kept: typing costs no more scans.
+  const fieldCaps = new WeakMap();
   const report = (type, el, extra) => {
-    const cap = capture(el);
+    let cap = type === "fill" ? fieldCaps.get(el) : null;
+    if (!cap) {
+      cap = capture(el);
+      if (cap && type === "fill") fieldCaps.set(el, cap);
+    }
     if (!cap) return;
     post({ type, id: idOf(el), chain: cap.chain, fingerprint: cap.fingerprint, ...extra });
   };

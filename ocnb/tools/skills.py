@@ -273,6 +273,7 @@ async def record_status(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any
             "additionalProperties": {"type": "string", "minLength": 1, "maxLength": 120},
             "description": "step index -> intent, replacing the inferred one",
         },
+        "contract_id": {"type": "string", "description": "the outcome contract replay checks at the end"},
         "discard": {"type": "boolean", "default": False},
     },
 )
@@ -291,6 +292,10 @@ async def record_stop(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     )
     if args.get("name") and not args.get("discard") and not entries:
         raise InvalidArgument("nothing was recorded yet: act in the page, then call record_stop")
+    if args.get("contract_id"):
+        from ..contracts import ContractStore
+
+        ContractStore(ctx.home).get(args["contract_id"])  # an unknown contract is refused now, not at replay
     if demo.active:
         await demo.stop()
     out: dict[str, Any] = {"recording": False, "steps": demo.summary(), "refused": demo.refused}
@@ -307,7 +312,12 @@ async def record_stop(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     start_url = next((e["args"]["url"] for e in entries if e["tool"] in ("navigate", "tabs_create")), None)
     domain = args.get("domain") or domain_of(start_url or entries[0]["url"])
     skill = SkillStore(ctx.home).record(
-        domain, args["name"], steps, description=args.get("description"), start_url=start_url
+        domain,
+        args["name"],
+        steps,
+        description=args.get("description"),
+        contract_id=args.get("contract_id"),
+        start_url=start_url,
     )
     demo.clear()
     names = [s.get("args") for s in steps]

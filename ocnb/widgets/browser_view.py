@@ -51,20 +51,16 @@ def _fractions(rect: dict[str, Any], viewport: dict[str, Any]) -> dict[str, floa
     }
 
 
-#: True when the focused element, followed into same-origin frames, is a password (or one-time code) field.
-_FOCUS_IS_SECRET_JS = """(() => {
-  let el = document.activeElement;
-  for (let i = 0; el && /^I?FRAME$/.test(el.tagName) && i < 8; i++) {
-    let doc = null;
-    try { doc = el.contentDocument; } catch (e) { return false; }
-    if (!doc) return false;
-    el = doc.activeElement;
-  }
-  while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
-  if (!el || el.tagName !== "INPUT") return false;
-  const ac = (el.getAttribute("autocomplete") || "").toLowerCase();
-  return el.type === "password" || /(^|\\s)(current-password|new-password|one-time-code)(\\s|$)/.test(ac);
-})()"""
+#: A focused field whose text is a secret (every frame is searched by query_dom).
+_SECRET_FOCUS = ", ".join(
+    f"input{sel}:focus"
+    for sel in (
+        '[type="password"]',
+        '[autocomplete~="current-password" i]',
+        '[autocomplete~="new-password" i]',
+        '[autocomplete~="one-time-code" i]',
+    )
+)
 
 
 class BrowserView(w.VBox):
@@ -194,9 +190,9 @@ class BrowserView(w.VBox):
         return result
 
     def _focus_is_secret(self) -> bool:
-        """Whether the focused element (followed into same-origin frames) is a password field (a quiet call)."""
-        found = self.call("javascript_tool", {"expression": _FOCUS_IS_SECRET_JS}, quiet=True)
-        return bool(found.ok and isinstance(found.data, dict) and found.data.get("result") is True)
+        """Whether the focused element, in any frame, is a password or one-time-code field (``query_dom``, quiet)."""
+        found = self.call("query_dom", {"selector": _SECRET_FOCUS, "limit": 1}, quiet=True)
+        return bool(found.ok and isinstance(found.data, dict) and found.data.get("matches"))
 
     def press(self, key: str) -> ToolResult:
         """Press ``key`` (``Enter``, ``Control+A`` …) on the page's focused element (``interact`` press)."""

@@ -36,6 +36,7 @@ def test_record_lines_parse_into_the_record_tools() -> None:
         "discard": True,
     }
     assert parse_record("start --secret-fields pin code").args == {"secret_fields": ["pin", "code"]}
+    assert parse_record("stop --name x --contract-id done").args == {"name": "x", "contract_id": "done"}
     for bad in ("", "pause", "stop --name x --params email", "start --name x", "stop --name x y"):
         with pytest.raises(UsageError):
             parse_record(bad)
@@ -52,6 +53,8 @@ def test_record_start_and_stop_from_magic_lines(ip: Any, drift: DemoSite) -> Non
     oc(ip, "click 'Create account'")
     status = oc(ip, "record status")
     assert [st["action"] for st in status.data["steps"]] == ["navigate", "fill", "click"]
+    with pytest.raises(UsageError, match="NOT_FOUND|no contract"):
+        oc(ip, "record stop --name magic-account --contract-id nope")  # refused before anything stops
     with pytest.raises(UsageError, match="no recorded field is called 'phone'"):
         oc(ip, "record stop --name magic-account --params phone=phone")
     assert oc(ip, "record status").data["recording"]  # refused: nothing stopped

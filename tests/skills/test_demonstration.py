@@ -276,7 +276,7 @@ def test_demonstration_across_frames_shadow_roots_keys_navigations_and_tabs(drif
         framed = skill["steps"][2]["replay_artifact"]["steps"][0]
         assert framed["fingerprint"]["frame"]["ordinal"] == 1
         assert framed["fingerprint"]["frame"]["url"].endswith("/note.html")
-        assert drift.cross_origin_url.rstrip("/") in framed["fingerprint"]["frame"]["url"]
+        assert drift.cross_site_url.rstrip("/") in framed["fingerprint"]["frame"]["url"]  # another site: an OOPIF
         # the steps in the shadow root and the cross-origin frame replay
         r = s.oc_skill_replay(skill_id=skill["id"], step_range={"from": 0, "to": 3})
         assert r.ok, r
