@@ -12,7 +12,7 @@ Three ways to learn, for every element of a page, whether script listens to it:
 Each is timed on a generated page with ``--rows`` rows (a listener on each row, a delegated listener on
 the list, plain text around them) and on the corpus pages given with ``--pages``. All three find the same
 directly listened elements (checked); delegation (one listener on a parent) is invisible to all three,
-which is why snapshot.js also reads jQuery's event table and ``cursor: pointer``.
+which is why the perception script (js/listeners.js) also reads jQuery's event table and ``cursor: pointer``.
 Figures are ratios to ``registry`` measured in one run. Run:
 ``.venv/bin/python bench/bench_listeners.py [--rows 2000] [--runs 5]``.
 """

@@ -1,6 +1,7 @@
 """Perception: the page as text with refs, target resolution and selector chains (DESIGN §3).
 
-- :mod:`.snapshot` — :func:`read_page` (modes ax/text/dom) over the in-page script ``snapshot.js``;
+- :mod:`.snapshot` — :func:`read_page` (modes ax/text/dom) over the in-page perception script
+  (modules in ``js/``, joined by :mod:`.bundle`);
 - :mod:`.refs` — per-page ref registry; :func:`resolve_ref` or ``STALE_REF``;
 - :mod:`.targets` — :func:`resolve_target` (ref or query), :func:`find`, :func:`query_dom`;
 - :mod:`.changes` — :class:`~.changes.ChangeWatch`: what an action changed (navigation, new tab,

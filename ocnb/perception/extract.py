@@ -1,8 +1,8 @@
 """``extract``: a page's data as rows — its tables, its repeated items, or fields named by CSS.
 
-The in-page script ``extract.js`` (beside ``snapshot.js``, whose ref registry it uses) finds the data in
-one frame; this module runs it in every frame of the page the way :func:`~.snapshot.read_page` reads them
-(open shadow roots included), and joins what it finds into :class:`Grid` values: column names and rows of
+The in-page script (the ``extract`` bundle of :mod:`.bundle`; the ``perception`` bundle keeps the ref
+registry it names elements in) finds the data in one frame; this module runs it in every frame of the
+page the way :func:`~.snapshot.read_page` reads them (open shadow roots included), and joins what it finds into :class:`Grid` values: column names and rows of
 cell text. Kinds:
 
 - ``table``: HTML tables, ARIA ``grid``/``table``/``treegrid``, and ``role=row`` div tables; header rows
@@ -22,11 +22,10 @@ import asyncio
 import csv
 import io
 from dataclasses import dataclass, field
-from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 from ..errors import AmbiguousTarget, ElementNotFound, InvalidArgument, NotFound, StaleRef, Timeout
+from .bundle import bundle
 from .refs import call_script, page_refs, parse_ref
 from .targets import Resolved, resolve_target
 
@@ -37,9 +36,8 @@ KINDS = ("table", "items")
 MAX_FRAMES = 50
 
 
-@lru_cache(maxsize=1)
 def _script() -> str:
-    return (Path(__file__).with_name("extract.js")).read_text(encoding="utf-8")
+    return bundle("extract")
 
 
 @dataclass

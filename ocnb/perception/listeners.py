@@ -5,13 +5,13 @@ to say so. The browser knows (DevTools' ``DOMDebugger.getEventListeners``), but 
 protocol round trip per element; instead, an init script installed on the browser context before any
 page script runs wraps ``EventTarget.prototype.addEventListener`` and keeps, in a ``WeakSet`` under a
 symbol on ``window``, every element that got a click, pointer, mouse, touch or key listener. The
-snapshot script (``snapshot.js``) reads that set: a membership test per element, no round trip.
+perception script (``js/listeners.js``) reads that set: a membership test per element, no round trip.
 ``bench/bench_listeners.py`` measures both ways on one page.
 
 Frameworks that delegate events to a parent are read where they keep their own table: jQuery's
 ``.on(type, selector, …)`` (``jQuery._data(el, "events")``, the selector matched under the element).
 A framework that delegates without such a table (React's root listener) is met by the supporting
-signals snapshot.js also uses: an element that sets ``cursor: pointer`` itself, and ``tabindex``.
+signals the perception script also uses: an element that sets ``cursor: pointer`` itself, and ``tabindex``.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Any
 
 __all__ = ["INIT_SCRIPT", "KEY", "install"]
 
-#: The symbol (``Symbol.for(KEY)``) the set lives under; snapshot.js reads the same one.
+#: The symbol (``Symbol.for(KEY)``) the set lives under; js/listeners.js reads the same one.
 KEY = "ocnb.listeners"
 
 INIT_SCRIPT = """(() => {

@@ -1,6 +1,6 @@
 """The element at a point of the viewport: what a click there lands on, as a ref with its role and name.
 
-:func:`element_at` asks the perception script (``snapshot.js``, op ``hitTest``) for the deepest
+:func:`element_at` asks the perception script (``js/find.js``, op ``hitTest``) for the deepest
 element at the point, through open shadow roots, and reports its nearest interactive ancestor (the
 element itself when none is, with its own role or ``generic``). A point over an ``<iframe>`` is asked
 again of that frame, same- or cross-origin. Nothing is acted on; the ref it returns is an ordinary ref

@@ -15,11 +15,10 @@ import re
 import weakref
 from collections import deque
 from dataclasses import dataclass, field
-from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidArgument, StaleRef, UnknownRef, from_playwright
+from .bundle import bundle
 
 __all__ = [
     "REF_PATTERN",
@@ -38,10 +37,10 @@ __all__ = [
 REF_PATTERN = re.compile(r"^ax_(\d+)$")
 
 
-@lru_cache(maxsize=1)
 def script() -> str:
-    """The in-page perception script (an expression evaluating to ``(req) => {result, next}``)."""
-    return (Path(__file__).with_name("snapshot.js")).read_text(encoding="utf-8")
+    """The in-page perception script (an expression evaluating to ``(req) => {result, next}``), the
+    ``perception`` bundle of :mod:`.bundle` (joined once per process)."""
+    return bundle("perception")
 
 
 @dataclass
@@ -107,7 +106,7 @@ async def _keep(state: PageRefs, handle: Any) -> None:
             await state.handles.popleft().dispose()
 
 
-#: Calls the script a document already holds (snapshot.js keeps itself there), or answers null.
+#: Calls the script a document already holds (the perception bundle keeps itself there), or answers null.
 _CACHED = """(req) => {
   const f = window[Symbol.for("ocnb.perception.fn")];
   return f ? f(req) : null;
@@ -143,7 +142,7 @@ def _settle(state: Any, frame: Any, out: dict[str, Any]) -> Any:
 
 
 async def call_script(frame: Any, page: Any, source: str, req: dict[str, Any]) -> Any:
-    """Run another in-page script (``extract.js``) in ``frame``: one that takes ``{…, next}``, answers
+    """Run another in-page script (the ``extract`` bundle) in ``frame``: one that takes ``{…, next}``, answers
     ``{result, next}`` and names elements through this script's ``refs`` op, so they get refs of this
     registry (the ones read_page shows), recorded against the frame like :func:`call`'s."""
     await call(frame, page, {"op": "mutations"})  # this script is in the document (it keeps the refs)

@@ -14,7 +14,7 @@ anything is done to it:
 
 Resolving (:func:`resolve`) looks in the recorded frame first (a child frame is found again by its
 address, so re-ordered frames do not matter), tries the chain's entries in order with one in-page
-matching engine (``resolveStep`` in ``snapshot.js``), and keeps polling up to the step's timeout.
+matching engine (``resolveStep`` in ``js/chains.js``), and keeps polling up to the step's timeout.
 An element counts only when an entry singles it out **and** it agrees with the fingerprint and is
 visible: a fallback entry may survive changed ids, classes, order and wrappers, never a different
 role, input type, accessible name or label. When more visible elements agree than at recording,
@@ -207,7 +207,7 @@ def _frames(page: Any, fp: dict[str, Any], ordinal: int) -> list[Any]:
     return [frames[ordinal]] if 0 <= ordinal < len(frames) else []
 
 
-#: The element of a ref just assigned by ``resolveStep``, read from snapshot.js's per-document state
+#: The element of a ref just assigned by ``resolveStep``, read from the perception script's per-document state
 #: without sending the whole script again (one round trip instead of five: this is replay's hot path).
 _HANDLE_JS = """(id) => {
   const S = window[Symbol.for("ocnb.perception")];
@@ -250,8 +250,8 @@ _DECLINED = "ocnb-verified: no verified first-entry match"
 _REGISTERED: weakref.WeakSet[Any] = weakref.WeakSet()
 
 
-#: A Playwright selector engine around snapshot.js. Playwright puts it in every document's isolated
-#: world with its own script, so snapshot.js rides along as a string and is compiled at the engine's
+#: A Playwright selector engine around the perception script. Playwright puts it in every document's isolated
+#: world with its own script, so the script rides along as a string and is compiled at the engine's
 #: first query (as code it would cost every document ~8 ms of parsing; as a string ~1 ms). It never
 #: returns an unverified element: it throws (DECLINED), so the action fails at once, acting on nothing.
 #: A request with ``fillable`` also declines an element that is not a :func:`plain_text_field`.

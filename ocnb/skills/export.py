@@ -8,7 +8,7 @@ exactly what it was. ``${var}`` placeholders become required command-line option
 ``${SECRET:NAME}`` is read from the environment variable ``NAME`` when the script runs.
 
 The script finds each step's element the way ``oc_skill_replay`` does, with the same engine: ocnb's
-in-page script (``ocnb/perception/snapshot.js``, embedded as the literal ``ENGINE``) singles the
+in-page script (the perception bundle of ``ocnb/perception/js/``, embedded as the literal ``ENGINE``) singles the
 element out through the selector chain and checks it against the recorded fingerprint before the
 script acts; an element it cannot vouch for stops the script with the reason, nothing is done to it.
 """
@@ -291,9 +291,9 @@ def _engine_block() -> str:
     """ocnb's matching engine, as data: the tolerable words and the in-page script."""
     engine = {
         "TOLERABLE": {word: list(fields) for word, fields in TOLERABLE.items()},
-        "ENGINE": engine_script(),  # ocnb/perception/snapshot.js: the engine oc_skill_replay uses
+        "ENGINE": engine_script(),  # the perception bundle (ocnb/perception/js/): the engine oc_skill_replay uses
     }
-    return "\n# ocnb's in-page engine (ocnb/perception/snapshot.js), the one oc_skill_replay uses.\n" + "".join(
+    return "\n# ocnb's in-page engine (ocnb/perception/js/, bundled), the one oc_skill_replay uses.\n" + "".join(
         f"{name} = {_literal(value)}\n" for name, value in engine.items()
     )
 

@@ -1,6 +1,6 @@
 // ocnb demonstration recorder: one per document while a person's demonstration is recorded.
 // An expression: a function `(cfg, perceive)` where cfg = {binding, nonce, secretFields} and perceive
-// is the perception script (snapshot.js), whose "capture" op gives the selector chain and fingerprint
+// is the perception script (ocnb.perception.refs.script()), whose "capture" op gives the selector chain and fingerprint
 // of an element in the very form a recorded interact call stores. Only trusted events (the person's
 // own input: a real mouse, keyboard or a driver's Input.* events) are reported; events a page script
 // dispatches have isTrusted false and are ignored. Each report goes to the binding with the nonce, so

@@ -1,0 +1,86 @@
+// listeners: which elements script makes act (listeners, delegated handlers, a pointer cursor), and
+// so which elements are interactive.
+
+// Elements the page gave a click/pointer/key listener (ocnb/perception/listeners.py installs the registry).
+const LISTENED = window[Symbol.for("ocnb.listeners")] || null;
+
+const CLICK_TYPES = ["click", "dblclick", "mousedown", "mouseup", "pointerdown", "pointerup", "touchstart", "touchend",
+  "keydown", "keyup", "keypress"];
+const NATIVE_CONTROL = "a[href],button,input,select,textarea,summary,[role=button],[role=link],[role=checkbox],[role=tab],[role=menuitem],[role=option],[role=treeitem],[contenteditable]";
+// Targets of events a framework delegates to a parent and keeps a table of: jQuery's .on(type, selector).
+let DELEGATED = null;
+function delegated() {
+  if (DELEGATED) return DELEGATED;
+  DELEGATED = new Set();
+  const jq = window.jQuery;
+  if (!jq || typeof jq._data !== "function") return DELEGATED;
+  const hosts = [document];
+  if (LISTENED) for (const el of document.querySelectorAll("*")) if (LISTENED.has(el)) hosts.push(el);
+  for (const h of hosts) {
+    let ev = null;
+    try { ev = jq._data(h, "events"); } catch (e) { ev = null; }
+    if (!ev) continue;
+    for (const type of CLICK_TYPES) {
+      for (const hd of ev[type] || []) {
+        if (!hd || !hd.selector) continue;
+        try { for (const t of h.querySelectorAll(hd.selector)) DELEGATED.add(t); } catch (e) { /* a jQuery-only selector */ }
+        if (DELEGATED.size > 5000) return DELEGATED;
+      }
+    }
+  }
+  return DELEGATED;
+}
+// The ancestors of every element with a listener of its own or a delegated one: a control drawn as a
+// row of such spans ("Reply", "Forward" in a clickable bar) shows each of them, not only the bar.
+let LISTENED_INSIDE = null;
+function listenedInside() {
+  if (LISTENED_INSIDE) return LISTENED_INSIDE;
+  LISTENED_INSIDE = new Set();
+  const targets = Array.from(delegated());
+  if (LISTENED) for (const el of document.querySelectorAll("*")) if (LISTENED.has(el)) targets.push(el);
+  for (const t of targets) {
+    for (let p = t.parentElement; p && !LISTENED_INSIDE.has(p); p = p.parentElement) LISTENED_INSIDE.add(p);
+  }
+  return LISTENED_INSIDE;
+}
+// Whether script makes `el` act on a click or key: a listener of its own (the registry, an on*
+// handler), a framework's delegated selector, or — supporting — a cursor:pointer it sets itself.
+// An element that only wraps one control with the same text is not (the control is the target).
+const driven = new Map();
+function scriptDriven(el) {
+  let answer = driven.get(el);
+  if (answer !== undefined) return answer;
+  answer = false;
+  const tag = el.tagName;
+  if (tag !== "BODY" && tag !== "HTML" && tag !== "LABEL" && tag !== "svg" && !(el.ownerSVGElement && tag !== "svg")) {
+    if ((LISTENED && LISTENED.has(el)) || typeof el.onclick === "function" || typeof el.onmousedown === "function" ||
+        el.hasAttribute("onclick") || el.hasAttribute("onmousedown") || delegated().has(el)) answer = true;
+    else if (style(el).cursor === "pointer") {
+      // the weaker signal: only an element that sets the cursor itself and shows something to name it by
+      const parent = el.parentElement;
+      answer = (!parent || style(parent).cursor !== "pointer") && !!(textOf(el) || el.getAttribute("aria-label") ||
+        el.getAttribute("title") || el.querySelector("img[alt]:not([alt='']),[aria-label],[title]") || iconName(el) ||
+        swatchName(el));
+    }
+    if (answer && el.querySelector(NATIVE_CONTROL)) {
+      // a wrapper whose text all sits in the controls inside it (a card around its links): they are the targets
+      let inside = 0;
+      for (const c of el.querySelectorAll(NATIVE_CONTROL)) inside += textOf(c).length;
+      if (inside + 2 >= textOf(el).length) answer = false;
+    }
+  } else if (el.ownerSVGElement || tag === "svg") {
+    // an icon drawn in SVG: its listener counts, the pointer cursor it inherits does not
+    answer = !!(LISTENED && LISTENED.has(el) && tag === "svg") || el.hasAttribute("onclick");
+  }
+  driven.set(el, answer);
+  return answer;
+}
+// Whether a person acts on `el`: an interactive role, or a role script can drive that it does.
+function isInteractive(el, role) {
+  if (INTERACTIVE.has(role)) return true;
+  if (SCRIPT_ROLES.has(role)) {
+    if (focusable(el) && el.tagName !== "BODY" && el.tagName !== "HTML") return true;
+    if (scriptDriven(el)) return true;
+  }
+  return false;
+}
