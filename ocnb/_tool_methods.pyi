@@ -318,6 +318,7 @@ class RecordStopArgs(TypedDict, total=False):
     params: dict[str, Any]
     secrets: dict[str, Any]
     labels: dict[str, Any]
+    contract_id: str
     discard: bool
 
 
