@@ -7,8 +7,8 @@
 // a page script calling the binding itself is told apart (it cannot read this closure).
 // A password field's value never leaves the page: its report says only that it changed.
 (function ocnbRecorder(cfg, perceive) {
-  const KEY = Symbol.for("ocnb.recorder");
-  if (window[KEY]) { window[KEY].active = true; return; }
+  const KEY = Symbol.for("ocnb.recorder." + cfg.nonce);  // one per recording: stop silences it by this key
+  if (window[KEY]) return;
   const state = { active: true };
   Object.defineProperty(window, KEY, { value: state, enumerable: false });
   const send = window[cfg.binding];

@@ -65,3 +65,9 @@ def test_record_start_and_stop_from_magic_lines(ip: Any, drift: DemoSite) -> Non
     assert skill["steps"][1]["args"]["value"] == "${email}"
     with pytest.raises(UsageError, match="no demonstration is being recorded"):
         oc(ip, "record stop --name again")
+    # a second demonstration in the same document: its own recorder; the first one stays silent
+    assert oc(ip, "record start").ok
+    oc(ip, "click 'Create account'")
+    again = oc(ip, "record stop --discard")
+    assert [st["action"] for st in again.data["steps"]] == ["navigate", "click"] and again.data["discarded"]
+    assert oc(ip, "record status").data["steps"] == []
