@@ -199,13 +199,30 @@ class Demonstration:
         tab = self._state.tab_of(page)
         if tab is None:
             return
-        asyncio.ensure_future(self._mark_new(page, tab.id))
         self._on(page, "request", lambda request, p=page: self._on_request(p, request))
+        self._on(page, "framenavigated", lambda frame, p=page: self._on_framenavigated(p, frame))
+        asyncio.ensure_future(self._new_tab(page, tab.id))
 
-    async def _mark_new(self, page: Any, tab_id: str) -> None:
+    async def _new_tab(self, page: Any, tab_id: str) -> None:
+        """A tab nobody's page opened (no opener): its first address is a step, even when it loaded
+        before these listeners were attached (another program may open and fill it at once)."""
         with contextlib.suppress(Exception):
-            if await page.opener() is None:
-                self._new_tabs.add(tab_id)
+            if await page.opener() is not None:
+                return
+            self._new_tabs.add(tab_id)
+            self._tab_navigated(tab_id, str(page.url))
+
+    def _on_framenavigated(self, page: Any, frame: Any) -> None:
+        tab = self._state.tab_of(page)
+        if tab is not None and frame is page.main_frame and tab.id in self._new_tabs:
+            self._tab_navigated(tab.id, str(frame.url))
+
+    def _tab_navigated(self, tab_id: str, url: str) -> None:
+        if not self.active or not url.startswith(("http://", "https://")):
+            return
+        if any(s.tab_id == tab_id for s in self.steps):
+            return  # its request made the step already, or the tab has steps of its own
+        self._append(DemoStep("navigate", tab_id, url, new_tab=True))
 
     # -- what the page reports ---------------------------------------------------------------------
     async def _on_report(self, source: dict[str, Any], msg: Any) -> bool:
@@ -295,9 +312,9 @@ class Demonstration:
             return  # the page started it (a link, a form, a script): the step that caused it is recorded
         if not self.active:
             return
-        last = self.steps[-1] if self.steps else None
-        if last is not None and last.action == "navigate" and last.url == request.url and last.tab_id == tab.id:
-            return
+        prev = next((s for s in reversed(self.steps) if s.tab_id == tab.id), None)
+        if prev is not None and prev.action == "navigate" and prev.url == request.url:
+            return  # the same address again (a new tab's first one, seen as it committed)
         new_tab = tab.id in self._new_tabs and not any(s.tab_id == tab.id for s in self.steps)
         self._append(DemoStep("navigate", tab.id, str(request.url), new_tab=new_tab))
 
