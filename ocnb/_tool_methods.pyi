@@ -728,39 +728,39 @@ class ToolMethods:
 
     @overload
     def record_start(self, arguments: RecordStartArgs, /) -> ToolResult:
-        """Record what a person does in the page (their own clicks, typing, choices, keys, typed addresses) until record_stop. Password fields are kept as ${SECRET:NAME}, never their value.
+        """Record what the person does in the page until record_stop. Their own clicks, typing, choices, keys and typed addresses; a password field is kept as ${SECRET:NAME}.
 
         Offered when the session has ``caps=['record']``.
         """
     @overload
     def record_start(self, **kwargs: Unpack[RecordStartArgs]) -> ToolResult:
-        """Record what a person does in the page (their own clicks, typing, choices, keys, typed addresses) until record_stop. Password fields are kept as ${SECRET:NAME}, never their value.
+        """Record what the person does in the page until record_stop. Their own clicks, typing, choices, keys and typed addresses; a password field is kept as ${SECRET:NAME}.
 
         Offered when the session has ``caps=['record']``.
         """
 
     @overload
     def record_status(self, arguments: RecordStatusArgs, /) -> ToolResult:
-        """The steps recorded so far from the person's demonstration, with their intents.
+        """The steps recorded so far from the person, with their intents.
 
         Offered when the session has ``caps=['record']``.
         """
     @overload
     def record_status(self, **kwargs: Unpack[RecordStatusArgs]) -> ToolResult:
-        """The steps recorded so far from the person's demonstration, with their intents.
+        """The steps recorded so far from the person, with their intents.
 
         Offered when the session has ``caps=['record']``.
         """
 
     @overload
     def record_stop(self, arguments: RecordStopArgs, /) -> ToolResult:
-        """Stop recording the person's demonstration; with a name, save its steps as a skill (same chains, fingerprints and replay checks as a recorded interact). Without a name the steps are kept for a later call; params turns fields into ${var}; discard drops them.
+        """Stop recording the person; with a name, save what they did as a skill. Same chains, fingerprints and replay checks as a recorded interact. Without a name the steps are kept for a later call; params turns fields into ${var}; discard drops them.
 
         Offered when the session has ``caps=['record']``.
         """
     @overload
     def record_stop(self, **kwargs: Unpack[RecordStopArgs]) -> ToolResult:
-        """Stop recording the person's demonstration; with a name, save its steps as a skill (same chains, fingerprints and replay checks as a recorded interact). Without a name the steps are kept for a later call; params turns fields into ${var}; discard drops them.
+        """Stop recording the person; with a name, save what they did as a skill. Same chains, fingerprints and replay checks as a recorded interact. Without a name the steps are kept for a later call; params turns fields into ${var}; discard drops them.
 
         Offered when the session has ``caps=['record']``.
         """

@@ -220,8 +220,8 @@ _FIELD_MAP = {
     ),
     category="skills",
     side_effects=True,
-    description="Record what a person does in the page (their own clicks, typing, choices, keys, typed "
-    "addresses) until record_stop. Password fields are kept as ${SECRET:NAME}, never their value.",
+    description="Record what the person does in the page until record_stop. "
+    "Their own clicks, typing, choices, keys and typed addresses; a password field is kept as ${SECRET:NAME}.",
     properties={
         "secret_fields": {
             "type": "array",
@@ -247,7 +247,7 @@ async def record_start(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]
     ),
     category="skills",
     uses_page=False,
-    description="The steps recorded so far from the person's demonstration, with their intents.",
+    description="The steps recorded so far from the person, with their intents.",
     properties={},
 )
 async def record_status(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
@@ -267,9 +267,9 @@ async def record_status(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any
     category="skills",
     side_effects=True,
     uses_page=False,
-    description="Stop recording the person's demonstration; with a name, save its steps as a skill (same chains, "
-    "fingerprints and replay checks as a recorded interact). Without a name the steps are kept for a later "
-    "call; params turns fields into ${var}; discard drops them.",
+    description="Stop recording the person; with a name, save what they did as a skill. "
+    "Same chains, fingerprints and replay checks as a recorded interact. Without a name the steps are kept "
+    "for a later call; params turns fields into ${var}; discard drops them.",
     properties={
         "name": {"type": "string", "minLength": 1, "maxLength": 120},
         "description": {"type": "string"},
