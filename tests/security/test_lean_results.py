@@ -64,6 +64,14 @@ def anyio_backend() -> str:
 
 
 @pytest.fixture(scope="module")
+def shared_session(module_home: Path) -> Iterator[ocnb.Session]:
+    """The module's session, its agent unasked: these tests read the shape of results, and the page's
+    "send" button is risky (an agent's risky click waits for approval: tests/security/test_approval_mcp.py)."""
+    with ocnb.Session(headless=True, home=module_home, agent_confirm="never") as s:
+        yield s
+
+
+@pytest.fixture(scope="module")
 def lean_site() -> Iterator[str]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Site)
     threading.Thread(target=server.serve_forever, daemon=True).start()
