@@ -126,6 +126,6 @@ function nameOf(el, role) {
   }
   n = squash(el.getAttribute("title")) || squash(el.getAttribute("data-tooltip")) || squash(el.getAttribute("data-original-title"));
   if (n) return [n, "title"];
-  if (isInteractive(el, role)) { n = iconName(el) || swatchName(el); if (n) return [n, "icon"]; }
+  if (isInteractive(el, role) && role !== "slider") { n = iconName(el) || swatchName(el); if (n) return [n, "icon"]; }
   return ["", ""];
 }

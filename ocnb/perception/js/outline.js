@@ -91,7 +91,7 @@ function buildOutline(rootEl) {
         (nameSrc === "content" ? name : textOf(el)).length > ATOMIC_CHARS;
       if (container) name = nameSrc === "content" ? firstWords(el) : clip(name, 120);
       const states = statesOf(el, role);
-      if (nameSrc === "icon") states.unshift("inferred");
+      if (nameSrc === "icon" || inferredControl(el, role)) states.unshift("inferred");
       let extra = "";
       if (role === "link") {
         const h = shortHref(el);
@@ -104,7 +104,7 @@ function buildOutline(rootEl) {
           const whole = el === rootEl ? FIELD_VALUE_MAX : FIELD_VALUE_CLIP;
           extra = "value=" + quote(clip(v, whole)) + (v.length > whole ? " (" + v.length + " chars)" : "");
         }
-        if (tag === "INPUT") { const f = fieldFormat(el); if (f) extra += (extra ? " " : "") + f; }
+        if (tag === "INPUT" || role === "slider") { const f = fieldFormat(el, role); if (f) extra += (extra ? " " : "") + f; }
       }
       // A link inside running text stays inline, markdown-style: "see [the docs](ax_9 → /docs) now".
       if ((role === "link" || (!role && tag !== "IMG")) && name && !container && !states.length && !onlyInteractive && bufText &&
