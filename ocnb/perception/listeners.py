@@ -45,6 +45,9 @@ INIT_SCRIPT = r"""(() => {
   // hosts of click-type listeners -> the selectors their source tests the target against (delegation)
   const hosts = new WeakMap();
   Object.defineProperty(window, Symbol.for("ocnb.delegates"), { value: hosts, enumerable: false });
+  // elements with a listener that is not only a delegating one: they act themselves
+  const own = new WeakSet();
+  Object.defineProperty(window, Symbol.for("ocnb.own"), { value: own, enumerable: false });
   const CLICKS = new Set(["click", "mousedown", "mouseup", "pointerdown", "pointerup", "touchstart", "touchend"]);
   const SELECTOR = /\.(?:closest|matches|webkitMatchesSelector)\(\s*(["'`])((?:(?!\1)[^\\])+)\1\s*\)/g;
   const CLASS = /classList\.contains\(\s*(["'`])([\w-]+)\1\s*\)/g;
@@ -62,12 +65,16 @@ INIT_SCRIPT = r"""(() => {
   const add = { addEventListener(type, listener, options) {
     try {
       const t = String(type).toLowerCase();
-      if (this && this.nodeType === 1 && TYPES.has(t)) marked.add(this);
-      if (this && (this.nodeType === 1 || this.nodeType === 9 || this === window) && CLICKS.has(t) && listener) {
+      const element = this && this.nodeType === 1;
+      if (element && TYPES.has(t)) marked.add(this);
+      let found = [];
+      if (this && (element || this.nodeType === 9 || this === window) && CLICKS.has(t) && listener) {
         let sels = hosts.get(this);
         if (!sels) { sels = new Set(); hosts.set(this, sels); }
-        if (sels.size < 50) for (const s of selectorsOf(listener)) sels.add(s);
+        found = selectorsOf(listener);
+        if (sels.size < 50) for (const s of found) sels.add(s);
       }
+      if (element && TYPES.has(t) && !found.length) own.add(this);
     } catch (e) { /* ignore */ }
     return original.call(this, type, listener, options);
   } }.addEventListener;

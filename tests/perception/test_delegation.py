@@ -99,6 +99,14 @@ def test_a_delegated_row_gets_a_ref_and_clicking_it_runs_the_handler(
     assert log(session) == logged
 
 
+def test_a_host_that_only_dispatches_is_not_a_control_itself(session: ocnb.Session, pages: DemoSite) -> None:
+    content = open_page(session, pages, "delegation.html")
+    assert "Cathrine Trip to Lisbon Ezra" not in content  # the list's listener acts for its rows only
+    card = line_of(content, 'clickable "Weekend in Porto')  # a listener that leaves its link alone still acts
+    assert session.call("interact", ref=ref_of(card), action="click").ok  # its centre: past the text
+    assert log(session) == "card opened"
+
+
 def test_a_pointer_cursor_under_a_listener_is_a_control_said_inferred(session: ocnb.Session, pages: DemoSite) -> None:
     content = open_page(session, pages, "delegation.html")
     line = line_of(content, 'clickable "Plum"')

@@ -10,6 +10,8 @@ const NATIVE_CONTROL = "a[href],button,input,select,textarea,summary,[role=butto
 // Hosts of click-type listeners (elements, the document, the window) → the selectors their source tests
 // an event's target against (`e.target.closest(".row")`): ocnb/perception/listeners.py records them.
 const DELEGATES = window[Symbol.for("ocnb.delegates")] || null;
+// Elements with a listener that is not only one dispatching to selectors under them (those are hosts, not controls).
+const OWN = window[Symbol.for("ocnb.own")] || null;
 // A delegated selector that matches more than this under its host is too broad to mean "these are controls".
 const DELEGATED_MAX_MATCHES = 400;
 // Targets of events delegated to a parent that says which: jQuery's .on(type, selector) table, and a
@@ -69,6 +71,18 @@ function listenedInside() {
   }
   return LISTENED_INSIDE;
 }
+// Whether every listener of `el` dispatches to elements under it that are not native controls
+// (`closest(".row")`): then the rows are the controls, not `el`. A listener that tests for a link or
+// button only to leave it alone (`if (e.target.closest("a")) return;`) still makes `el` act itself.
+function onlyDelegates(el) {
+  if (!OWN || OWN.has(el) || !DELEGATES || !DELEGATES.has(el)) return false;
+  for (const selector of DELEGATES.get(el)) {
+    let found;
+    try { found = el.querySelectorAll(selector); } catch (e) { continue; }
+    for (const t of found) if (!t.matches(NATIVE_CONTROL)) return true;
+  }
+  return false;
+}
 // Whether script makes `el` act on a click or key: a listener of its own (the registry, an on*
 // handler, React's onClick), a delegated selector that matches it, or — the weaker sign, answered
 // "inferred" — a cursor:pointer it sets itself (as under a root listener that dispatches by target
@@ -81,7 +95,7 @@ function scriptDriven(el) {
   answer = false;
   const tag = el.tagName;
   if (tag !== "BODY" && tag !== "HTML" && tag !== "LABEL" && tag !== "svg" && !(el.ownerSVGElement && tag !== "svg")) {
-    if ((LISTENED && LISTENED.has(el)) || typeof el.onclick === "function" || typeof el.onmousedown === "function" ||
+    if ((LISTENED && LISTENED.has(el) && !onlyDelegates(el)) || typeof el.onclick === "function" || typeof el.onmousedown === "function" ||
         el.hasAttribute("onclick") || el.hasAttribute("onmousedown") || delegated().has(el) || reactClick(el)) answer = true;
     else if (style(el).cursor === "pointer") {
       // the weaker signal: only an element that sets the cursor itself and shows something to name it by
