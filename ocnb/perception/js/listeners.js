@@ -6,7 +6,7 @@ const LISTENED = window[Symbol.for("ocnb.listeners")] || null;
 
 const CLICK_TYPES = ["click", "dblclick", "mousedown", "mouseup", "pointerdown", "pointerup", "touchstart", "touchend",
   "keydown", "keyup", "keypress"];
-const NATIVE_CONTROL = "a[href],button,input,select,textarea,summary,[role=button],[role=link],[role=checkbox],[role=tab],[role=menuitem],[role=option],[role=treeitem],[contenteditable]";
+const NATIVE_CONTROL = "a[href],button,input,select,textarea,summary,[role=button],[role=link],[role=checkbox],[role=tab],[role=menuitem],[role=option],[role=treeitem],[role=slider],.ui-slider-handle,[contenteditable]";
 // Hosts of click-type listeners (elements, the document, the window) → the selectors their source tests
 // an event's target against (`e.target.closest(".row")`): ocnb/perception/listeners.py records them.
 const DELEGATES = window[Symbol.for("ocnb.delegates")] || null;
