@@ -5,7 +5,7 @@ Run: ``python -m bench.bench_extract`` (needs ``../shared/corpus`` and Chromium)
 1. Agreement: every page of ``real-pages/`` and ``real-pages-2/`` is loaded in Chromium; each HTML table
    of the live DOM (``document.documentElement.outerHTML``) that ``pandas.read_html`` reads as at least
    2 rows x 2 columns is compared cell for cell with ``extract(kind="table")``'s table of the same
-   element. Cells compare with whitespace removed and numbers as numbers (read_html turns "1.50" into
+   element, its footer rows (set apart by extract, last among read_html's rows) left out of both. Cells compare with whitespace removed and numbers as numbers (read_html turns "1.50" into
    1.5); rows are aligned in order (a row only one side kept counts as cells missed). read_html runs
    with ``keep_default_na=False, thousands=None`` so that it keeps cells as written.
 2. Tokens: on the same pages, tokens (cl100k) of extract's CSV against read_page's outline (what an agent
@@ -156,6 +156,8 @@ async def compare_page(page: Any) -> tuple[list[dict[str, Any]], int]:
                 {"table": i, "shape": list(theirs.shape), "good": 0, "cells": total, "ratio": 0.0, "missing": True}
             )
             continue
+        if g.footer:  # footer rows are set apart on purpose (read_html puts them last among its rows)
+            theirs = theirs.iloc[: max(0, len(theirs) - len(g.footer))]
         good, total, diffs = agreement(theirs, g.columns, g.rows)
         out.append(
             {
@@ -165,6 +167,7 @@ async def compare_page(page: Any) -> tuple[list[dict[str, Any]], int]:
                 "cells": total,
                 "ratio": good / total if total else 1.0,
                 "diffs": diffs,
+                "footer_rows": len(g.footer),
             }
         )
     return out, nested
@@ -281,6 +284,7 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "pages_with_tables": sum(1 for r in rows if r.get("tables")),
         "nested_left_out": sum(r.get("nested", 0) for r in rows),
         "tables": len(tables),
+        "footer_rows": sum(t.get("footer_rows", 0) for t in tables),
         "cells": cells,
         "agreement": good / cells if cells else 1.0,
         "below_table_floor": [t for t in tables if t["ratio"] < TABLE_FLOOR],

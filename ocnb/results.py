@@ -69,7 +69,10 @@ class ToolResult:
     @property
     def df(self) -> Any:
         """The rows of a result that carries them as CSV (``extract``: ``format: "csv"``, in ``content``
-        or, with ``to_file``, in the written file) as a pandas DataFrame; ``None`` for any other result."""
+        or, with ``to_file``, in the written file) as a pandas DataFrame; ``None`` for any other result.
+
+        The columns ``data["numbers"]`` names are numbers, the others text; a table's footer, when asked
+        for (``footer=True``), is the DataFrame in ``attrs["footer"]``."""
         data = self.data
         if not self.ok or not isinstance(data, dict) or data.get("format") != "csv":
             return None
@@ -77,9 +80,14 @@ class ToolResult:
 
         import pandas as pd  # imported lazily: only a caller of .df needs it
 
-        if isinstance(data.get("content"), str):
-            return pd.read_csv(io.StringIO(data["content"]))
-        return pd.read_csv(data["file"]["path"])
+        # columns the tool typed as numbers are read as numbers, every other one as text (as it was shown)
+        numbers = data.get("numbers")
+        text = None if numbers is None else {c: str for c in data.get("columns", []) if c not in numbers}
+        source = io.StringIO(data["content"]) if isinstance(data.get("content"), str) else data["file"]["path"]
+        frame = pd.read_csv(source, dtype=text)
+        if isinstance(data.get("footer"), str):  # extract(footer=True): a table's totals, apart from its rows
+            frame.attrs["footer"] = pd.read_csv(io.StringIO(data["footer"]), dtype=text)
+        return frame
 
     def raise_for_error(self) -> ToolResult:
         """Raise the :class:`OcnbError` of a failed result; return ``self`` when ok."""

@@ -11,8 +11,11 @@ Excluded on purpose: meta-tools that exist only to discover other tools (:data:`
 that lists them would describe the discovery mechanism instead of the capabilities, and in
 discovery mode they are the only tools a model starts with anyway.
 
-The output is deterministic to the byte (sorted, LF endings, one trailing newline) and capped:
-target ≤ 4,096 bytes, hard ceiling 6,144 bytes and ≤ 1,500 cl100k tokens — enforced here.
+The output is deterministic to the byte (sorted, LF endings, one trailing newline) and capped, both
+enforced here: the default map (what a session offers without ``caps``) ≤ 4,096 bytes and ≤ 1,000
+cl100k tokens; the full map (``--all-groups``, every opt-in group too, checked in beside it as
+``capability-map-all.md``) ≤ 8,192 bytes and ≤ 2,000 tokens. Over a cap, the error names the longest
+summaries to shorten (a summary is the first sentence of the tool's description).
 No runtime module imports this generator at import time (:func:`ocnb.capability_map` does on call).
 """
 
@@ -28,8 +31,11 @@ from ..registry import Registry, ToolDef, capability_groups
 
 __all__ = [
     "EXCLUDED",
+    "FULL_BYTES",
+    "FULL_TOKENS",
     "all_groups",
     "default_tools",
+    "full_path",
     "HARD_BYTES",
     "MAX_TOKENS",
     "TARGET_BYTES",
@@ -43,9 +49,13 @@ __all__ = [
 
 #: Meta-tools that exist to discover other tools; not capabilities themselves.
 EXCLUDED = frozenset({"expand_tools", "discover_capabilities"})
-TARGET_BYTES = 4096
-HARD_BYTES = 6144
-MAX_TOKENS = 1500
+#: The default map's caps (it is loaded into every prompt): bytes and cl100k tokens. ``HARD_BYTES`` is
+#: kept as a name for the same byte cap.
+TARGET_BYTES = HARD_BYTES = 4096
+MAX_TOKENS = 1000
+#: The full map's caps (``--all-groups``): read on request, so it may be twice the default.
+FULL_BYTES = 8192
+FULL_TOKENS = 2000
 DEFAULT_PATH = Path("docs/agent/capability-map.md")
 DRIFT_MESSAGE = "capability-map drift — run `ocnb capability-map` and commit the result"
 
@@ -55,6 +65,9 @@ class CapsExceeded(ValueError):
 
 
 def _type(schema: dict[str, Any]) -> str:
+    """The parameter's type as the map writes it; ``""`` for a plain string (the header says so)."""
+    if schema.get("type") == "string" and "enum" not in schema:
+        return ""
     if "enum" in schema and len(schema["enum"]) <= 3:
         return "|".join(str(v) for v in schema["enum"])
     t = schema.get("type")
@@ -79,13 +92,14 @@ def _params(td: ToolDef) -> str:
     for name, schema in props.items():
         if (name == "tab_id" and td.uses_page) or name in ("intent", "capture_artifact"):
             continue  # stated once in the header
-        parts.append(f"{name}{'' if name in required else '?'}:{_type(schema)}")
+        kind = _type(schema)
+        parts.append(f"{name}{'' if name in required else '?'}{':' + kind if kind else ''}")
     return ", ".join(parts)
 
 
 def _line(td: ToolDef) -> str:
     marker = f"{td.group}: " if td.group != "core" else ""
-    return f"- {marker}{td.name}({_params(td)}) — {td.summary}"
+    return f"- {marker}{td.name}({_params(td)}): {td.summary}"
 
 
 def default_tools() -> list[ToolDef]:
@@ -98,18 +112,20 @@ def all_groups() -> list[ToolDef]:
     return list(Registry(caps=capability_groups()))
 
 
-def generate(tools: Iterable[ToolDef] | None = None) -> str:
+def generate(tools: Iterable[ToolDef] | None = None, *, full: bool = False) -> str:
     """The map's text for ``tools`` (default: the default tool set, as a session without ``caps`` has it).
 
-    A tool of an opt-in capability group is marked with its group (``network: name(...)``).
+    A tool of an opt-in capability group is marked with its group (``network: name(...)``). ``full``
+    holds the text to the full map's caps (:data:`FULL_BYTES`, :data:`FULL_TOKENS`) instead of the
+    default map's.
     """
     chosen = sorted(
         (t for t in (default_tools() if tools is None else tools) if t.name not in EXCLUDED),
         key=lambda t: (t.category, t.name),
     )
     header = (
-        "name(args) — what it does; `?` = optional. Page tools also take tab_id?:string, acting tools "
-        "intent?:string and capture_artifact?:boolean."
+        "name(args): what it does; `?` = optional, no type = string. Page tools also take tab_id?, "
+        "acting tools intent? and capture_artifact?:boolean."
     )
     if any(t.group != "core" for t in chosen):
         header += " `group:` tools need caps=group."
@@ -125,20 +141,26 @@ def generate(tools: Iterable[ToolDef] | None = None) -> str:
             lines.append(f"## {category}")
         lines.append(_line(td))
     text = "\n".join(lines) + "\n"
-    _enforce_caps(text)
+    _enforce_caps(text, chosen, full)
     return text
 
 
-def _enforce_caps(text: str) -> None:
+def _enforce_caps(text: str, tools: list[ToolDef], full: bool) -> None:
+    """:class:`CapsExceeded` naming the map, its size, its caps and the longest summaries to shorten."""
     from ..tokens import count_text
 
-    size = len(text.encode("utf-8"))
-    tokens = count_text(text)
-    if size > HARD_BYTES or tokens > MAX_TOKENS:
-        raise CapsExceeded(
-            f"capability map is {size} bytes / {tokens} cl100k tokens; caps are {HARD_BYTES} bytes "
-            f"(target {TARGET_BYTES}) and {MAX_TOKENS} tokens — shorten tool summaries"
-        )
+    size, tokens = len(text.encode("utf-8")), count_text(text)
+    max_bytes, max_tokens = (FULL_BYTES, FULL_TOKENS) if full else (HARD_BYTES, MAX_TOKENS)
+    if size <= max_bytes and tokens <= max_tokens:
+        return
+    longest = sorted(tools, key=lambda t: (-len(t.summary), t.name))[:5]
+    which = "full capability map (--all-groups)" if full else "default capability map"
+    raise CapsExceeded(
+        f"the {which} is {size} bytes / {tokens} cl100k tokens; its caps are {max_bytes} bytes and "
+        f"{max_tokens} tokens (over by {max(0, size - max_bytes)} bytes / {max(0, tokens - max_tokens)} "
+        "tokens). Shorten the first sentence of these tools' descriptions (the map's summary), longest first: "
+        + "; ".join(f"{t.name} ({len(t.summary)} chars: {t.summary!r})" for t in longest)
+    )
 
 
 def map_names(text: str) -> set[str]:
@@ -151,16 +173,27 @@ def map_names(text: str) -> set[str]:
     return names
 
 
+def full_path(path: Path) -> Path:
+    """Where the full map lives beside the default map at ``path`` (``capability-map-all.md``)."""
+    return path.with_name(f"{path.stem}-all{path.suffix}")
+
+
 def write(path: Path = DEFAULT_PATH) -> Path:
+    """Write the default map to ``path`` and the full map (every group) beside it; returns ``path``."""
+    default, everything = generate(), generate(all_groups(), full=True)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(generate().encode("utf-8"))
+    path.write_bytes(default.encode("utf-8"))
+    full_path(path).write_bytes(everything.encode("utf-8"))
     return path
 
 
 def check(path: Path = DEFAULT_PATH) -> bool:
-    """True when the file on disk equals a fresh generation byte for byte."""
+    """True when the default map at ``path`` and the full map beside it equal a fresh generation byte for
+    byte (:class:`CapsExceeded` when either is over its caps)."""
     try:
-        return path.read_bytes() == generate().encode("utf-8")
+        return path.read_bytes() == generate().encode("utf-8") and full_path(path).read_bytes() == generate(
+            all_groups(), full=True
+        ).encode("utf-8")
     except FileNotFoundError:
         return False
 
@@ -194,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
     ns = parser.parse_args(argv)
     if ns.print:
         try:
-            sys.stdout.write(generate(all_groups() if ns.all_groups else None))
+            sys.stdout.write(generate(all_groups(), full=True) if ns.all_groups else generate())
         except CapsExceeded as exc:
             print(f"ocnb capability-map: {exc}", file=sys.stderr)
             return 2
@@ -223,6 +256,8 @@ def main(argv: list[str] | None = None) -> int:
     from ..tokens import count_text
 
     print(f"wrote {path}: {len(text.encode())} bytes, {count_text(text)} cl100k tokens, {len(map_names(text))} tools")
+    text = full_path(path).read_text()
+    print(f"wrote {full_path(path)}: {len(text.encode())} bytes, {count_text(text)} cl100k tokens (all groups)")
     return 0
 
 

@@ -50,13 +50,14 @@ VERBS: dict[str, tuple[str, dict[str, Any], tuple[str, ...]]] = {
     "discover": ("discover_capabilities", {}, ("query",)),
 }
 #: Words of ``%oc`` that are not tools.
-COMMANDS = ("help", "tools", "mcp", "close")
+COMMANDS = ("help", "tools", "mcp", "close", "approve", "deny", "approvals")
 
 # A verb's target that looks like a ref (``ax_12``) is passed as ``ref``, anything else as ``query``.
 _NUMBER = re.compile(r"^-?\d+(\.\d+)?([eE][+-]?\d+)?$")
 USAGE = (
     "usage: %oc TOOL [VALUE ...] [--name value ...] | %oc click|fill|press|read|shot ... | "
-    "%oc help [TOOL] | %oc tools | %oc discover QUERY | %oc mcp start|status|stop | %oc close"
+    "%oc help [TOOL] | %oc tools | %oc discover QUERY | %oc mcp start|status|stop|pause|resume | "
+    "%oc approvals | %oc approve ID | %oc deny ID | %oc close"
 )
 
 
@@ -121,6 +122,23 @@ def split_tokens(tokens: list[str]) -> tuple[list[str], list[tuple[str, str | No
     return positionals, flags
 
 
+def _quote_hint(positionals: list[str], places: int) -> str:
+    """Why a line has more words than ``places`` and what to write instead: a value with spaces, or a
+    JSON object, is one argument only inside quotes (the line is split as a shell splits it)."""
+    n = len(positionals)
+    said = f"the line has {n} word{'s' if n != 1 else ''} there ({' '.join(positionals)!r})"
+    if any(w[:1] in "{[" or w[-1:] in "}]" for w in positionals):
+        return (
+            f"{said}: a JSON object or list is one argument only when quoted whole, with single quotes "
+            """outside and double quotes inside, e.g. --fields '{"title": "h2"}'"""
+        )
+    if places == 0:
+        return f'{said}: quote a value with spaces (--name "two words")'
+    keep = positionals[: places - 1]
+    example = " ".join([*keep, '"' + " ".join(positionals[places - 1 :]) + '"'])
+    return f"{said}: quote a value with spaces to keep it one argument, e.g. {example}"
+
+
 def positional_names(tooldef: ToolDef) -> list[str]:
     """The arguments a line may give positionally: the required string arguments, in schema order."""
     props = tooldef.input_schema.get("properties", {})
@@ -147,10 +165,20 @@ def parse_call(line: str, registry: Registry) -> Call:
         tool, fixed, slots = VERBS[head]
         args.update(fixed)
         tooldef = registry.get(tool)
+        given = [name for name, _ in flags if name in ("ref", "query")]
+        if len(given) > 1:
+            raise UsageError(f"give the target once: --{given[0]} or --{given[1]}, not both")
+        if given:  # `%oc click --ref ax_70` is `%oc click ax_70`: the flag fills the target's place
+            if "target" in slots and len(positionals) == len([s for s in slots if not s.endswith("?")]):
+                raise UsageError(f"give the target once: {positionals[0]!r} or --{given[0]}, not both")
+            slots = tuple(s for s in slots if s.rstrip("?") != "target")
         needed = [s for s in slots if not s.endswith("?")]
         if len(positionals) < len(needed) or len(positionals) > len(slots):
             shown = " ".join(s.rstrip("?").upper() if not s.endswith("?") else f"[{s[:-1].upper()}]" for s in slots)
-            raise UsageError(f"usage: %oc {head} {shown} [--name value ...]".replace("  ", " "))
+            usage = f"usage: %oc {head} {shown} [--name value ...]".replace("  ", " ")
+            if len(positionals) > len(slots):
+                usage += "; " + _quote_hint(positionals, len(slots))
+            raise UsageError(usage)
         for slot, value in zip(slots, positionals, strict=False):
             slot = slot.rstrip("?")
             if slot == "target":
@@ -165,7 +193,10 @@ def parse_call(line: str, registry: Registry) -> Call:
         slots_ = positional_names(tooldef)
         if len(positionals) > len(slots_):
             what = ", ".join(slots_) if slots_ else "no value"
-            raise UsageError(f"{tool} takes {what} positionally; give the rest as --name value (see %oc help {tool})")
+            raise UsageError(
+                f"{tool} takes {what} positionally, but {_quote_hint(positionals, len(slots_))}; give other "
+                f"arguments as --name value (see %oc help {tool})"
+            )
         args.update(dict(zip(slots_, positionals, strict=False)))
     props = tooldef.input_schema.get("properties", {}) if tooldef else {}
     closed = tooldef is not None and tooldef.input_schema.get("additionalProperties") is False

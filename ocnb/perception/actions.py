@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .fills import field_of, fill_plain, prepare, refused_check, verify
+from ..errors import InvalidValue
+from .fills import field_of, fill_plain, prepare, refused_check, restore, verify
 
 __all__ = ["ACTIONS", "CHECKED_WORDS", "KEY_NAMES", "UNCHECKED_WORDS", "check_key", "checked", "perform"]
 
@@ -137,7 +138,11 @@ async def perform(
             if refused is None:
                 raise
             raise refused from None
-        await verify(element, field, action, value)
+        try:
+            await verify(element, field, action, value)
+        except InvalidValue:
+            await restore(element, field)  # a refused value is not left in the field to be submitted
+            raise
         return converted
     await _run(element, action, value, key, timeout, position)
     return None

@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import csv
 import io
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,7 +30,7 @@ from .bundle import bundle
 from .refs import call_script, page_refs, parse_ref
 from .targets import Resolved, resolve_target
 
-__all__ = ["KINDS", "Grid", "extract_page", "next_control", "to_csv"]
+__all__ = ["KINDS", "Grid", "extract_page", "next_control", "split_footer", "to_csv"]
 
 KINDS = ("table", "items")
 #: Frames read below the page's own document (as read_page: frames inside frames, 8 deep at most).
@@ -42,13 +43,54 @@ def _script() -> str:
 
 @dataclass
 class Grid:
-    """One extracted table: column names, rows of cell text, and what it came from."""
+    """One extracted table: column names, rows of cell text, its footer rows (totals, kept apart from
+    the rows: :func:`split_footer`), and what it came from."""
 
     columns: list[str]
     rows: list[list[str]]
     ref: str | None = None
     caption: str = ""
     meta: dict[str, Any] = field(default_factory=dict)
+    footer: list[list[str]] = field(default_factory=list)
+
+
+#: A footer row's label, in the first cell that has text: words that say the row sums the rows above.
+_TOTAL = re.compile(
+    r"^\s*(grand\s+total|sub-?\s?total|totals?|gesamt(summe|betrag)?|summe|insgesamt|total\s+général|totale|"
+    r"totaal|suma\s+total|合計|总计|合计)\b\s*:?",
+    re.IGNORECASE,
+)
+#: Weaker labels: a footer only when the row is also shaped unlike a data row (a spanned or empty cell).
+_SUM = re.compile(r"^\s*(sum|all|overall|average|avg|mean|net|balance)\b\s*:?", re.IGNORECASE)
+
+
+def split_footer(
+    rows: list[list[str]], foot: int = 0, spans: list[list[int]] | None = None
+) -> tuple[list[list[str]], list[list[str]]]:
+    """``(body, footer)``: the footer is the table's last ``foot`` rows (its ``<tfoot>``), and before
+    them any trailing rows that read as totals — a row whose first cell with text is a total word
+    (``Total``, ``Subtotal``, ``Grand total``, ``Summe`` …), or a weaker one (``Sum``, ``Average`` …) in a
+    row shaped unlike a data row: a cell spanning columns or an empty cell. At least one body row stays.
+
+    ``spans`` lists per row the columns whose cell continues a span from the left (a page script knows
+    them; without it, a cell repeating its left neighbour's text counts). A footer's label is shown once:
+    the columns its span covers are left empty (``Total`` is not a quantity)."""
+    n = len(rows)
+    cont = (
+        [list(s) for s in spans]
+        if spans is not None and len(spans) == n
+        else [[k for k in range(1, len(r)) if str(r[k]).strip() and r[k] == r[k - 1]] for r in rows]
+    )
+    cut = n - foot if 0 < foot < n else n
+    while cut > 1:
+        row = rows[cut - 1]
+        label = str(next((c for c in row if str(c).strip()), ""))
+        odd = bool(cont[cut - 1]) or any(not str(c).strip() for c in row)
+        if not (_TOTAL.match(label) or (_SUM.match(label) and odd)):
+            break
+        cut -= 1
+    footer = [[("" if k in cont[i] else c) for k, c in enumerate(rows[i])] for i in range(cut, n)]
+    return [list(r) for r in rows[:cut]], footer
 
 
 def _names(raw: list[str]) -> list[str]:
@@ -189,7 +231,9 @@ async def _extract(
                 best = out
         if best is None:
             raise NotFound(
-                "no repeated items on the page (siblings of one shape with at least two fields each)",
+                "no repeated items on the page (siblings of one shape with at least two fields each); next: "
+                "read_page to see how the page is built, then name the parts yourself with item (a CSS selector "
+                "for one item) and fields ({name: 'css'}), or try kind='table'",
                 details={"looked_for": "items", "url": page.url},
             )
         return [Grid(_names([c["name"] for c in best["columns"]]), best["rows"], ref=best.get("container"))]
@@ -202,10 +246,17 @@ async def _extract(
             meta = {"header": t["header"]}
             if frame is not page.main_frame:
                 meta["frame"] = frame.url
-            tables.append(Grid(_names([c["name"] for c in t["columns"]]), t["rows"], t["ref"], t["caption"], meta))
+            body, footer = split_footer(t["rows"], int(t.get("foot") or 0), t.get("spans"))
+            grid = Grid(_names([c["name"] for c in t["columns"]]), body, t["ref"], t["caption"], meta, footer)
+            tables.append(grid)
     if not tables:
         raise NotFound(
-            "no table on the page" + (f" under {ref}" if ref else "") + " (HTML table, ARIA grid or role=row rows)",
+            "no table on the page"
+            + (f" under {ref}" if ref else "")
+            + " (HTML table, ARIA grid or role=row rows); next: "
+            + ("drop ref to look at the whole page, or " if ref else "")
+            + "try kind='items' for repeated cards, read_page to see how the page is built, or wait_for the "
+            "table's text if it is still loading",
             details={"looked_for": "table", "url": page.url, **({"ref": ref} if ref else {})},
         )
     return tables

@@ -6,12 +6,14 @@ set: a date, time, month or week field takes one ISO format only, so a value a p
 ``INVALID_VALUE`` (naming the format) when it is not; an option that a select does not have is refused
 at once. :func:`verify` reads the field back after the action and compares it with what was asked: a
 value cut by ``maxlength``, a number outside ``min``/``max``/``step``, a range that snapped, a box that a
-script unticked, a select that kept its old option — each is ``INVALID_VALUE`` with what the field
-holds now. Password fields never have their value put in an error, and a value cut by ``maxlength`` is
+script unticked, a select that kept its old option, text its ``pattern`` refuses, a date outside
+``min``/``max`` — each is ``INVALID_VALUE``, and the field is first put back as it was before
+(:func:`restore`, with the ``input``/``change`` events an undo fires), so a refused value is never
+submitted. A date the calendar lacks (``31/02/2024``) is refused before anything is set. Password fields never have their value put in an error, and a value cut by ``maxlength`` is
 said as lengths (what it kept is a prefix of what was asked, which may be a secret).
 
 :func:`fill_plain` is the same check for a field already known to be an enabled, editable plain text
-field (a replayed step's locator vouches for it): nothing to read before, and the read-back is
+field (a replayed step's locator vouches for it): only its value is read before, and the read-back is
 Playwright's own ``input_value``; only a field that does not hold what was asked is read in full, to
 say why in the very words :func:`verify` uses.
 """
@@ -19,7 +21,7 @@ say why in the very words :func:`verify` uses.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..errors import InvalidValue
@@ -30,9 +32,11 @@ __all__ = [
     "Field",
     "field_of",
     "fill_plain",
+    "missing_day",
     "plain_text",
     "prepare",
     "refused_check",
+    "restore",
     "to_format",
     "verify",
 ]
@@ -85,11 +89,13 @@ _FIELD_JS = """e => {
                lang, value: e.isContentEditable && tag !== 'input' && tag !== 'textarea' ? e.innerText : (e.value ?? ''),
                checked: !!e.checked, readonly: !!e.readOnly || e.getAttribute('aria-readonly') === 'true',
                disabled: !!e.disabled || e.getAttribute('aria-disabled') === 'true'};
-  for (const a of ['min', 'max', 'step', 'maxlength']) { const v = e.getAttribute(a); if (v !== null) out[a] = v; }
+  for (const a of ['min', 'max', 'step', 'maxlength', 'pattern']) { const v = e.getAttribute(a); if (v !== null) out[a] = v; }
   if (tag === 'select') {
     out.multiple = e.multiple;
     out.options = Array.from(e.options).map(o => [o.value, (o.label || o.textContent || '').trim()]);
+    out.selected = Array.from(e.options).filter(o => o.selected).map(o => o.index);
   }
+  if (e.isContentEditable && tag !== 'input' && tag !== 'textarea') out.html = e.innerHTML;
   return out;
 }"""
 
@@ -101,7 +107,32 @@ _READ_JS = """e => {
           checked: !!e.checked,
           selected: tag === 'select' ? Array.from(e.selectedOptions).map(o => [o.value, (o.label || o.textContent || '').trim()]) : null,
           bad: !!v.badInput, over: !!v.rangeOverflow, under: !!v.rangeUnderflow, step: !!v.stepMismatch,
-          long: !!v.tooLong};
+          long: !!v.tooLong, pattern: !!v.patternMismatch};
+}"""
+
+#: Put a field back as :data:`_FIELD_JS` read it, as a person's undo would: the value set through the
+#: element's own setter (so a framework that watches it sees the change), then ``input`` (inputType
+#: ``historyUndo``) and ``change``. Nothing is fired when the field already holds what it held.
+_RESTORE_JS = """(e, prev) => {
+  const tag = e.tagName.toLowerCase();
+  const rich = e.isContentEditable && tag !== 'input' && tag !== 'textarea';
+  const now = () => tag === 'select' ? Array.from(e.options).filter(o => o.selected).map(o => o.index).join(',')
+    : prev.box ? String(!!e.checked) : rich ? e.innerHTML : String(e.value ?? '');
+  const was = tag === 'select' ? prev.selected.join(',') : prev.box ? String(prev.checked) : rich ? prev.html : prev.value;
+  if (now() === was) return false;
+  if (tag === 'select') {
+    for (const o of e.options) o.selected = prev.selected.includes(o.index);
+  } else if (prev.box) {
+    e.checked = prev.checked;
+  } else if (rich) {
+    e.innerHTML = prev.html;
+  } else {
+    const proto = tag === 'textarea' ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
+    Object.getOwnPropertyDescriptor(proto, 'value').set.call(e, prev.value);
+  }
+  e.dispatchEvent(new InputEvent('input', {bubbles: true, inputType: 'historyUndo'}));
+  e.dispatchEvent(new Event('change', {bubbles: true}));
+  return true;
 }"""
 
 
@@ -120,6 +151,9 @@ class Field:
     multiple: bool = False
     readonly: bool = False
     disabled: bool = False
+    #: The indexes of a select's selected options; a contenteditable's HTML (for :func:`restore`).
+    selected: tuple[int, ...] = ()
+    html: str = ""
 
     @property
     def secret(self) -> bool:
@@ -146,7 +180,7 @@ def plain_text(tag: object, kind: object) -> bool:
 async def field_of(element: Any) -> Field:
     """What ``element`` is as a field (one round trip)."""
     raw = await element.evaluate(_FIELD_JS)
-    attrs = {k: str(raw[k]) for k in ("min", "max", "step", "maxlength") if k in raw}
+    attrs = {k: str(raw[k]) for k in ("min", "max", "step", "maxlength", "pattern") if k in raw}
     options = [(str(v), str(label)) for v, label in raw.get("options") or []]
     return Field(
         raw["tag"],
@@ -160,7 +194,23 @@ async def field_of(element: Any) -> Field:
         bool(raw.get("multiple")),
         bool(raw.get("readonly")),
         bool(raw.get("disabled")),
+        tuple(int(i) for i in raw.get("selected") or ()),
+        str(raw.get("html") or ""),
     )
+
+
+async def restore(element: Any, before: Field) -> bool:
+    """Put ``element`` back as it was when ``before`` was read, firing ``input`` and ``change`` as an
+    undo would; True when something was put back. Called when a value was refused after it was set, so
+    that a refusal changes nothing (the form submits what it held before)."""
+    prev = {
+        "value": before.value,
+        "checked": before.checked,
+        "box": before.tag == "input" and before.type in ("checkbox", "radio"),
+        "selected": list(before.selected),
+        "html": before.html,
+    }
+    return bool(await element.evaluate(_RESTORE_JS, prev))
 
 
 def _two(n: int) -> str:
@@ -257,9 +307,33 @@ def _sane(iso: str) -> bool:
     return not t or (int(t.group(1)) <= 23 and int(t.group(2)) <= 59)
 
 
+_MONTH_NAMES = ("January February March April May June July August September October November December").split()
+
+
+def missing_day(iso: str) -> str | None:
+    """Why the ``YYYY-MM-DD`` that ``iso`` starts with names no day of the calendar (``February 2024 has
+    29 days``), or None when it does (or is no such date)."""
+    m = re.match(r"(\d{4,})-(\d{2})-(\d{2})", iso)
+    if not m:
+        return None
+    y, mo, d = (int(g) for g in m.groups())
+    if not 1 <= mo <= 12:
+        return None
+    leap = y % 4 == 0 and (y % 100 != 0 or y % 400 == 0)
+    days = (31, 29 if leap else 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)[mo - 1]
+    return f"{_MONTH_NAMES[mo - 1]} {y} has {days} days" if d > days else None
+
+
 def to_format(kind: str, text: str, lang: str = "en-US") -> str | None:
     """``text`` in the one format a ``kind`` field (``date``, ``time`` …) takes; None when it cannot be
-    read without guessing. A value already in that format is returned as it is."""
+    read without guessing, or names a day the calendar lacks (:func:`missing_day`). A value already in
+    that format is returned as it is."""
+    shaped = _shape(kind, text, lang)
+    return None if shaped is None or missing_day(shaped) else shaped
+
+
+def _shape(kind: str, text: str, lang: str) -> str | None:
+    """``text`` in the format of a ``kind`` field, its numbers in range but not checked against the calendar."""
     text = text.strip()
     iso = _ISO.get(kind)
     if iso is not None and iso.match(text):
@@ -309,6 +383,9 @@ def prepare(f: Field, action: str, value: Any) -> tuple[Any, dict[str, str] | No
             return text, None  # clearing a field is always possible
         to = to_format(f.type, text, f.lang)
         if to is None:
+            gap = missing_day(_shape(f.type, text, f.lang) or "")
+            if gap:
+                raise _refuse(f, text, f"{text!r} is a date that does not exist: {gap}", holds=f.value)
             raise _refuse(f, text, f"{text!r} is not a {f.type} this field can take", holds=f.value)
         if action == "type":
             return text, None  # keys are typed as given; verify() compares with `to`
@@ -367,6 +444,13 @@ async def verify(element: Any, f: Field, action: str, asked: Any) -> None:
         want = to_format(f.type, text, f.lang) or text
         if holds != want and not (f.type == "time" and holds.startswith(want)):
             raise _refuse(f, text, f"the field holds {holds!r}, not {want!r}", holds=holds)
+        problems = [
+            f"{p} {f.attrs[k]}"
+            for p, flag, k in (("after max", "over", "max"), ("before min", "under", "min"))
+            if after[flag] and k in f.attrs
+        ]
+        if problems:
+            raise _refuse(f, text, f"{want!r} is not a value this field takes ({'; '.join(problems)})", holds=holds)
         return
     if f.type in ("number", "range"):
         problems = [
@@ -409,6 +493,14 @@ async def verify(element: Any, f: Field, action: str, asked: Any) -> None:
     if not ok:
         why = f"the field holds {'a different value' if f.secret else repr(holds)}, not what was asked"
         raise _refuse(f, "" if f.secret else text, why, holds=holds)
+    if after.get("pattern"):
+        shown = "the value" if f.secret else repr(text)
+        raise _refuse(
+            f,
+            "" if f.secret else text,
+            f"{shown} does not match the field's pattern {f.attrs.get('pattern', '')!r}",
+            pattern=f.attrs.get("pattern", ""),
+        )
 
 
 async def fill_plain(element: Any, read_back: Any, value: Any, timeout: int) -> None:
@@ -416,16 +508,30 @@ async def fill_plain(element: Any, read_back: Any, value: Any, timeout: int) -> 
     :func:`plain_text`) — and read the field back through ``read_back`` (a locator of the same element
     without that condition: a field a page locks once it is filled still reads back); ``INVALID_VALUE``
     as :func:`verify` says it when the field does not hold ``value`` (cut by ``maxlength``, changed by a
-    script …).
+    script, refused by its ``pattern`` …), and the field is then put back as it was (:func:`restore`).
 
-    Two round trips where the general path takes three (field read, fill, read-back): with such a field
-    :func:`prepare` would leave ``value`` as it is, and ``input_value`` reads it back without a script
-    of ours in the page's own world."""
+    Three round trips (what the field holds and whether it has a pattern, fill, read-back) where the
+    general path takes four or more: with such a field :func:`prepare` would leave ``value`` as it is,
+    and ``input_value`` reads it back without a script of ours in the page's own world."""
     text = "" if value is None else str(value)
+    before, has_pattern = await read_back.evaluate(_BEFORE_JS)
     await element.fill(text, timeout=timeout)
-    if _same_text(text, await read_back.input_value(timeout=timeout)):
+    if _same_text(text, await read_back.input_value(timeout=timeout)) and not (
+        has_pattern and await read_back.evaluate(_PATTERN_JS)
+    ):
         return
-    await verify(read_back, await field_of(read_back), "fill", text)  # says why, as a checked fill does
+    after = await field_of(read_back)
+    try:
+        await verify(read_back, after, "fill", text)  # says why, as a checked fill does
+    except InvalidValue:
+        await restore(read_back, replace(after, value=str(before)))
+        raise
+
+
+#: What a plain text field holds before a fill, and whether it has a ``pattern`` to check after it.
+_BEFORE_JS = "e => [String(e.value ?? ''), e.hasAttribute('pattern')]"
+#: Whether a field's value fails its ``pattern`` attribute.
+_PATTERN_JS = "e => !!(e.validity && e.validity.patternMismatch)"
 
 
 def refused_check(f: Field, action: str, exc: BaseException) -> InvalidValue | None:

@@ -275,13 +275,27 @@ async def resolve_target(
         if len(ranked) > 1:
             raise await _ambiguous(page, query, "fuzzy", [c for _s, c in ranked], "are close to")
     if len(cands) < len(every):
+        nearest = _nearest(cands, core) or _nearest(every, core)
         raise ElementNotFound(
-            f"no element that can take {action} matches {query!r}",
-            details={"query": query, "action": action, "nearest": _nearest(cands, core) or _nearest(every, core)},
+            f"no element that can take {action} matches {query!r}{_next_step(nearest)}",
+            details={"query": query, "action": action, "nearest": nearest},
         )
+    nearest = _nearest(cands, core)
     raise ElementNotFound(
-        f"nothing matches {query!r}",
-        details={"query": query, "nearest": _nearest(cands, core)},
+        f"nothing matches {query!r}{_next_step(nearest)}",
+        details={"query": query, "nearest": nearest},
+    )
+
+
+def _next_step(nearest: list[dict[str, Any]]) -> str:
+    """What to try after a query matched nothing: the closest elements by ref, then the tools to look with."""
+    close = "; ".join(
+        f"{c['ref']} {c['role']} {c['name']!r}" for c in nearest[:3] if c.get("ref") and c.get("score", 1) >= 0.4
+    )
+    return (
+        (f"; nearest: {close}" if close else "")
+        + "; next: act on one of those by ref, try find with fewer or other words, or read_page to see the "
+        "page's refs (wait_for the text first if the page is still loading)"
     )
 
 

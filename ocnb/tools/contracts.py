@@ -68,8 +68,8 @@ async def oc_contract_define(ctx: ToolContext, args: dict[str, Any]) -> dict[str
         "make sure the title is right before going on",
     ),
     category="contracts",
-    description="Check a contract or assertion on the tab. "
-    "Polls up to timeout_ms. Returns verdict pass|fail, each failed check with expected and actual, and on fail an evidence "
+    description="Check a contract or assertion. "
+    "It reads the tab, polling up to timeout_ms. Returns verdict pass|fail, each failed check with expected and actual, and on fail an evidence "
     "bundle. Dialogs and network responses count since the current page loaded, or within since_ms.",
     properties={
         "contract_id": _ID_ARG,

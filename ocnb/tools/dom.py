@@ -26,7 +26,7 @@ SNAPSHOT_SHARE = 0.9
         "show the page text and its links",
     ),
     category="dom",
-    description="Read the page as compact text with refs (ax_12) on interactive elements. "
+    description="Read the page as text with refs (ax_12). The text is compact; interactive elements carry refs. "
     "mode: ax (accessibility outline, default) | text | dom. filter=interactive keeps only elements with refs; "
     "depth limits nesting; ref_id reads one element's subtree; max_tokens caps the output with a truncation marker "
     "(so does a 500,000-character ceiling; truncated: true). "
@@ -89,7 +89,7 @@ async def find(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         "which elements have the class price",
     ),
     category="dom",
-    description="List elements matching a CSS selector or XPath, with refs. "
+    description="List elements matching CSS or XPath, with refs. selector is a CSS selector or an XPath. "
     "Searches all frames; each match has a ref, role and name. "
     "method=point: selector is x,y in viewport pixels (or 50%,25%); the one match is what a click there hits.",
     properties={

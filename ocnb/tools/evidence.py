@@ -67,7 +67,7 @@ async def page_screenshot(ctx: ToolContext, args: dict[str, Any]) -> dict[str, A
         "keep evidence of this failure",
     ),
     category="evidence",
-    description="Save an evidence bundle: URL, DOM, screenshot, console, network. "
+    description="Save evidence: URL, DOM, screenshot, console, network. "
     "Dialogs are included and secrets masked. Returns the bundle id and folder.",
     properties={"reason": {"type": "string", "maxLength": 500}, "since_ms": {"type": "integer", "minimum": 0}},
 )

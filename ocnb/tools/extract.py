@@ -17,6 +17,7 @@ from typing import Any
 from ..dispatch import ToolContext
 from ..errors import InvalidArgument, OcnbError
 from ..perception.extract import Grid, extract_page, next_control, to_csv
+from ..perception.numbers import MODES, type_columns, type_footer
 from ..registry import tool
 from .evidence import TO_FILE, output_to_file
 
@@ -68,9 +69,12 @@ def _same(a: list[Grid], b: list[Grid]) -> bool:
         "collect every product name and price across all pages",
     ),
     category="extract",
-    page_text=("content", "columns", "tables", "url", "file", "error.details"),
-    description="Page data as CSV: kind table|items (repeated cards), or fields {name: 'css[@attr]'} "
-    "per item selector; next: a pager ref/query.",
+    page_text=("content", "columns", "numbers", "footer", "tables", "url", "file", "error.details"),
+    description="Page data as CSV: tables, repeated items or fields. kind table|items (repeated cards), or fields "
+    "{name: 'css[@attr]'} per item selector; next: a pager ref/query. Numbers are typed as pandas.read_html "
+    "types them (numbers=parse also reads currency, percent and units, the unit named in the column; raw keeps "
+    "text); the result's numbers names the numeric columns. A table's footer (tfoot, trailing Total rows) is "
+    "not in the rows; footer=true returns it apart, as footer (CSV).",
     properties={
         "kind": {"type": "string", "enum": ["table", "items"]},
         "ref": {"type": "string"},
@@ -78,6 +82,8 @@ def _same(a: list[Grid], b: list[Grid]) -> bool:
         "item": {"type": "string"},
         "next": {"type": "string"},
         "max_pages": {"type": "integer"},
+        "numbers": {"type": "string", "enum": list(MODES)},
+        "footer": {"type": "boolean"},
         "to_file": TO_FILE,
     },
 )
@@ -98,6 +104,7 @@ async def extract(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     budget = ctx.config.default_timeout_ms / 1000 * READ_SHARE
     grids = await extract_page(page, **spec, timeout_s=budget)
     target, pages = args.get("next"), int(args.get("max_pages", 10 if args.get("next") else 1))
+    footers = [_join(_footers(grids), None)[1]] if target is None else []
     if target is None:
         columns, rows = _join(grids, None)
         out: dict[str, Any] = {"url": page.url, "kind": kind}
@@ -105,6 +112,7 @@ async def extract(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         spec["ref"] = None  # a ref names an element of the first page only
         all_cols: list[str] = []
         per_page: list[tuple[list[str], list[list[Any]]]] = [_join(grids, 1)]
+        footers.append(_join(_footers(grids), 1)[1])
         stopped, prev = "max_pages", grids
         for page_no in range(2, pages + 1):
             ctl = await next_control(page, target)
@@ -125,31 +133,60 @@ async def extract(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
                 stopped = "next left the rows unchanged"
                 break
             per_page.append(_join(new, page_no))
+            footers.append(_join(_footers(new), page_no)[1])
             prev = new
         for cols, _ in per_page:
             all_cols.extend(c for c in cols if c not in all_cols)
         columns = all_cols
         rows = []
-        for cols, page_rows in per_page:
+        footer_rows: list[list[Any]] = []
+        for (cols, page_rows), page_footer in zip(per_page, footers, strict=True):
             at = [columns.index(c) for c in cols]
-            for r in page_rows:
-                line: list[Any] = [""] * len(columns)
-                for k, v in zip(at, r, strict=False):
-                    line[k] = v
-                rows.append(line)
+            for part, into in ((page_rows, rows), (page_footer, footer_rows)):
+                for r in part:
+                    line: list[Any] = [""] * len(columns)
+                    for k, v in zip(at, r, strict=False):
+                        line[k] = v
+                    into.append(line)
+        footers = [footer_rows]
         out = {"url": page.url, "kind": kind, "pages": len(per_page), "stopped": stopped}
     if kind == "table":
         out["tables"] = [
-            {"ref": g.ref, **({"caption": g.caption} if g.caption else {}), "rows": len(g.rows), **g.meta}
+            {
+                "ref": g.ref,
+                **({"caption": g.caption} if g.caption else {}),
+                "rows": len(g.rows),
+                **({"footer_rows": len(g.footer)} if g.footer else {}),
+                **g.meta,
+            }
             for g in grids
         ]
-    out.update({"format": "csv", "rows": len(rows), "columns": columns})
+    mode = args.get("numbers", "auto")
+    typed = type_columns(columns, rows, mode, await _lang(page) if mode == "parse" else "")
+    columns, rows = typed.columns, typed.rows
+    out.update({"format": "csv", "rows": len(rows), "columns": columns, "numbers": typed.numbers})
+    footer = footers[0] if footers else []
+    if footer and args.get("footer"):
+        out["footer"] = to_csv(columns, type_footer(typed, footer))
     content = to_csv(columns, rows)
     if args.get("to_file"):
         out["file"] = output_to_file(ctx, "extract", content, "csv")
     else:
         out["content"] = content
     return out
+
+
+def _footers(grids: list[Grid]) -> list[Grid]:
+    """Each grid's footer rows as a grid of its own (joined the way its rows are)."""
+    return [Grid(g.columns, g.footer) for g in grids]
+
+
+async def _lang(page: Any) -> str:
+    """The page's language (``<html lang>``, else the browser's): whether ``1.204,5`` is a number."""
+    try:
+        return str(await page.main_frame.evaluate("() => document.documentElement.lang || navigator.language || ''"))
+    except Exception:  # noqa: BLE001 - a page navigating away: no language, numbers read the en way
+        return ""
 
 
 async def _changed(page: Any, spec: dict[str, Any], prev: list[Grid], budget: float) -> list[Grid] | None:

@@ -13,7 +13,7 @@ from ..audit.secret_origins import check_target
 from ..dispatch import ToolContext
 from ..errors import FileNotAllowed, InvalidArgument, OcnbError, from_playwright
 from ..perception.actions import checked, perform
-from ..perception.fills import field_of, prepare
+from ..perception.fills import Field, field_of, prepare, restore
 from ..perception.sliders import set_slider
 from ..perception.targets import Resolved, resolve_target
 from ..registry import tool
@@ -63,14 +63,15 @@ async def _set_value(r: Resolved, value: Any, timeout: int) -> tuple[str, dict[s
     raise InvalidArgument(f"{r.ref} ({r.role} {r.name!r}) is not a form field", details=r.describe())
 
 
-async def _precheck(r: Resolved, value: Any) -> None:
+async def _precheck(r: Resolved, value: Any) -> Field:
     """``INVALID_VALUE`` for a value the field cannot take (a date it cannot read, an option it lacks),
-    before anything is set."""
+    before anything is set; else the field as it is (to put back if a later field is refused)."""
     f = await field_of(r.element)
     if f.tag == "select":
         prepare(f, "select", [str(v) for v in value] if isinstance(value, list) else str(value))
     elif f.textlike and f.type not in ("checkbox", "radio", "file"):
         prepare(f, "fill", "" if value is None else str(value))
+    return f
 
 
 #: ``anyOf`` rather than a ``type`` array: some MCP clients accept one type per schema only.
@@ -95,8 +96,8 @@ VALUE_SCHEMA = {
     category="forms",
     side_effects=True,
     intent=True,
-    description="Set one form field and fire input/change events. "
-    "The field is a ref or a query. Works on text inputs, textareas, selects (value or label), checkboxes and radios (true/false).",
+    description="Set one form field. "
+    "It fires input/change events. The field is a ref or a query. Works on text inputs, textareas, selects (value or label), checkboxes and radios (true/false).",
     properties={**TARGET_PROPS, "value": VALUE_SCHEMA, "capture_artifact": CAPTURE},
     required=["value"],
 )
@@ -142,9 +143,10 @@ async def fill_form(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
             await check_target(ctx.session.secrets, page, resolved[-1][2], (key, value))
         except Exception as exc:  # noqa: BLE001 - named after its field (below)
             raise _field_error(exc, key) from None
+    before: list[Field] = []
     for key, value, r in resolved:  # every value checked before any field is set
         try:
-            await _precheck(r, value)
+            before.append(await _precheck(r, value))
         except Exception as exc:  # noqa: BLE001 - named after its field (below)
             raise _field_error(exc, key) from None
     await ctx.session.approvals.check(ctx.call, page, None, action="fill")
@@ -156,7 +158,12 @@ async def fill_form(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
             try:
                 how, converted = await _set_value(r, value, action_timeout(ctx))
             except Exception as exc:  # noqa: BLE001 - named after its field (below)
-                raise _field_error(exc, key, filled_before=[f["field"] for f in report]) from None
+                # the fields set before it are put back: a refused form_fill leaves the form as it was
+                for (_k, _v, done), was in reversed(list(zip(resolved[: len(report)], before, strict=False))):
+                    await restore(done.element, was)
+                raise _field_error(
+                    exc, key, filled_before=[f["field"] for f in report], put_back=bool(report)
+                ) from None
             item = {
                 "field": key,
                 **r.describe(),

@@ -178,8 +178,8 @@ WHEEL_MAX_NOTCHES = 60
     category="interact",
     side_effects=True,
     intent=True,
-    description="Scroll an element (ref or query) or the page (neither) with the mouse wheel, as a person does: "
-    'to "top" or "bottom", or by dy pixels (positive: down). Returns where it ended: scroll_top, '
+    description="Scroll an element or the page with the mouse wheel. "
+    'A ref or query scrolls that element, neither the page, as a person does: to "top" or "bottom", or by dy pixels (positive: down). Returns where it ended: scroll_top, '
     "scroll_max, at_end. Pages that wait for a scroll (read to the end to agree) see real wheel events.",
     properties={
         **TARGET_PROPS,

@@ -22,7 +22,7 @@ __all__ = ["oc_connection_health", "oc_journal", "oc_secrets_load"]
     category="observability",
     uses_page=False,
     description=(
-        "Read the audit journal: recent calls or a summary. "
+        "Read the audit journal. It gives recent calls or a summary. "
         "kind=summary gives calls per tool, failures by code, the last successful step and repeated identical failures. "
         "Filter by tool, since (ISO timestamp or seq number) and session_id (default: this session)."
     ),

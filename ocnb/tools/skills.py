@@ -173,7 +173,7 @@ async def oc_skill_replay(ctx: ToolContext, args: dict[str, Any]) -> dict[str, A
     ),
     category="skills",
     uses_page=False,
-    description="Export a skill as a standalone Playwright script. The script runs without ocnb; "
+    description="Export a skill as a Playwright script. The script is standalone and runs without ocnb; "
     "an existing file is kept unless overwrite is true.",
     properties={
         "skill_id": {"type": "string", "minLength": 1},

@@ -58,7 +58,7 @@ async def _describe(ctx: ToolContext) -> list[dict[str, Any]]:
     category="tabs",
     side_effects=True,
     uses_page=False,
-    description="Open a tab (optionally at a URL) and activate it.",
+    description="Open a tab and activate it. It opens at url when given.",
     properties={"url": {"type": "string"}, "capture_artifact": CAPTURE},
 )
 async def tabs_create(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
@@ -135,7 +135,7 @@ async def tabs_activate(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any
     category="tabs",
     side_effects=True,
     uses_page=False,
-    description="Close a tab (default: the active one). The most recent remaining tab becomes active.",
+    description="Close a tab. Without tab_id, the active one; the most recent remaining tab becomes active.",
     properties={"tab_id": {"type": "string"}},
 )
 async def tabs_close(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:

@@ -24,6 +24,7 @@ def test_checked_in_map_has_no_drift() -> None:
     assert capmap.check(MAP), capmap.DRIFT_MESSAGE
 
 
+@pytest.mark.slow
 def test_five_runs_one_sha256(tmp_path: Path) -> None:
     procs = [
         subprocess.Popen(
@@ -53,8 +54,59 @@ def test_format_lf_one_trailing_newline_and_header() -> None:
 
 def test_caps_hold_for_the_registry_as_it_is() -> None:
     text = MAP.read_text()
-    assert len(text.encode()) <= capmap.HARD_BYTES
-    assert count_text(text) <= capmap.MAX_TOKENS
+    assert len(text.encode()) <= capmap.HARD_BYTES == 4096
+    assert count_text(text) <= capmap.MAX_TOKENS == 1000
+    full = (MAP.parent / "capability-map-all.md").read_text()
+    assert len(full.encode()) <= capmap.FULL_BYTES == 8192
+    assert count_text(full) <= capmap.FULL_TOKENS == 2000
+
+
+def test_default_map_lists_every_default_tool_and_full_map_every_tool() -> None:
+    default = capmap.map_names(MAP.read_text())
+    full = capmap.map_names((MAP.parent / "capability-map-all.md").read_text())
+    assert default == {t.name for t in capmap.default_tools()} - capmap.EXCLUDED
+    assert full == {t.name for t in capmap.all_groups()} - capmap.EXCLUDED
+    assert default < full  # opt-in groups add tools
+
+
+def test_print_all_groups_prints_the_full_map(tmp_path: Path) -> None:
+    """``ocnb capability-map --print --all-groups`` gives the full map (it printed only an error once)."""
+    run = subprocess.run(
+        [sys.executable, "-m", "ocnb.commands.capmap", "--print", "--all-groups"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == (MAP.parent / "capability-map-all.md").read_text()
+    assert "`group:` tools need caps=group." in run.stdout
+
+
+def test_over_its_caps_the_check_names_the_map_and_what_to_shorten(tmp_path, monkeypatch, capsys) -> None:
+    path = tmp_path / "map.md"
+    assert capmap.main(["--path", str(path)]) == 0
+    long = "Navigate somewhere, and this first sentence goes on and on " * 3 + "."
+    real, real_default = capmap.all_groups, capmap.default_tools
+    for target in ("default_tools", "all_groups"):
+        tools = getattr(capmap, target)
+        monkeypatch.setattr(
+            capmap,
+            target,
+            lambda tools=tools: [
+                dataclasses.replace(t, description=long) if t.category in ("navigation", "tabs", "network") else t
+                for t in tools()
+            ],
+        )
+    assert capmap.main(["--check", "--path", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "the default capability map is " in err and "caps are 4096 bytes and 1000 tokens" in err
+    assert "Shorten the first sentence of these tools' descriptions" in err and "navigate (" in err
+    monkeypatch.setattr(capmap, "default_tools", real_default)  # the default map fits; the full one is over
+    monkeypatch.setattr(capmap, "all_groups", lambda: [dataclasses.replace(t, description=long) for t in real()])
+    assert capmap.main(["--check", "--path", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "the full capability map (--all-groups) is " in err and "caps are 8192 bytes and 2000 tokens" in err
 
 
 def test_caps_are_enforced_by_the_generator() -> None:
@@ -72,10 +124,10 @@ def test_lines_show_params_types_and_group_marker() -> None:
     nav = next(t for t in tools if t.name == "navigate")
     opt_in = dataclasses.replace(nav, name="zz_group_tool", group="network")
     text = capmap.generate([*tools, opt_in])
-    assert "- navigate(url:string, wait_until?:" in text
+    assert "- navigate(url, wait_until?" in text  # a plain string parameter has no type written
     assert "- network: zz_group_tool(" in text and "`group:` tools need caps=group." in text
     assert "zz_group_tool" in capmap.map_names(text)
-    assert "tab_id?:string" not in text.split("## ", 1)[1].split("\n## tabs")[0]  # stated once in the header
+    assert "tab_id?" not in text.split("## ", 1)[1].split("\n## tabs")[0]  # stated once in the header
     assert "expand_tools" not in capmap.map_names(text)
 
 
@@ -131,6 +183,7 @@ def test_no_runtime_module_imports_the_generator() -> None:
     assert run.stdout.strip() == "False", run.stderr
 
 
+@pytest.mark.slow
 def test_preamble_example_runs_unchanged_against_a_fake_http_layer(monkeypatch, tmp_path) -> None:
     import anthropic
     import httpx2 as httpx  # the anthropic SDK 2.x runs on httpx2
@@ -164,3 +217,19 @@ def test_preamble_example_runs_unchanged_against_a_fake_http_layer(monkeypatch, 
     monkeypatch.chdir(ROOT)
     exec(compile(code, "docs/agent/README.md", "exec"), {})
     assert seen and seen[0]["system"] == capmap.generate()
+
+
+def test_check_fails_when_only_an_opt_in_tool_drifts(tmp_path, monkeypatch, capsys) -> None:
+    path = tmp_path / "map.md"
+    assert capmap.main(["--path", str(path)]) == 0
+    real = capmap.all_groups
+    opt_in = next(t for t in real() if t.group != "core")
+    monkeypatch.setattr(
+        capmap,
+        "all_groups",
+        lambda: [dataclasses.replace(t, description="Edited. More.") if t.name == opt_in.name else t for t in real()],
+    )
+    assert capmap.main(["--check", "--path", str(path)]) == 1
+    assert capmap.main(["--path", str(path)]) == 0
+    assert "- " + opt_in.group + ": " + opt_in.name + "(" in capmap.full_path(path).read_text()
+    assert capmap.main(["--check", "--path", str(path)]) == 0

@@ -80,6 +80,7 @@ def test_a_replayed_text_fill_is_fused_and_still_read_back(
     assert cut.data["failure"]["step_index"] == 0
     assert "maxlength" in cut.data["failure"]["detail"] and "1011599" not in cut.data["failure"]["detail"]
     assert field(session, "#upper") == ""  # the replay stopped at the refused step
+    assert field(session, "#zip") == ""  # and the refused value was not left in the field (issue 44 §4)
 
 
 def test_a_replayed_fill_of_a_read_only_text_field_is_refused_not_timed_out(

@@ -1,5 +1,6 @@
 // tables: every visible table — HTML, ARIA grid/table/treegrid, div rows with role=row — as column
-// names and rows of cell text, spans expanded (extract's "tables" op).
+// names and rows of cell text, spans expanded (extract's "tables" op). A <tfoot>'s rows come last, counted
+// in `foot`; `spans` lists, per row, the columns a cell to their left spans (extract.py tells footers by both).
 const GRID_ROLES = new Set(["grid", "table", "treegrid"]);
 const CELL_ROLES = new Set(["cell", "gridcell", "columnheader", "rowheader"]);
 
@@ -71,7 +72,7 @@ function htmlTableRows(t) {
   if (!headRows.length) {
     while (bodyRows.length > 1 && bodyRows[0].length && bodyRows[0].every((c) => c.header)) headRows.push(bodyRows.shift());
   }
-  return { headRows, bodyRows: bodyRows.concat(foot.map(cellsOf)) };
+  return { headRows, bodyRows, footRows: foot.map(cellsOf) };
 }
 
 function ariaRows(container, rowEls) {
@@ -94,7 +95,9 @@ function ariaRows(container, rowEls) {
 
 function buildTable(el, parts) {
   const head = expand(parts.headRows);
-  const body = expand(parts.bodyRows).filter((r) => r.some((c) => c.text));
+  const filled = (rows) => rows.filter((r) => r.some((c) => c.text));
+  const foot = filled(expand(parts.footRows || []));
+  const body = filled(expand(parts.bodyRows)).concat(foot);
   const width = Math.max(0, ...head.map((r) => r.length), ...body.map((r) => r.length));
   if (!body.length || !width) return null;
   const names = [];
@@ -115,7 +118,9 @@ function buildTable(el, parts) {
       body.forEach((r, k) => rows[k].push(r[i] ? r[i].url : ""));
     }
   }
-  return { el, caption: captionOf(el), header: head.length > 0, columns, rows };
+  // per row, the output columns whose cell continues the span of the cell to its left
+  const spans = body.map((r) => columns.flatMap((c, j) => (!c.url && c.index > 0 && r[c.index] && r[c.index] === r[c.index - 1] ? [j] : [])));
+  return { el, caption: captionOf(el), header: head.length > 0, columns, rows, foot: foot.length, spans };
 }
 
 function findTables(root, only) {
@@ -150,5 +155,7 @@ function findTables(root, only) {
     if (t) found.push(t);
   }
   const ids = refsFor(found.map((t) => t.el));
-  return found.map((t, i) => ({ ref: ids[i], caption: t.caption, header: t.header, columns: t.columns, rows: t.rows }));
+  return found.map((t, i) => ({
+    ref: ids[i], caption: t.caption, header: t.header, columns: t.columns, rows: t.rows, foot: t.foot, spans: t.spans,
+  }));
 }
