@@ -177,6 +177,8 @@ class CallContext:
     deadline: Any = None
     #: The session's call lock as this top-level call holds it (None for a nested call: see :attr:`root`).
     lock: CallLock | None = None
+    #: The name the MCP client gave for itself (``clientInfo.name``), for its journal line; None elsewhere.
+    client: str | None = None
 
     @property
     def root(self) -> CallContext:
