@@ -49,8 +49,9 @@ T = TypeVar("T")
 
 #: How a face asks its own person about an approval while the call waits (MCP elicitation):
 #: ``ask(request, answer) -> cancel``, where ``answer(approved)`` may be called from any thread and
-#: ``cancel()`` withdraws the question once someone else answered (or the wait ended).
-AskFn = Callable[[dict[str, Any], Callable[[bool], None]], Callable[[], None]]
+#: ``cancel()`` withdraws the question once someone else answered (or the wait ended). A request
+#: whose ``kind`` is ``pick`` is a hand-off: ``answer(ref)`` with one of its ``candidates``' refs.
+AskFn = Callable[[dict[str, Any], Callable[[Any], None]], Callable[[], None]]
 
 #: How a face hears a long call's progress: ``(done, total or None, message or None)``. Called on the
 #: browser thread; it must not block (the MCP face hands the notification to its own loop).

@@ -229,7 +229,7 @@ class OcMagics(Magics):
             if not result.ok:
                 raise UsageError(result.summary_line())
             return result
-        if head in ("approve", "deny", "approvals"):
+        if head in ("approve", "deny", "approvals", "pick"):
             return self._desk(head, rest.strip())
         if head == "close":
             server, self._mcp_server = self._mcp_server, None
@@ -256,7 +256,8 @@ class OcMagics(Magics):
         return HumanHandoff(result, self.session())
 
     def _desk(self, head: str, rest: str) -> Any:
-        """``%oc approvals`` (the desk widget), ``%oc approve ID``, ``%oc deny ID`` (decided by ``notebook``)."""
+        """``%oc approvals`` (the desk widget), ``%oc approve ID``, ``%oc deny ID``, ``%oc pick ID N``
+        (an agent's hand-off: its candidate N) — decided by ``notebook``."""
         s = self.session()
         if head == "approvals":
             if rest:
@@ -264,6 +265,19 @@ class OcMagics(Magics):
             from .widgets.desk import ApprovalDesk
 
             return ApprovalDesk(s)
+        if head == "pick":  # an agent's hand-off waiting at the desk: its candidate N (or ref)
+            parts = rest.split()
+            if len(parts) != 2:
+                raise UsageError(
+                    "usage: %oc pick ID N (the hand-off's id and candidate number; %oc approvals lists them)"
+                )
+            choice: int | str = int(parts[1]) if parts[1].isdigit() else parts[1]
+            try:
+                picked = s.approvals.pick(parts[0], choice, by="notebook")
+            except OcnbError as exc:
+                raise UsageError(f"{exc.code}: {exc.message}") from None
+            print(f"{parts[0]}: picked {picked['ref']}; the agent's call goes on")
+            return None
         if not rest or len(rest.split()) != 1:
             raise UsageError(f"usage: %oc {head} ID (the approval_id; %oc approvals lists them)")
         try:

@@ -185,12 +185,20 @@ class DeskEntry:
     opened: float = field(default_factory=time.time)
     #: ``(approved, by)`` once answered — the first answer; the others are refused.
     answer: concurrent.futures.Future[tuple[bool, str]] = field(default_factory=concurrent.futures.Future)
+    #: ``approval`` (Approve / Deny), or ``pick``: an agent's hand-off, answered with a candidate.
+    kind: str = "approval"
+    #: A pick's candidates as :func:`~ocnb.perception.context.place_candidates` placed them.
+    candidates: list[dict[str, Any]] = field(default_factory=list)
+    #: The ref the first pick chose.
+    picked: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """What :meth:`Approvals.pending` lists: the request, its element, source and screenshot."""
         req = self.request.to_dict()
         return {
             **req,
+            "kind": self.kind,
+            "candidates": [dict(c) for c in self.candidates],
             "element": dict(self.element),
             "page": req["url"],
             "why": req["reason"],
@@ -380,7 +388,16 @@ class Approvals:
             d = req.to_dict()
             element = {"role": req.role, "name": req.name, "ref": req.ref, "context": None}
             held.append(
-                {**d, "element": element, "page": d["url"], "why": d["reason"], "source": None, "waiting": False}
+                {
+                    **d,
+                    "kind": "approval",
+                    "candidates": [],
+                    "element": element,
+                    "page": d["url"],
+                    "why": d["reason"],
+                    "source": None,
+                    "waiting": False,
+                }
             )
         return waiting + held
 
@@ -393,6 +410,8 @@ class Approvals:
         if not isinstance(approved, bool):
             raise InvalidArgument(f"approved must be True or False, not {approved!r}")
         entry = self.waiting.get(approval_id)
+        if entry is not None and entry.kind == "pick":
+            raise InvalidArgument(f"{approval_id!r} is a hand-off: answer it with pick({approval_id!r}, N)")
         if entry is not None:
             try:
                 entry.answer.set_result((approved, by))
@@ -404,6 +423,68 @@ class Approvals:
             tool, args = self.settle(approval_id, approved, by=by)
             return {"approval_id": approval_id, "approved": approved, "by": by, "rerun": {"tool": tool, "args": args}}
         raise InvalidArgument(f"no open approval request {approval_id!r} (already answered, timed out, or unknown)")
+
+    def pick(self, handoff_id: str, choice: int | str, *, by: str = "python") -> dict[str, Any]:
+        """Answer an agent's hand-off waiting at the desk with its candidate ``choice`` (1-based, as
+        listed, or the candidate's ref). The agent's call then acts once on it; the first answer wins
+        (the client's elicitation or another face), a later one is ``INVALID_ARGUMENT``."""
+        if by not in DECIDERS[:-1]:
+            raise InvalidArgument(f"by must be one of {', '.join(DECIDERS[:-1])}, not {by!r}")
+        entry = self.waiting.get(handoff_id)
+        if entry is None or entry.kind != "pick":
+            raise InvalidArgument(
+                f"no hand-off {handoff_id!r} waiting at the desk (already answered, timed out, or unknown)"
+            )
+        refs = [str(c["ref"]) for c in entry.candidates]
+        if isinstance(choice, bool) or not isinstance(choice, int | str):
+            raise InvalidArgument(f"choice must be a candidate's number (1-{len(refs)}) or ref, not {choice!r}")
+        if isinstance(choice, int):
+            if not 1 <= choice <= len(refs):
+                raise InvalidArgument(f"no candidate #{choice}: {handoff_id} has {len(refs)} (1-{len(refs)})")
+            ref = refs[choice - 1]
+        elif choice in refs:
+            ref = choice
+        else:
+            raise InvalidArgument(f"{choice!r} is not one of {handoff_id}'s candidates ({', '.join(refs)})")
+        with self._lock:
+            if entry.answer.done():
+                raise InvalidArgument(f"hand-off {handoff_id!r} was already answered or closed")
+            entry.picked = ref
+            try:
+                entry.answer.set_result((True, by))
+            except concurrent.futures.InvalidStateError:
+                raise InvalidArgument(f"hand-off {handoff_id!r} was already answered or closed") from None
+        self._changed()
+        return {"handoff_id": handoff_id, "ref": ref, "by": by}
+
+    async def wait_pick(self, call: CallContext, payload: dict[str, Any]) -> tuple[str, str] | None:
+        """Offer an agent's hand-off (a ``NEEDS_HUMAN`` payload) at the desk and to the call's own
+        client at once; wait, like an approval (lock let go, progress), for the first pick.
+        Returns ``(ref, by)``, or None when nobody picked within ``approval_timeout_s``."""
+        candidates = [dict(c) for c in payload.get("candidates") or [] if isinstance(c, dict) and c.get("ref")]
+        req = ApprovalRequest(
+            tool=call.name,
+            args=sanitize_args({k: v for k, v in call.args.items() if k != "intent"}, self.secrets),
+            role=None,
+            name=None,
+            ref=None,
+            url=_page_url(self.host, call),
+            intent=call.intent,
+            reason=f"hand-off: {payload.get('message')}"[:300],
+            approval_id=str(payload["handoff_id"]),
+        )
+        element: dict[str, Any] = {"role": None, "name": None, "ref": None, "context": None}
+        entry = DeskEntry(req, call.root.source, element, payload.get("screenshot"), kind="pick", candidates=candidates)
+        hold = call.root.lock
+        started = time.monotonic()  # after the handler: its time-out has ended already
+        if hold is None:
+            answer = await self._await_entry(call, entry, started)
+        else:
+            async with hold.released():
+                answer = await self._await_entry(call, entry, started)
+        if answer is None or entry.picked is None:
+            return None
+        return entry.picked, answer[1]
 
     def pause(self) -> None:
         """Pause the agent: its calls end ``PAUSED`` until :meth:`resume`; the person's go on."""
@@ -462,6 +543,20 @@ class Approvals:
     ) -> tuple[bool, str]:
         element, shot = await self._element(req, page)
         entry = DeskEntry(req, call.root.source, element, shot)
+        answer = await self._await_entry(call, entry, started)
+        if answer is None:
+            limit = float(self.host.config.approval_timeout_s)
+            self._note(call, req, "timed out", "nobody")
+            raise ApprovalTimeout(
+                f"{_what(req)} waited {limit:g} s for a person's approval and nobody answered; nothing was done",
+                details={**req.to_dict(), "waited_s": round(time.monotonic() - started, 1)},
+            )
+        return answer
+
+    async def _await_entry(self, call: CallContext, entry: DeskEntry, started: float) -> tuple[bool, str] | None:
+        """Open ``entry`` at the desk, ask the call's client too, and wait for the first answer
+        (None: nobody answered within ``approval_timeout_s``)."""
+        req = entry.request
         self.waiting[req.approval_id] = entry
         if call.record:
             self.host.trace_event(
@@ -472,16 +567,22 @@ class Approvals:
         withdraw: Callable[[], None] = lambda: None  # noqa: E731 - nothing to withdraw yet
         if root.ask_fn is not None:
 
-            def from_client(approved: bool) -> None:
+            def from_client(value: Any) -> None:
                 with contextlib.suppress(InvalidArgument):  # answered already: the first answer won
-                    self.answer(req.approval_id, bool(approved), by="mcp-client")
+                    if entry.kind == "pick":
+                        if isinstance(value, str):
+                            self.pick(req.approval_id, value, by="mcp-client")
+                    else:
+                        self.answer(req.approval_id, bool(value), by="mcp-client")
 
+            asked = {**req.to_dict(), "kind": entry.kind, "candidates": entry.candidates}
             try:
-                withdraw = root.ask_fn(req.to_dict(), from_client)
+                withdraw = root.ask_fn(asked, from_client)
             except Exception:  # noqa: BLE001 - the client could not be asked; the desk still can
                 pass
         limit = float(self.host.config.approval_timeout_s)
         waiter = asyncio.wrap_future(entry.answer)
+        what = "a pick" if entry.kind == "pick" else "approval"
         try:
             while True:
                 waited = time.monotonic() - started
@@ -491,13 +592,10 @@ class Approvals:
                     return await asyncio.wait_for(asyncio.shield(waiter), min(WAIT_TICK_S, limit - waited))
                 except TimeoutError:
                     waited = time.monotonic() - started
-                    root.progress(round(waited, 1), limit, f"waiting for approval {req.approval_id}: {_what(req)}")
-            if entry.answer.cancel() or not entry.answer.done():
-                self._note(call, req, "timed out", "nobody")
-                raise ApprovalTimeout(
-                    f"{_what(req)} waited {limit:g} s for a person's approval and nobody answered; nothing was done",
-                    details={**req.to_dict(), "waited_s": round(time.monotonic() - started, 1)},
-                )
+                    root.progress(round(waited, 1), limit, f"waiting for {what} {req.approval_id}: {_what(req)}")
+            with self._lock:
+                if entry.answer.cancel() or not entry.answer.done():
+                    return None
             return entry.answer.result()  # answered at the last instant
         finally:
             entry.answer.cancel()  # a late answer is refused
@@ -555,6 +653,10 @@ class Approvals:
             call.summary_note = "approval: held for the person's answer in the notebook"
         else:
             call.summary_note = f"approval: {decision} by {by}"
+        parent = call.parent
+        if not call.record and parent is not None:  # a hand-off's nested act: its line is the parent's
+            note = call.summary_note
+            parent.summary_note = f"{parent.summary_note}; {note}" if parent.summary_note else note
         if call.record:
             self.host.trace_event(
                 "approval", {"call_seq": call.seq, "decision": decision, "decided_by": by, **req.to_dict()}
@@ -625,8 +727,12 @@ def _pause_deadlines(call: CallContext) -> list[tuple[Any, float]]:
         cm = c.deadline
         when = cm.when() if cm is not None else None
         if when is not None:
-            cm.reschedule(None)
-            paused.append((cm, when))
+            try:
+                cm.reschedule(None)
+            except RuntimeError:  # its scope ended (a hand-off's act runs after its parent's handler)
+                pass
+            else:
+                paused.append((cm, when))
         c = c.parent
     return paused
 

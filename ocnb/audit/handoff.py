@@ -10,7 +10,7 @@ the person chose (a ref from the candidates), through dispatch — so the resume
 from __future__ import annotations
 
 import itertools
-from typing import Any
+from typing import Any, cast
 
 from ..calls import CallContext, Host
 from ..errors import InvalidArgument
@@ -68,11 +68,40 @@ class Handoffs:
         self.pending[handoff_id] = {"tool": call.name, "args": dict(call.args), "tab_id": call.tab_id}
         while len(self.pending) > PENDING_KEPT:  # nobody answered the oldest: let it go
             del self.pending[next(iter(self.pending))]
-        return ToolResult(
+        needs = ToolResult(
             ok=False,
             tool=call.name,
             error=ToolError("NEEDS_HUMAN", f"a person has to pick the element ({result.error.message})", payload),
         )
+        approvals = getattr(host, "approvals", None)
+        if approvals is None or call.parent is not None or not call.agent or not approvals.attended:
+            return needs
+        if not any(isinstance(c, dict) and c.get("ref") for c in payload["candidates"]):
+            return needs
+        return await self._at_desk(call, approvals, payload, needs)
+
+    async def _at_desk(
+        self, call: CallContext, approvals: Any, payload: dict[str, Any], needs: ToolResult
+    ) -> ToolResult:
+        """An agent's hand-off with a person at the desk: wait for the first pick (the desk, or the
+        client's elicitation), then run the call once on the picked element, nested — its journal
+        line is this call's. Nobody picked in time: ``NEEDS_HUMAN`` as it was, marked ``asked``."""
+        handoff_id = str(payload["handoff_id"])
+        picked = await approvals.wait_pick(call, payload)
+        payload["asked"] = True  # the desk and the client were asked already: no second question
+        if picked is None:
+            call.summary_note = "hand-off: nobody picked in time"
+            return needs
+        ref, by = picked
+        try:
+            tool, args = self.take(handoff_id, ref)
+        except InvalidArgument:  # resumed meanwhile by another face
+            return needs
+        call.summary_note = f"hand-off: {ref} picked by {by}"
+        from ..dispatch import dispatch_async  # noqa: PLC0415 - dispatch runs this hook
+
+        result = await dispatch_async(cast(Any, self.host), tool, args, source=call.source, record=False)
+        return result
 
     def take(self, handoff_id: str, ref: str) -> tuple[str, dict[str, Any]]:
         """Close the hand-off: the tool and the arguments that re-run it on the element ``ref``."""

@@ -65,14 +65,9 @@ async def hand_off(ctx: Any, result: ToolResult, session: Session, rerun: Rerun)
     peer = ctx.session  # the MCP SDK's session with this client
     payload = result.error.details if result.error is not None else {}
     candidates = [c for c in payload.get("candidates") or [] if isinstance(c, dict) and c.get("ref")]
-    if not candidates or not peer.check_client_capability(_ELICITATION):
-        return result
-    options = [{"const": str(c["ref"]), "title": candidate_title(c)} for c in candidates]
-    schema = {
-        "type": "object",
-        "properties": {"ref": {"type": "string", "title": "Element", "oneOf": options}},
-        "required": ["ref"],
-    }
+    if not candidates or payload.get("asked") or not peer.check_client_capability(_ELICITATION):
+        return result  # ``asked``: offered already while the call waited at the desk
+    options, schema = _pick_form(candidates)
     intent = f" to {payload['intent']}" if payload.get("intent") else ""
     message = f"{payload.get('tool')}{intent}: {payload.get('message')}. Which element is meant?"
     try:
@@ -90,6 +85,16 @@ async def hand_off(ctx: Any, result: ToolResult, session: Session, rerun: Rerun)
     return await rerun(tool, args)
 
 
+def _pick_form(candidates: list[dict[str, Any]]) -> tuple[list[dict[str, str]], dict[str, Any]]:
+    options = [{"const": str(c["ref"]), "title": candidate_title(c)} for c in candidates]
+    schema = {
+        "type": "object",
+        "properties": {"ref": {"type": "string", "title": "Element", "oneOf": options}},
+        "required": ["ref"],
+    }
+    return options, schema
+
+
 def approval_asker(ctx: Any) -> AskFn | None:
     """How the desk asks this call's client (``elicitation/create``), or None when it cannot."""
     peer = ctx.session  # the MCP SDK's session with this client
@@ -97,8 +102,9 @@ def approval_asker(ctx: Any) -> AskFn | None:
         return None
     loop = asyncio.get_running_loop()
 
-    def ask(request: dict[str, Any], answer: Callable[[bool], None]) -> Callable[[], None]:
-        question = asyncio.run_coroutine_threadsafe(_ask(peer, ctx.request_id, request, answer), loop)
+    def ask(request: dict[str, Any], answer: Callable[[Any], None]) -> Callable[[], None]:
+        asking = _ask_pick if request.get("kind") == "pick" else _ask
+        question = asyncio.run_coroutine_threadsafe(asking(peer, ctx.request_id, request, answer), loop)
 
         def withdraw() -> None:  # answered at the desk, or the wait ended
             question.cancel()
@@ -108,7 +114,7 @@ def approval_asker(ctx: Any) -> AskFn | None:
     return ask
 
 
-async def _ask(peer: Any, request_id: Any, request: dict[str, Any], answer: Callable[[bool], None]) -> None:
+async def _ask(peer: Any, request_id: Any, request: dict[str, Any], answer: Callable[[Any], None]) -> None:
     schema = {
         "type": "object",
         "properties": {"approve": {"type": "boolean", "title": "Approve", "default": False}},
@@ -120,3 +126,18 @@ async def _ask(peer: Any, request_id: Any, request: dict[str, Any], answer: Call
         log.debug("elicitation failed", exc_info=True)
         return
     answer(reply.action == "accept" and (reply.content or {}).get("approve") is True)
+
+
+async def _ask_pick(peer: Any, request_id: Any, request: dict[str, Any], answer: Callable[[Any], None]) -> None:
+    """A hand-off waiting at the desk, asked of the client too: the chosen ref, if any, answers it."""
+    options, schema = _pick_form([c for c in request.get("candidates") or [] if c.get("ref")])
+    intent = f" to {request['intent']}" if request.get("intent") else ""
+    message = f"{request.get('tool')}{intent}: {request.get('reason')}. Which element is meant?"
+    try:
+        reply = await peer.elicit_form(message, schema, related_request_id=request_id)
+    except Exception:  # noqa: BLE001 - the client could not ask: the desk still can
+        log.debug("elicitation failed", exc_info=True)
+        return
+    ref = (reply.content or {}).get("ref") if reply.action == "accept" else None
+    if isinstance(ref, str) and ref in {o["const"] for o in options}:
+        answer(ref)

@@ -106,6 +106,9 @@ class ApprovalDesk(w.VBox):
         self.requests = pending
         cards, buttons = [], {}
         for r in pending:
+            if r.get("kind") == "pick":
+                cards.append(self._pick_card(r))
+                continue
             approve = w.Button(description="Approve", icon="check", button_style="danger")
             deny = w.Button(description="Deny", icon="times")
             approve.on_click(lambda _b, i=r["approval_id"]: self.approve(i))
@@ -116,6 +119,39 @@ class ApprovalDesk(w.VBox):
             cards.append(card)
         self._buttons = buttons
         self.cards.children = tuple(cards)
+
+    def _pick_card(self, r: dict[str, Any]) -> Any:
+        """An agent's hand-off: one button per candidate (role, name, the row around it)."""
+        picks = []
+        for n, c in enumerate(r.get("candidates") or [], 1):
+            label = f"#{n} {c.get('role') or 'element'} {str(c.get('name') or '')[:40]!r}"
+            if c.get("context"):
+                label += f" in {str(c['context'])[:60]}"
+            button = w.Button(description=label, tooltip=label, layout=w.Layout(width="auto"))
+            button.on_click(lambda _b, i=r["approval_id"], k=n: self.pick(i, k))
+            picks.append(button)
+        shot = r.get("screenshot")
+        marks = [{"position": n, "box": c["box"]} for n, c in enumerate(r.get("candidates") or [], 1) if c.get("box")]
+        picture = ""
+        if isinstance(shot, str) and Path(shot).is_file():
+            picture = marked_screenshot(Path(shot).read_bytes(), marks) or ""
+        lines = [f"<b>{html.escape(str(r.get('approval_id')))}</b> · the agent needs you to pick the element"]
+        lines += request_lines(r)[1:]
+        card = w.VBox([w.HTML("<br>".join(lines)), w.HTML(picture), w.VBox(picks)])
+        card.add_class("ocnb-desk-request")
+        return card
+
+    def pick(self, handoff_id: str, n: int) -> dict[str, Any]:
+        """Pick candidate ``n`` (1-based) of an agent's hand-off (what its buttons do)."""
+        try:
+            out = self.session.approvals.pick(handoff_id, n, by=DESK_DECIDER)
+        except OcnbError as exc:  # answered elsewhere first, or timed out
+            self.note.value = f"{html.escape(handoff_id)}: {html.escape(exc.message)}"
+            return {"handoff_id": handoff_id, "error": exc.code}
+        self.note.value = f"{html.escape(handoff_id)}: picked {html.escape(out['ref'])}; the agent's call goes on"
+        self.outcomes[handoff_id] = out
+        self.refresh()
+        return out
 
     def approve(self, approval_id: str) -> dict[str, Any]:
         """Approve a request (what its *Approve* does)."""

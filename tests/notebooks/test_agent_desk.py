@@ -364,3 +364,44 @@ def test_approved_after_the_element_changed_nothing_is_done(
     assert pay_site.received("POST", "/pay") == []
     (line,) = journal(kc, "interact", since)
     assert line["error_code"] == "STALE_REF" and "page changed meanwhile" in line["summary"]
+
+
+def test_the_agents_hand_off_is_picked_at_the_desk_then_approved(
+    kernel: tuple[Any, dict[str, Any]], pay_site: ApprovalSite
+) -> None:
+    """Hand-off on, the agent's ambiguous "Delete" (two rows) waits at the desk as a pick; the person
+    picks the Globex row with ``%oc pick``; "Delete" is risky, so the act is then asked about and
+    approved in the desk widget: exactly one delete reaches the site, of the picked row, in one line."""
+    kc, info = kernel
+    _ok(kc, "s.configure(handoff=True)")
+    try:
+        _ok(kc, f"%oc navigate {pay_site.url}invoices")
+        pay_site.log.clear()
+        since = last_seq(kc)
+        future, _ = agent(info, ("interact", {"query": "Delete", "action": "click"}))
+        (pick,) = pending(kc)
+        assert (pick["kind"], pick["tool"], pick["source"]) == ("pick", "interact", "mcp")
+        rows = [str(c.get("context")) for c in pick["candidates"]]
+        assert len(rows) == 2 and "Acme" in rows[0] and "Globex" in rows[1], rows
+        # the desk widget shows the candidates as buttons
+        assert _value(kc, "[r['kind'] for r in desk.requests]") == ["pick"]
+        time.sleep(1.0)
+        assert pay_site.log == [] and not future.done()
+        res = _ok(kc, f"%oc pick {pick['approval_id']} 2")
+        assert "picked" in res["stdout"]
+        bad = _run(kc, f"%oc pick {pick['approval_id']} 1")  # the first answer won
+        assert bad["error"] is not None and "INVALID_ARGUMENT" in bad["error"]["evalue"]
+        (ask,) = pending(kc)
+        assert (ask["kind"], ask["element"]["name"], ask["element"]["ref"]) == ("approval", "Delete", pick["candidates"][1]["ref"])
+        assert pay_site.log == []
+        _ok(kc, f"out = desk.approve({ask['approval_id']!r})")
+        (result,) = future.result(timeout=30)
+        assert result["ok"] is True, result
+        assert [r["body"] for r in received(pay_site, "/delete-invoice", 5.0)] == ["id=1002"]
+        time.sleep(0.5)
+        assert len(pay_site.received("POST", "/delete-invoice")) == 1  # exactly one delete
+        lines = journal(kc, "interact", since)
+        assert len(lines) == 1 and lines[0]["ok"] and lines[0]["source"] == "mcp", lines  # one act, one line
+        assert "picked by notebook" in lines[0]["summary"] and "approval: approved by notebook" in lines[0]["summary"]
+    finally:
+        _ok(kc, "s.configure(handoff=False)")

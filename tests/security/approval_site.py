@@ -27,6 +27,14 @@ PAGE = """<!doctype html><html><head><title>Account</title></head><body>
 <button type="button" onclick="fetch('/nuked', {{method: 'POST'}})">Nuke the archive</button>
 </body></html>"""
 
+#: Two rows, each with its own "Delete" button: a query "Delete" is ambiguous (a hand-off).
+INVOICES = """<!doctype html><html><head><title>Invoices</title></head><body><table>
+<tr><td><form action="/delete-invoice" method="post"><input type="hidden" name="id" value="1001">
+  <span>Invoice 1001 — Acme Corp</span> <button type="submit">Delete</button></form></td></tr>
+<tr><td><form action="/delete-invoice" method="post"><input type="hidden" name="id" value="1002">
+  <span>Invoice 1002 — Globex</span> <button type="submit">Delete</button></form></td></tr>
+</table></body></html>"""
+
 
 @dataclass
 class ApprovalSite:
@@ -66,6 +74,8 @@ class _Handler(BaseHTTPRequestHandler):
         self._record()
         if self.path == "/":
             self._answer(PAGE.format(port=self.server.site.port).encode())
+        elif self.path == "/invoices":
+            self._answer(INVOICES.encode())
         else:
             self._answer(b"<title>done</title><p>done</p>")
 
