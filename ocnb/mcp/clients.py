@@ -4,7 +4,11 @@ Each client session — the streamable-HTTP session (``Mcp-Session-Id``), or the
 stdio server — is served by a :class:`~ocnb.session.Session` of its own whose browser context is
 opened in the served session's browser (:class:`~ocnb.browser.shared.HostedBrowser`): its own tabs,
 cookies and storage, the served session's settings (its origin policy, confirm policy, caps) and
-secrets, the same journal on disk (each line naming the client). It is closed when the client goes:
+secrets, the same journal on disk (each line naming the client). Its agent calls wait at the served
+session's approval desk (:class:`~ocnb.audit.approval.Desk`): they appear in the served session's
+``approvals.pending()`` and desk widget with the client's name, the person's answer there settles them
+(the first answer wins, against the client's own elicitation too), the served session's pause stops
+them, and its ``agent_confirm`` / ``approval_timeout_s`` apply. It is closed when the client goes:
 its HTTP session is deleted or ends, the stdio pipe closes, or the server stops.
 
 A 2026-era client sends each request on its own with no session to key a context on; in isolated
@@ -94,7 +98,12 @@ class ClientSessions:
             if found is not None and not found.closed:
                 return found
             parent = self.session
-            mine = Session(settings=parent.settings, shared_browser=self.browser, approve=parent.approvals.approve)
+            mine = Session(
+                settings=parent.settings,
+                shared_browser=self.browser,
+                approve=parent.approvals.approve,
+                desk=parent.approvals.desk,  # the person's desk, pause and agent policy reach this client
+            )
             secrets = parent.secrets
             mine.secrets.update({name: secrets.value_of(name) for name in secrets.names})
             for name in secrets.bound:
