@@ -34,6 +34,10 @@ happens in the page before a yes, and the call's journal line ends with ``approv
 The person can also pause the agent (:meth:`Approvals.pause`): its calls then end ``PAUSED``,
 journaled, nothing done; the person's own calls go on.
 
+The desk's state — the waiting requests, whether a person attends, the pause and whose agent policy
+applies — is a :class:`Desk` of its own, which a session may share: an ``--isolated`` MCP client's
+session waits at its served session's desk (``Session(desk=served.approvals.desk)``).
+
 Skill capture marks its risky steps with the same vocabulary (:func:`risky_word`), and skill replay
 asks the same approver before a risky step (:meth:`Approvals.replay_approved`).
 """

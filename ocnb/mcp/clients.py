@@ -23,6 +23,8 @@ import contextlib
 import logging
 import re
 import threading
+from collections import deque
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
@@ -32,6 +34,9 @@ from ..browser.shared import HostedBrowser
 from .sdk_seams import connection_of
 
 if TYPE_CHECKING:
+    from ..audit.journal import Journal
+    from ..calls import CallContext
+    from ..results import ToolResult
     from ..session import Session
 
 __all__ = ["ClientSessions", "client_name"]
@@ -40,6 +45,8 @@ log = logging.getLogger("ocnb.mcp")
 
 #: The key of the one client a stdio server has.
 STDIO = "stdio"
+#: How many clients' journals (the open ones and the last closed) the agent's live feed keeps reading.
+JOURNALS_KEPT = 20
 _NAME_RE = re.compile(r"[^\w.\- ]+")
 
 
@@ -65,6 +72,9 @@ class ClientSessions:
         self.names: dict[str, str | None] = {}
         self._lock = threading.Lock()
         self._closed = False
+        #: The clients' journals (in memory) with their session ids, newest last: the live feed's rows.
+        self._journals: deque[tuple[Journal, str]] = deque(maxlen=JOURNALS_KEPT)
+        self._call_listeners: list[Callable[[], None]] = []
 
     def key(self, peer: Any) -> str | None:
         """The client a request comes from (``ctx.session``): its HTTP session id, ``stdio``, or None."""
@@ -111,12 +121,34 @@ class ClientSessions:
                 if origins:
                     mine.secrets.bind(name, origins)
             self.open[key] = mine
+            self._journals.append((mine.journal, mine.id))
+            mine.pipeline.outer_after.append(self._landed)
             connection = connection_of(peer)
             self.names[key] = client_name(connection)
         if not self.stdio and connection is not None:  # closed when the client's HTTP session ends
             connection.exit_stack.push_async_callback(self.close_client, key)
         log.info("isolated MCP client %s (%s): session %s", key, self.names[key], mine.id)
         return mine
+
+    def entries(self) -> list[dict[str, Any]]:
+        """The clients' journal entries (in memory; closed clients' too, the last :data:`JOURNALS_KEPT`), oldest first."""
+        with self._lock:
+            journals = list(self._journals)
+        out = [e for journal, sid in journals for e in journal.entries if e.get("session_id") in (None, sid)]
+        return sorted(out, key=lambda e: str(e.get("ts") or ""))
+
+    def on_call(self, fn: Callable[[], None]) -> Callable[[], None]:
+        """Call ``fn()`` (on the browser thread: keep it quick) after each recorded call of any client;
+        returns the function that stops it."""
+        self._call_listeners.append(fn)
+        return lambda: self._call_listeners.remove(fn) if fn in self._call_listeners else None
+
+    def _landed(self, call: CallContext, result: ToolResult) -> None:
+        if not call.record:
+            return
+        for fn in list(self._call_listeners):
+            with contextlib.suppress(Exception):  # a display never fails a call
+                fn()
 
     def named(self, name: str | None = None) -> Session:
         """The open session of the client called ``name``; without a name, the only one open."""

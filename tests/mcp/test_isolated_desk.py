@@ -23,7 +23,8 @@ from tests.security.approval_site import ApprovalSite
 from tests.security.approval_site import serve as serve_site
 
 pytest.importorskip("ipywidgets")
-from ocnb.widgets import ApprovalDesk  # noqa: E402 - after the skip
+from ocnb.widgets import AgentPanel, ApprovalDesk  # noqa: E402 - after the skip
+from ocnb.widgets.watch import watcher_for  # noqa: E402
 
 pytestmark = [pytest.mark.anyio, pytest.mark.browser]
 
@@ -108,23 +109,44 @@ async def test_an_isolated_clients_payment_waits_at_the_served_sessions_desk(
         handle.stop()
 
 
-async def test_pausing_the_served_session_pauses_an_isolated_client(
+async def test_pausing_the_served_session_pauses_an_isolated_client_and_the_feed_shows_its_calls(
     fresh_session: ocnb.Session, pay_site: ApprovalSite
 ) -> None:
+    """*Pause agent* on the panel of the served session (``%oc mcp start``'s): the isolated client's
+    navigate ends ``PAUSED`` and the server sees no request; the panel's live feed lists the client's
+    calls, which are journaled in the client's own session."""
     s = fresh_session
     handle = serve(s, quiet=True, isolated=True)
+    panel = AgentPanel(s, handle.safe_banner(), "policy", handle.bridge.clients)
     try:
         async with http_client(handle, **named("agent-paused")) as agent:
             assert (await call(agent, "navigate", url=pay_site.url))["ok"]
-            s.approvals.pause()  # the person's Pause agent, on the served session
+            panel.pause()
+            assert panel.pause_button.description == "Resume agent"
             out = await call(agent, "navigate", url=pay_site.url + "while-paused")
             assert out["error"]["code"] == "PAUSED"
             assert [r for r in pay_site.log if r["path"].startswith("/while-paused")] == []
             assert s.navigate(url=pay_site.url + "person-goes-on").ok  # the person's own calls go on
-            s.approvals.resume()
+            panel.resume()
             assert (await call(agent, "navigate", url=pay_site.url + "after-resume"))["ok"]
             assert [r["path"] for r in pay_site.log if r["path"].startswith("/after-resume")] == ["/after-resume"]
+
+            assert watcher_for(s).wait_idle(10)
+            for _ in range(50):  # the feed's refresher is throttled: the last call lands within a tick
+                if len(panel.feed.rows) == 3:
+                    break
+                await asyncio.sleep(0.1)
+            rows = panel.feed.rows  # newest first; the person's own navigate is not the agent's
+            assert [(r["tool"], r["client"], r.get("error_code")) for r in rows] == [
+                ("navigate", "agent-paused", None),
+                ("navigate", "agent-paused", "PAUSED"),
+                ("navigate", "agent-paused", None),
+            ]
+            assert {r["session_id"] for r in rows}.isdisjoint({s.id})
+            assert panel.feed.table.value.count('<tr class="ocnb-row') == 3  # what the person sees
+            assert "PAUSED" in panel.feed.table.value
     finally:
+        panel.close()
         handle.stop()
 
 
