@@ -56,6 +56,18 @@ def _fractions(rect: dict[str, Any], viewport: dict[str, Any]) -> dict[str, floa
     }
 
 
+#: A focused field whose text is a secret (every frame is searched by query_dom).
+_SECRET_FOCUS = ", ".join(
+    f"input{sel}:focus"
+    for sel in (
+        '[type="password"]',
+        '[autocomplete~="current-password" i]',
+        '[autocomplete~="new-password" i]',
+        '[autocomplete~="one-time-code" i]',
+    )
+)
+
+
 class BrowserView(w.VBox):
     """The session's active tab as a clickable screenshot with a URL bar, history buttons and tabs.
 
@@ -102,6 +114,7 @@ class BrowserView(w.VBox):
         self._lock = threading.RLock()
         self._syncing = False
         self._tab_ids: list[str] = []
+        self._typed_secrets = 0
 
         btn = w.Layout(width="auto")
         self.back_button = w.Button(description="Back", icon="arrow-left", tooltip="navigate back", layout=btn)
@@ -127,6 +140,7 @@ class BrowserView(w.VBox):
         self.url_bar.observe(self._on_url_submit, names="value")
         self.tabs.observe(self._on_tab_pick, names="value")
         self.screen.on_click(lambda fx, fy: self.click_at(fx, fy))
+        self.screen.on_keys(lambda kind, value: self.type(value) if kind == "text" else self.press(value))
 
         toolbar = w.HBox([self.back_button, self.forward_button, self.reload_button, self.url_bar, self.go_button])
         tabbar = w.HBox([self.tabs, self.new_tab_button])
@@ -228,6 +242,38 @@ class BrowserView(w.VBox):
     def select_tab(self, tab_id: str) -> ToolResult:
         """Make ``tab_id`` the active tab (``tabs_activate``)."""
         return self._act("tabs_activate", {"tab_id": tab_id})
+
+    def type(self, text: str, *, secret: bool | None = None) -> ToolResult:
+        """Type ``text`` into the page's focused element, as keystrokes (``interact`` action ``type``
+        with no target): what the screen forwards when it has focus and a person types.
+
+        Into a password field (or with ``secret=True``) the text is added to the session's secrets
+        and typed as ``${SECRET:TYPED_n}``, so the journal and trace hold only the placeholder.
+        """
+        if secret is None:
+            secret = self._focus_is_secret()
+        value = text
+        if secret and self.session is not None:
+            self._typed_secrets += 1
+            name = f"TYPED_{self._typed_secrets}"
+            self.session.secrets.update({name: text})
+            value = "${SECRET:" + name + "}"
+        result = self._act("interact", {"action": "type", "value": value})
+        if result.ok:
+            self.status.value = f"typed {len(text)} character(s)" + (" (a secret)" if secret else "")
+        return result
+
+    def _focus_is_secret(self) -> bool:
+        """Whether the focused element, in any frame, is a password or one-time-code field (``query_dom``, quiet)."""
+        found = self.call("query_dom", {"selector": _SECRET_FOCUS, "limit": 1}, quiet=True)
+        return bool(found.ok and isinstance(found.data, dict) and found.data.get("matches"))
+
+    def press(self, key: str) -> ToolResult:
+        """Press ``key`` (``Enter``, ``Control+A`` …) on the page's focused element (``interact`` press)."""
+        result = self._act("interact", {"action": "press", "key": key})
+        if result.ok:
+            self.status.value = f"pressed {html.escape(key)}"
+        return result
 
     def click_at(self, fx: float, fy: float, action: str | None = None) -> ToolResult | None:
         """Act on the element at (``fx``, ``fy``), fractions of the screenshot; ``None`` if nothing is there.
