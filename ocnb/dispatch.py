@@ -36,7 +36,7 @@ from .errors import (
     from_playwright,
 )
 from .jsonsafe import check_args, fix_text, is_strict_json, strict_copy
-from .registry import ToolDef
+from .registry import ToolDef, internal_tooldef
 from .results import ToolError, ToolResult
 
 if TYPE_CHECKING:
@@ -318,6 +318,8 @@ async def _pipeline(
         if not isinstance(tool, str) or not tool:
             raise UnknownTool("the tool name must be a non-empty string", details={"tool": name})
         tooldef = session.registry.get(tool)
+        if tooldef is None and source == "replay":  # a replay's own step tool, offered by no face
+            tooldef = internal_tooldef(tool)
         if tooldef is None:
             raise UnknownTool(f"no tool {name!r}; see expand_tools for the list", details={"tool": name})
         call.tooldef = tooldef
