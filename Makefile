@@ -2,7 +2,7 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: setup demo test lint bench lab capability-map stubs docs pins pins-check fuzz
+.PHONY: setup demo test test-fast test-room test-room-fast room lint bench lab capability-map stubs docs pins pins-check fuzz
 
 setup:
 	@bash scripts/setup.sh
@@ -10,10 +10,32 @@ setup:
 demo: setup
 	$(PY) -m ocnb.commands.demo --out reports
 
+PYTEST := $(PY) -m pytest -q -p no:cacheprovider
+#: The tests that start no browser and are not marked slow (a test using a browser fixture is marked
+#: `browser` by tests/conftest.py). OCNB_TEST_NO_BROWSER=1: one that starts a browser all the same is
+#: reported as skipped ("needs a browser"), not left to launch one; mark it `browser`.
+FAST := -m "not browser and not slow"
+
+# The whole suite, as CI runs it (.ci/run); the 25 slowest tests are listed at the end.
 test: setup lint
 	$(PY) -m ocnb.commands.capmap --check
 	$(PY) -m ocnb.commands.stubs --check
-	$(PY) -m pytest -q -p no:cacheprovider
+	$(PYTEST) --durations=25
+
+# The quick loop while you work: no browser, nothing slow (about 1,040 tests, 1½ minutes of CPU). Not a substitute for `make test`.
+test-fast: setup
+	OCNB_TEST_NO_BROWSER=1 $(PYTEST) $(FAST) --durations=10
+
+# One room's tests: `make test-room ROOM=mcp` runs tests/mcp; `make test-room-fast ROOM=mcp` its fast ones.
+# Extra pytest arguments go in ARGS, e.g. ARGS="-x -k approval".
+test-room: room setup
+	$(PYTEST) --durations=10 $(ARGS) tests/$(ROOM)
+
+test-room-fast: room setup
+	OCNB_TEST_NO_BROWSER=1 $(PYTEST) $(FAST) --durations=10 $(ARGS) tests/$(ROOM)
+
+room:
+	@test -n "$(ROOM)" && test -d "tests/$(ROOM)" || { echo "usage: make test-room ROOM=<room>, a folder of tests/:$$(ls -d tests/*/ | cut -d/ -f2 | grep -vx fixtures | sed 's/^/ /' | tr -d '\n')" >&2; exit 2; }
 
 lint:
 	$(PY) -m ruff check ocnb tests bench

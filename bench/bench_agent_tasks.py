@@ -23,10 +23,12 @@ The asks are counted per episode (``approvals``); their text goes to the person,
 not counted in tokens.
 
 Figures, in one run: episodes won per task type and server; tokens (cl100k) per episode of the
-solver's tool results, and with the server's ``tools/list`` (as the client receives it) counted once
-per episode, as an agent pays it; the ratios ocnb / Playwright MCP.
+solver's tool results — each counted over the whole ``CallToolResult`` JSON the client receives
+(content, ``isError``, …), and by tool — and with the server's ``tools/list`` (as the client receives
+it) counted once per episode, as an agent pays it; the ratios ocnb / Playwright MCP. ``--before PATH``
+runs a third server, ocnb from another source tree, on the same episodes.
 
-Run: ``.venv/bin/python bench/bench_agent_tasks.py [--tasks a,b] [--seeds 5] [--only ocnb|pwmcp]``.
+Run: ``.venv/bin/python bench/bench_agent_tasks.py [--tasks a,b] [--seeds 5] [--only ocnb|pwmcp] [--before PATH]``.
 Writes ``bench/results/agent_tasks.json`` and ``bench/results/agent_tasks.md``.
 """
 
@@ -38,6 +40,7 @@ import contextlib
 import functools
 import json
 import os
+import statistics
 import sys
 import tempfile
 import threading
@@ -58,6 +61,8 @@ from ocnb.audit.fence import unfence  # noqa: E402
 from ocnb.tokens import count_text, count_tools  # noqa: E402
 
 EPISODE_MS = 60_000
+#: Another ocnb source tree run beside this one (``--before``): a change measured against what it replaced.
+BEFORE = ROOT
 SOLVER_S = 75
 
 #: The task types of issue 31 §7.
@@ -96,6 +101,11 @@ def serve_miniwob() -> tuple[ThreadingHTTPServer, str]:
     return server, f"http://127.0.0.1:{server.server_port}/miniwob/"
 
 
+def wire(result: Any) -> str:
+    """The whole ``CallToolResult`` as the client received it (content, isError, …), compact JSON."""
+    return json.dumps(result.model_dump(by_alias=True, mode="json", exclude_none=True), ensure_ascii=False)
+
+
 def text_of(result: Any) -> str:
     return "\n".join(getattr(c, "text", "") for c in result.content)
 
@@ -112,13 +122,17 @@ class Server:
         self.log: list[str] = []
         self.approvals: list[str] = []  # what ocnb asked the person (MCP elicitation)
         self.tool_names: list[str] = []  # the server's tools/list
+        self.per_tool: dict[str, list[int]] = {}  # tokens of each counted result, by tool (and action)
 
     async def _call(self, name: str, args: dict[str, Any], *, counted: bool = True) -> str:
         result = await self.client.call_tool(name, args)
         text = text_of(result)
         if counted:
-            self.tokens += count_text(text)
+            tokens = count_text(wire(result))
+            self.tokens += tokens
             self.calls += 1
+            kind = f"{name} {args.get('action', 'click')}" if name == "interact" else name
+            self.per_tool.setdefault(kind, []).append(tokens)
             self.log.append(f"{name} {json.dumps(args)[:120]} -> {text!r}")
         return text
 
@@ -138,7 +152,7 @@ class Ocnb(Server):
 
     async def evaluate(self, js: str) -> Any:
         result = await self.client.call_tool("javascript_tool", {"expression": js})  # the harness's: not counted
-        envelope = unfence([getattr(c, "text", "") for c in result.content])  # the page's value comes fenced
+        envelope = unfence([getattr(c, "text", "") for c in result.content])
         if not envelope.get("ok"):
             raise RuntimeError(f"javascript_tool: {envelope}")
         return json.loads(envelope["data"]["result"])
@@ -224,8 +238,9 @@ class PlaywrightMcp(Server):
 def server_params(kind: str, home: str) -> Any:
     from mcp.client.stdio import StdioServerParameters
 
-    if kind == "ocnb":  # the default configuration a new user gets: `ocnb mcp`
-        env = {**os.environ, "OCNB_HOME": home, "PYTHONPATH": str(ROOT)}
+    if kind in ("ocnb", "before"):  # the default configuration a new user gets: `ocnb mcp`
+        root = BEFORE if kind == "before" else ROOT
+        env = {**os.environ, "OCNB_HOME": home, "PYTHONPATH": str(root)}
         return StdioServerParameters(command=sys.executable, args=["-m", "ocnb.mcp.cli"], env=env, cwd=home)
     return playwright_mcp_params("--image-responses", "omit", cwd=home)
 
@@ -292,8 +307,9 @@ async def run_server(kind: str, tasks: list[str], seeds: int, base: str) -> dict
             server_params(kind, home), mode="legacy", read_timeout_seconds=120, elicitation_callback=approve
         ) as client:
             tools = (await client.list_tools()).tools
-            wire = [t.model_dump(by_alias=True, mode="json", exclude_none=True) for t in tools]
-            server: Server = Ocnb(client) if kind == "ocnb" else PlaywrightMcp(client)
+            listed = [t.model_dump(by_alias=True, mode="json", exclude_none=True) for t in tools]
+            server: Server = PlaywrightMcp(client) if kind == "pwmcp" else Ocnb(client)
+            server.kind = kind
             server.approvals = approvals
             server.tool_names = [t.name for t in tools]
             rows = []
@@ -307,7 +323,16 @@ async def run_server(kind: str, tasks: list[str], seeds: int, base: str) -> dict
                         f"  {kind:5} {task:28} seed {seed} {mark} {row['tokens']:5d} tok  {row['reason'] or ''}"[:200],
                         flush=True,
                     )
-            return {"tools": len(wire), "tools_list_tokens": count_tools(wire), "episodes": rows}
+            per_tool = {
+                k: {"calls": len(v), "median": statistics.median(v), "mean": round(statistics.mean(v), 1)}
+                for k, v in server.per_tool.items()
+            }
+            return {
+                "tools": len(listed),
+                "tools_list_tokens": count_tools(listed),
+                "episodes": rows,
+                "per_tool": per_tool,
+            }
 
 
 def summarize(runs: dict[str, dict[str, Any]], tasks: list[str]) -> dict[str, Any]:
@@ -338,6 +363,9 @@ def summarize(runs: dict[str, dict[str, Any]], tasks: list[str]) -> dict[str, An
             "result_tokens_per_episode": round(results, 1),
             "tokens_per_episode_with_tools_list": round(results + run["tools_list_tokens"], 1),
         }
+    for kind, run in runs.items():
+        if "per_tool" in run:
+            totals[kind]["per_tool"] = run["per_tool"]
     if {"ocnb", "pwmcp"} <= set(totals):
         oc, pw = totals["ocnb"], totals["pwmcp"]
         totals["ratio_result_tokens"] = round(
@@ -353,6 +381,19 @@ def summarize(runs: dict[str, dict[str, Any]], tasks: list[str]) -> dict[str, An
             for e in runs["pwmcp"]["episodes"]
             if e["won"] and (e["task"], e["seed"]) in won
         ]
+        if pairs and "before" in runs:  # the same episodes, ocnb before the change
+            before = {(e["task"], e["seed"]): e for e in runs["before"]["episodes"] if e["won"]}
+            trio = [
+                (won[(b["task"], b["seed"])], b, before[(b["task"], b["seed"])])
+                for _, b in pairs
+                if (b["task"], b["seed"]) in before
+            ]
+            if trio:
+                totals["all_three_won"] = len(trio)
+                totals["all_three_won_result_tokens_per_episode"] = {
+                    k: round(sum(t[i]["tokens"] for t in trio) / len(trio), 1)
+                    for i, k in enumerate(("ocnb", "pwmcp", "before"))
+                }
         if pairs:
             oc_t = sum(a["tokens"] for a, _ in pairs) / len(pairs)
             pw_t = sum(b["tokens"] for _, b in pairs) / len(pairs)
@@ -410,12 +451,33 @@ def markdown(summary: dict[str, Any], seeds: int) -> str:
             f"{round(both['ocnb'] + t['ocnb']['tools_list_tokens'], 1)} | "
             f"{round(both['pwmcp'] + t['pwmcp']['tools_list_tokens'], 1)} | {t['both_won_ratio_tokens_with_tools_list']} |"
         )
+    if "all_three_won" in t:
+        trio = t["all_three_won_result_tokens_per_episode"]
+        lines.append(
+            f"| the {t['all_three_won']} episodes ocnb, Playwright MCP and ocnb before (`--before`) won: "
+            f"result tokens per episode | {trio['ocnb']} | {trio['pwmcp']} | {round(trio['ocnb'] / trio['pwmcp'], 3)} "
+            f"(before: {trio['before']}, {round(trio['before'] / trio['pwmcp'], 3)}) |"
+        )
+    per_tool = {k: t[k].get("per_tool", {}) for k in ("before", *kinds) if k in t}
+    if per_tool:
+        lines += [
+            "",
+            "| result (median tokens, whole CallToolResult JSON) | calls | median | mean |",
+            "| --- | ---: | ---: | ---: |",
+        ]
+        for kind, tools in per_tool.items():
+            for name, fig in sorted(tools.items()):
+                lines.append(
+                    f"| {names.get(kind, 'ocnb before')}: {name} | {fig['calls']} | {fig['median']} | {fig['mean']} |"
+                )
     return "\n".join(lines) + "\n"
 
 
 async def run(tasks: list[str], seeds: int, only: str | None) -> dict[str, dict[str, Any]]:
     server, base = serve_miniwob()
     kinds = [only] if only else ["ocnb", "pwmcp"]
+    if BEFORE != ROOT:
+        kinds.insert(0, "before")
     try:
         results = await asyncio.gather(*(run_server(k, tasks, seeds, base) for k in kinds))
     finally:
@@ -430,7 +492,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", choices=("ocnb", "pwmcp"), help="run one server only")
     parser.add_argument("--out", default="agent_tasks", help="results name under bench/results (default agent_tasks)")
     parser.add_argument("--resummarize", action="store_true", help="rewrite the summary and table of a saved run")
+    parser.add_argument("--before", type=Path, help="another ocnb source tree, run beside this one as 'before'")
     opts = parser.parse_args(argv)
+    if opts.before:
+        global BEFORE
+        BEFORE = opts.before.resolve()
     if opts.resummarize:
         return resummarize(opts.out)
     tasks = opts.tasks.split(",") if opts.tasks else list(TASKS)
@@ -471,6 +537,7 @@ def resummarize(name: str) -> int:
             "episodes": eps,
             "tools": saved["totals"][k]["tools"],
             "tools_list_tokens": saved["totals"][k]["tools_list_tokens"],
+            "per_tool": saved["totals"][k].get("per_tool", {}),
         }
         for k, eps in saved["episodes"].items()
     }

@@ -1,7 +1,7 @@
 """What the page-text fence costs an agent: tokens of MCP results fenced vs as they were sent before.
 
-For each call below, on the demo site, the result an MCP client gets now (:meth:`Fence.blocks`: the
-JSON head, then the page's text between ``[page TOKEN]`` markers) is counted against the same result
+For each call below, on the demo site, the result an MCP client gets now (:meth:`Fence.for_model`: the
+lean line or JSON head, then the page's text between ``[page TOKEN]`` markers) is counted against the same result
 as ocnb sent it before the fence (the JSON, with a page outline as a second plain block). Both are
 measured in the same run on the same results; the figure is their ratio, per tool and over all calls,
 with the render time per call beside the call's own time.
@@ -64,7 +64,7 @@ def main() -> None:
             assert result.ok, result
             t0 = time.perf_counter()
             for _ in range(50):
-                fenced = s.fence.blocks(result)
+                fenced = s.fence.for_model(result, call_args)
             render_ms = (time.perf_counter() - t0) * 1000 / 50
             old = tokens.count_text("\n".join(before_fence(result)))
             new = tokens.count_text("\n".join(fenced))

@@ -32,11 +32,23 @@ BENCHMARKS: list[tuple[str, str, int]] = [
     ("bench_trace_df", "trace_df", 900),
     ("bench_pool", "pool", 900),
     ("bench_secret_origins", "secret_origins", 900),
+    ("bench_results", "results_tokens", 600),
 ]
 
 Row = tuple[str, str, str, str, Callable[[float], bool], str | None]
 #: (results name, figure label, dotted key, target text, check, dotted key of the peer figure).
 TARGETS: list[Row] = [
+    *(
+        (
+            "results_tokens",
+            f"{kind.replace('_', ' ')} result tokens ÷ Playwright MCP's (median)",
+            f"summary.ocnb_ratio.{kind}",
+            "≤ 0.6",
+            (lambda v: v <= 0.6),
+            None,
+        )
+        for kind in ("interact_click", "form_input", "navigate")
+    ),
     (
         "call_overhead",
         "navigate: ocnb ÷ raw Playwright",

@@ -28,13 +28,13 @@ ROOT = Path(__file__).resolve().parents[1]
 REPO = "https://github.com/ocnb/ocnb/blob/main/"
 
 #: Codes any tool call can end with, whatever the tool.
-EVERY_CALL = ("INVALID_ARGUMENT", "TIMEOUT", "CANCELLED", "SESSION_CLOSED", "BROWSER_UNAVAILABLE", "INTERNAL")
+EVERY_CALL = ("INVALID_ARGUMENT", "TIMEOUT", "CANCELLED", "SESSION_CLOSED", "BROWSER_UNAVAILABLE", "PAUSED", "INTERNAL")
 #: And any call that acts on a page.
 PAGE_CALL = ("TARGET_CLOSED", "PAGE_CRASHED", "BROWSER_CRASHED", "DIALOG_OPEN")
 #: And any call that resolves an element (a ``ref`` or a ``query``).
 TARGET_CALL = ("UNKNOWN_REF", "STALE_REF", "ELEMENT_NOT_FOUND", "AMBIGUOUS_TARGET", "NEEDS_HUMAN")
 #: And any call with side effects: the ``confirm`` setting may hold it for a person's approval.
-ACTING_CALL = ("APPROVAL_REQUIRED", "APPROVAL_DENIED")
+ACTING_CALL = ("APPROVAL_REQUIRED", "APPROVAL_DENIED", "APPROVAL_TIMEOUT")
 
 
 def _readme_sections() -> dict[str, str]:

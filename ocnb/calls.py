@@ -24,7 +24,9 @@ if TYPE_CHECKING:
     from .settings import Settings
 
 __all__ = [
+    "AGENT_SOURCES",
     "SOURCES",
+    "AskFn",
     "AfterHook",
     "BeforeHook",
     "CallContext",
@@ -37,8 +39,16 @@ __all__ = [
 
 #: Faces a call can come from (recorded in the journal as ``source``).
 SOURCES = ("api", "magic", "widget", "mcp", "plan", "replay")
+#: Faces whose calls are an agent's, not the person's: an MCP client's. Their approvals follow
+#: ``Settings.agent_confirm``, they wait at the approval desk, and the person can pause them.
+AGENT_SOURCES = frozenset({"mcp"})
 
 T = TypeVar("T")
+
+#: How a face asks its own person about an approval while the call waits (MCP elicitation):
+#: ``ask(request, answer) -> cancel``, where ``answer(approved)`` may be called from any thread and
+#: ``cancel()`` withdraws the question once someone else answered (or the wait ended).
+AskFn = Callable[[dict[str, Any], Callable[[bool], None]], Callable[[], None]]
 
 #: How a face hears a long call's progress: ``(done, total or None, message or None)``. Called on the
 #: browser thread; it must not block (the MCP face hands the notification to its own loop).
@@ -157,6 +167,25 @@ class CallContext:
     blocked: list[dict[str, Any]] = field(default_factory=list)
     #: Set by a face that can show progress (MCP with a ``progressToken``); None elsewhere.
     progress_fn: ProgressFn | None = None
+    #: Set by a face that can ask its own person about an approval while the call waits (MCP elicitation).
+    ask_fn: AskFn | None = None
+    #: The call this one runs inside (a plan's or a replay's step), or None for a top-level call.
+    parent: CallContext | None = None
+    #: The ``asyncio.timeout`` around the handler while it runs: a wait for a person pauses it.
+    deadline: Any = None
+
+    @property
+    def root(self) -> CallContext:
+        """The top-level call this one runs inside (itself when top-level)."""
+        call = self
+        while call.parent is not None:
+            call = call.parent
+        return call
+
+    @property
+    def agent(self) -> bool:
+        """Whether an agent made this call (or the plan or replay it is a step of): see :data:`AGENT_SOURCES`."""
+        return self.root.source in AGENT_SOURCES
 
     def progress(self, done: float, total: float | None = None, message: str | None = None) -> None:
         """Report that ``done`` of ``total`` steps are finished (a no-op when no face listens)."""

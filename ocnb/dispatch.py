@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .calls import SOURCES, CallContext, Host, ProgressFn
+from .calls import SOURCES, AskFn, CallContext, Host, ProgressFn
 from .display import Waiting
 from .display import options as display_options
 from .errors import (
@@ -58,6 +58,8 @@ MAX_CALL_TIMEOUT_MS = 300_000
 TOOL_NAME_MAX = 200
 
 _nested: contextvars.ContextVar[bool] = contextvars.ContextVar("ocnb_nested_call", default=False)
+#: The call whose hooks or handler run now: a call dispatched inside it is its step (``CallContext.parent``).
+_current: contextvars.ContextVar[CallContext | None] = contextvars.ContextVar("ocnb_current_call", default=None)
 _validators: dict[int, Any] = {}
 
 
@@ -245,20 +247,23 @@ async def dispatch_async(
     source: str = "api",
     record: bool = True,
     progress: ProgressFn | None = None,
+    ask: AskFn | None = None,
 ) -> ToolResult:
     """The pipeline, on the browser loop. Top-level calls are serialized; nested ones are not.
 
     Never raises for what a caller passes: any tool name, any arguments, any value in them. A
     cancelled call (``asyncio`` cancel of the task) is journaled as ``CANCELLED``, then the
-    cancellation goes on. ``progress`` hears the steps of a long call (see :meth:`CallContext.progress`).
+    cancellation goes on. ``progress`` hears the steps of a long call (see :meth:`CallContext.progress`);
+    ``ask`` lets the approval desk ask the face's own person too (:data:`~ocnb.calls.AskFn`).
     """
     try:
         if _nested.get():
-            return await _pipeline(session, tool, args, source, record, progress)
+            return await _pipeline(session, tool, args, source, record, progress, ask)
         token = _nested.set(True)
+        _current.set(None)  # a top-level call is nobody's step, whatever task it was started from
         try:
             async with session.call_lock():
-                return await _pipeline(session, tool, args, source, record, progress)
+                return await _pipeline(session, tool, args, source, record, progress, ask)
         finally:
             _nested.reset(token)
     except OcnbError as exc:
@@ -295,6 +300,7 @@ async def _pipeline(
     source: str,
     record: bool = True,
     progress: ProgressFn | None = None,
+    ask: AskFn | None = None,
 ) -> ToolResult:
     name = _tool_name(tool)
     given, problems = check_args(args) if isinstance(args, dict) else ({}, [])
@@ -307,7 +313,20 @@ async def _pipeline(
         # a call without a tool name is not a call of anything: there is nothing to journal it under
         record=record and name != "",
         progress_fn=progress,
+        ask_fn=ask,
+        parent=_current.get(),
     )
+    current = _current.set(call)
+    try:
+        return await _run_call(session, call, tool, args, source, problems)
+    finally:
+        _current.reset(current)
+
+
+async def _run_call(
+    session: ToolHost, call: CallContext, tool: Any, args: Any, source: str, problems: list[Any]
+) -> ToolResult:
+    name = call.name
     t0 = time.perf_counter()
     result: ToolResult
     try:
@@ -399,7 +418,7 @@ async def _run_handler(session: ToolHost, tooldef: ToolDef, call: CallContext) -
     handler = _translated(tooldef, ctx, call.exec_args)
     try:  # the browser layer runs it under the dialog rules (a stand-in host has no browser)
         # In this task, not a task of its own (asyncio.wait_for): one loop turn less per call.
-        async with asyncio.timeout(timeout):
+        async with asyncio.timeout(timeout) as call.deadline:
             return await (state.dialogs.guard_call(call, handler) if state is not None else handler)
     except TimeoutError:
         raise Timeout(f"{tooldef.name} did not finish within {timeout:.0f} s") from None

@@ -26,6 +26,8 @@
     ├── NeedsHuman               NEEDS_HUMAN
     ├── ApprovalRequired         APPROVAL_REQUIRED   a risky action needs a person's yes and nobody was asked (details: the request)
     ├── ApprovalDenied           APPROVAL_DENIED     the person (or the approve callable) said no; nothing happened
+    ├── ApprovalTimeout          APPROVAL_TIMEOUT    an agent's call waited approval_timeout_s and nobody answered; nothing happened
+    ├── Paused                   PAUSED              the person paused the agent: its calls do nothing until resumed
     ├── Disabled                 DISABLED
     ├── BrowserUnavailable       BROWSER_UNAVAILABLE
     ├── CorruptFile              CORRUPT_FILE        a stored file cannot be read (details["file"]); left untouched
@@ -66,6 +68,7 @@ __all__ = [
     "AmbiguousTarget",
     "ApprovalDenied",
     "ApprovalRequired",
+    "ApprovalTimeout",
     "ArtifactMissing",
     "ArtifactResolutionFailed",
     "BlockedUrl",
@@ -92,6 +95,7 @@ __all__ = [
     "OcnbError",
     "PageCrashed",
     "PageMismatch",
+    "Paused",
     "ReplayError",
     "RiskyStepBlocked",
     "ScriptError",
@@ -133,6 +137,8 @@ ERROR_CODES: dict[str, str] = {
     "NEEDS_HUMAN": "A person has to pick the element.",
     "APPROVAL_REQUIRED": "This action needs a person's approval and nobody could be asked; nothing happened.",
     "APPROVAL_DENIED": "The action was not approved; nothing happened.",
+    "APPROVAL_TIMEOUT": "Nobody answered the approval request in time; nothing happened.",
+    "PAUSED": "The person paused the agent; nothing was done (the notebook's %oc mcp resume lets it go on).",
     "ARTIFACT_MISSING": "The skill was recorded without replay artifacts.",
     "ARTIFACT_RESOLUTION_FAILED": "No selector in the step's chain resolves.",
     "CONTRACT_FAILED": "An outcome contract failed.",
@@ -283,9 +289,21 @@ class ApprovalRequired(OcnbError):
 
 
 class ApprovalDenied(OcnbError):
-    """The approver said no; ``details["decided_by"]`` names who (callable, widget, mcp)."""
+    """The approver said no; ``details["decided_by"]`` names who (callable, widget, notebook, python, mcp-client …)."""
 
     code = "APPROVAL_DENIED"
+
+
+class ApprovalTimeout(OcnbError):
+    """An agent's call waited ``approval_timeout_s`` at the approval desk and nobody answered."""
+
+    code = "APPROVAL_TIMEOUT"
+
+
+class Paused(OcnbError):
+    """The person paused the agent (``%oc mcp pause``): an agent's call ends here, nothing done."""
+
+    code = "PAUSED"
 
 
 class Disabled(OcnbError):

@@ -32,6 +32,7 @@ with extra("notebook"):
 
 from . import display as _display
 from .dispatch import dispatch
+from .errors import OcnbError
 from .notebook.lines import (
     COMMANDS,
     VERBS,
@@ -217,6 +218,8 @@ class OcMagics(Magics):
             return None
         if head == "mcp":
             return self._mcp(rest)
+        if head in ("approve", "deny", "approvals"):
+            return self._desk(head, rest.strip())
         if head == "close":
             if self._mcp_server is not None:
                 self._mcp("stop")
@@ -228,32 +231,45 @@ class OcMagics(Magics):
         if not result.ok:
             if _needs_human(result):  # a person picks the element in the cell, instead of an error
                 return self.handoff_widget(result)
-            if self._ask_approval(result):  # APPROVAL_REQUIRED: Approve / Deny in the cell
-                return result
+            if result.error is not None and result.error.code == "APPROVAL_REQUIRED":
+                return self.handoff_widget(result)  # Approve / Deny in the cell; then its outcome, no error block
             raise UsageError(result.summary_line())
         rows = result.df  # rows (extract) show as their DataFrame, and `_` holds it
         return result if rows is None else rows
 
     def handoff_widget(self, result: ToolResult) -> Any:
-        """The :class:`~ocnb.widgets.handoff.HumanHandoff` for a ``NEEDS_HUMAN`` result, on this session.
+        """The :class:`~ocnb.widgets.handoff.HumanHandoff` for a ``NEEDS_HUMAN`` or ``APPROVAL_REQUIRED``
+        result, on this session.
 
-        ``r = %oc click "Delete"`` sets ``r`` to it; ``r.result`` is the resumed call's result.
+        ``r = %oc click "Delete"`` sets ``r`` to it; ``r.result`` is the resumed (or approved) call's result.
         """
         from .widgets.handoff import HumanHandoff
 
         return HumanHandoff(result, self.session())
 
-    def _ask_approval(self, result: ToolResult) -> bool:
-        """An ``APPROVAL_REQUIRED`` call is shown as the hand-off widget with Approve / Deny (when the
-        notebook extra is installed); True when it was shown."""
-        if result.error is None or result.error.code != "APPROVAL_REQUIRED":
-            return False
-        from IPython.display import display  # the notebook extra, which this module needs anyway
+    def _desk(self, head: str, rest: str) -> Any:
+        """``%oc approvals`` (the desk widget), ``%oc approve ID``, ``%oc deny ID`` (decided by ``notebook``)."""
+        s = self.session()
+        if head == "approvals":
+            if rest:
+                raise UsageError("usage: %oc approvals")
+            from .widgets.desk import ApprovalDesk
 
-        from .widgets.handoff import HumanHandoff
-
-        display(HumanHandoff(result, self.session()))
-        return True
+            return ApprovalDesk(s)
+        if not rest or len(rest.split()) != 1:
+            raise UsageError(f"usage: %oc {head} ID (the approval_id; %oc approvals lists them)")
+        try:
+            out = s.approvals.answer(rest, head == "approve", by="notebook")
+        except OcnbError as exc:
+            raise UsageError(f"{exc.code}: {exc.message}") from None
+        rerun = out.get("rerun")
+        if rerun is not None:  # a held call of the person's: run it again, now settled
+            result = dispatch(s, rerun["tool"], rerun["args"], source="magic")
+            if not result.ok:
+                raise UsageError(result.summary_line())
+            return result
+        print(f"{rest} {'approved' if head == 'approve' else 'denied'}: the agent's call goes on")
+        return None
 
     def run_call(self, call: Call) -> ToolResult:
         """The one library call behind every line: dispatch on the shared session as ``magic``."""

@@ -76,8 +76,10 @@ class Session(ToolMethods):
             (its cookies, storage, tabs, journal and trace stay this session's) instead of a browser of
             its own; the session then runs on the shared browser's thread, and ``close()`` closes
             only its context. ``ocnb.Pool(browsers=K)`` uses it.
-        approve: ``approve(request) -> bool``, asked before an action the ``confirm`` setting says
-            needs approval (:mod:`ocnb.audit.approval`); without it such a call is ``APPROVAL_REQUIRED``.
+        approve: ``approve(request) -> bool``, asked before an action the ``confirm`` setting (or,
+            for an MCP client's call, ``agent_confirm``) says needs approval (:mod:`ocnb.audit.approval`);
+            without it a person's such call is ``APPROVAL_REQUIRED``, and an agent's waits at the
+            approval desk (``session.approvals.pending()`` / ``.answer(id, approved)``).
         settings: a :class:`~ocnb.settings.Settings` (default: :meth:`Settings.from_env`); keyword
             overrides of its fields are accepted too (``Session(handoff=True)``). ``config=`` is the old
             name of the same argument. The caller's object is never changed: settings are frozen.
@@ -157,6 +159,7 @@ class Session(ToolMethods):
         self.pipeline = Pipeline(
             before=[
                 self.audit.trace_call,
+                self.approvals.gate,  # a paused agent's call ends here, before it costs anything
                 self.audit.secrets_in,
                 self.guard.before,
                 self.approvals.before,

@@ -55,7 +55,9 @@ ENV: dict[str, str] = {
     "OCNB_CAPS": "caps: opt-in capability groups of tools, comma-separated",
     "OCNB_DIALOG_POLICY": "dialog_policy: accept, dismiss or manual",
     "OCNB_DISCOVERY_LEARN": "discovery_learn: 1 learns successful calls' intents as discovery examples",
-    "OCNB_CONFIRM": "confirm: never, risky or acting (which calls need a person's approval)",
+    "OCNB_CONFIRM": "confirm: never, risky or acting (which of a person's own calls need approval)",
+    "OCNB_AGENT_CONFIRM": "agent_confirm: never, risky or acting (which of an MCP client's calls need approval)",
+    "OCNB_APPROVAL_TIMEOUT": "approval_timeout_s: seconds an agent's call waits for an approval (default 120)",
     "OCNB_RISKY_WORDS": "risky_words: words added to the risky vocabulary, comma-separated",
     "OCNB_ALLOWED_ORIGINS": "allowed_origins: origin patterns the browser may reach, ;-separated",
     "OCNB_BLOCKED_ORIGINS": "blocked_origins: origin patterns the browser may not reach, ;-separated",
@@ -97,8 +99,12 @@ class Settings:
       ``manual`` (the dialog waits; results show ``pending_dialog``; ``dialog_answer`` answers it, and
       its group ``dialogs`` is offered with it) — ``OCNB_DIALOG_POLICY``.
     - ``handoff``: when true, a target that cannot be resolved returns ``NEEDS_HUMAN`` with a payload.
-    - ``confirm``: which calls need a person's approval before they act — ``never`` (the Python API's
-      default), ``risky`` or ``acting`` (``OCNB_CONFIRM``; :mod:`ocnb.audit.approval`).
+    - ``confirm``: which of a person's own calls (cells, widgets, Python) need approval before they
+      act — ``never`` (the default), ``risky`` or ``acting`` (``OCNB_CONFIRM``; :mod:`ocnb.audit.approval`).
+    - ``agent_confirm``: the same for an MCP client's calls (the kernel's ``%oc mcp start`` server
+      and ``ocnb mcp``) — ``risky`` by default (``OCNB_AGENT_CONFIRM``): authority by caller.
+    - ``approval_timeout_s``: how long an agent's call waits at the approval desk for an answer
+      before it ends ``APPROVAL_TIMEOUT`` (``OCNB_APPROVAL_TIMEOUT``; default 120).
     - ``risky_words``: words added to the risky vocabulary (``OCNB_RISKY_WORDS``, comma-separated).
     - ``viewport``: the page size in CSS pixels.
     - ``skill_replay``: whether recorded skills carry selector chains and can be replayed.
@@ -136,6 +142,8 @@ class Settings:
     dialog_policy: str = "accept"
     handoff: bool = False
     confirm: str = "never"
+    agent_confirm: str = "risky"
+    approval_timeout_s: float = 120.0
     risky_words: tuple[str, ...] = ()
     viewport: tuple[int, int] = (1280, 800)
     skill_replay: bool = True
@@ -168,8 +176,18 @@ class Settings:
                 raise ValueError(f"{name} must be a positive int, not {value!r}")
         if self.dialog_policy not in DIALOG_POLICIES:
             raise ValueError(f"dialog_policy must be one of {', '.join(DIALOG_POLICIES)}, not {self.dialog_policy!r}")
-        if self.confirm not in CONFIRM_MODES:
-            raise ValueError(f"confirm must be one of {', '.join(CONFIRM_MODES)}, not {self.confirm!r}")
+        for name in ("confirm", "agent_confirm"):
+            if getattr(self, name) not in CONFIRM_MODES:
+                raise ValueError(f"{name} must be one of {', '.join(CONFIRM_MODES)}, not {getattr(self, name)!r}")
+        timeout = self.approval_timeout_s
+        if isinstance(timeout, str):
+            try:
+                timeout = float(timeout.strip())
+            except ValueError:
+                raise ValueError(f"approval_timeout_s must be a number of seconds, not {timeout!r}") from None
+        if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not 0 < timeout <= 86_400:
+            raise ValueError(f"approval_timeout_s must be seconds between 0 and 86400, not {timeout!r}")
+        object.__setattr__(self, "approval_timeout_s", float(timeout))
         words = self.risky_words.split(",") if isinstance(self.risky_words, str) else self.risky_words
         object.__setattr__(
             self, "risky_words", tuple(w for w in (" ".join(str(x).split()).lower() for x in words) if w)
@@ -226,7 +244,7 @@ SESSION_ARGS = ("secrets", "executable_path", "connect", "cdp")
 #: The variable that sets each field (the other way round from :data:`ENV`), to name it in an error.
 _ENV_OF = {text.split(":")[0]: var for var, text in ENV.items()}
 #: Settings whose value a person types in any case: compared lower-case, without surrounding space.
-_WORDS = ("dialog_policy", "confirm")
+_WORDS = ("dialog_policy", "confirm", "agent_confirm")
 
 
 def check_setting(name: str, value: Any, label: str | None = None) -> Any:
@@ -342,6 +360,10 @@ def env_values(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
         values["discovery_learn"] = env_flag("OCNB_DISCOVERY_LEARN", env["OCNB_DISCOVERY_LEARN"])
     if env.get("OCNB_CONFIRM", "").strip():
         values["confirm"] = env["OCNB_CONFIRM"].strip().lower()
+    if env.get("OCNB_AGENT_CONFIRM", "").strip():
+        values["agent_confirm"] = env["OCNB_AGENT_CONFIRM"].strip().lower()
+    if env.get("OCNB_APPROVAL_TIMEOUT", "").strip():
+        values["approval_timeout_s"] = env["OCNB_APPROVAL_TIMEOUT"].strip()
     if env.get("OCNB_RISKY_WORDS", "").strip():
         values["risky_words"] = env["OCNB_RISKY_WORDS"]
     if env.get("OCNB_CAPS", "").strip():

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Awaitable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar
 
 import pytest
 
 import ocnb
 from ocnb.commands.demosite import DemoSite, serve
+
+T = TypeVar("T")
 
 #: ``OCNB_TEST_NO_BROWSER=1`` (the other-Python runs of tests/package/test_pythons.py): the browserless
 #: tests run, and a test that tries to launch or connect a browser is reported as skipped, saying so.
@@ -40,6 +45,19 @@ def _tried_browser() -> threading.Event | None:
     import ocnb.browser.state
 
     return getattr(ocnb.browser.state.open_browser, "tried", None)
+
+
+#: Fixtures that start a real Chromium (directly or through a fixture they use). A test that uses one
+#: is marked ``browser`` at collection (``pytest_collection_modifyitems`` below), so ``-m "not browser"``
+#: (``make test-fast``) leaves it out without a hand mark. A room's own browser fixture goes here too.
+BROWSER_FIXTURES = frozenset({"shared_session", "fresh_session", "playwright_browser", "ip"})
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark ``browser`` every test whose fixtures (with what they use) start a Chromium."""
+    for item in items:
+        if BROWSER_FIXTURES.intersection(getattr(item, "fixturenames", ())) and not item.get_closest_marker("browser"):
+            item.add_marker(pytest.mark.browser)
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
@@ -109,6 +127,47 @@ def session(shared_session: ocnb.Session) -> Iterator[ocnb.Session]:
         s.call("tabs_close", tab_id=t["tab_id"])
     s.call("navigate", url="about:blank")
     yield s
+
+
+@dataclass
+class PlaywrightBrowser:
+    """A Chromium driven by plain Playwright async (no ocnb between), on an event loop of its own."""
+
+    loop: asyncio.AbstractEventLoop
+    playwright: Any  # playwright.async_api.Playwright
+    browser: Any  # playwright.async_api.Browser
+
+    def run(self, coro: Awaitable[T]) -> T:
+        """Run ``coro`` on the browser's loop until it is done."""
+        return self.loop.run_until_complete(coro)
+
+
+@pytest.fixture(scope="module")
+def playwright_browser() -> Iterator[PlaywrightBrowser]:
+    """One Chromium for the test module, launched by plain Playwright the way ocnb finds and starts it
+    (``find_chromium``, ``launch_args``); the module is skipped when no Chromium can start. Tests that
+    check pages or page-side code without ocnb's session take a fresh context of it per test."""
+    from playwright.async_api import async_playwright
+
+    from ocnb.browser import find_chromium, launch_args
+
+    loop = asyncio.new_event_loop()
+    playwright = loop.run_until_complete(async_playwright().start())
+    path, _ = find_chromium(None, None)  # OCNB_CHROMIUM or a system Chromium; None = Playwright's own
+    try:
+        browser = loop.run_until_complete(
+            playwright.chromium.launch(executable_path=path, args=[*launch_args(), "--disable-gpu"])
+        )
+    except Exception as exc:  # noqa: BLE001 - no usable browser on this machine
+        loop.run_until_complete(playwright.stop())
+        loop.close()
+        pytest.skip(f"Chromium not available: {exc}")
+    try:
+        yield PlaywrightBrowser(loop, playwright, browser)
+    finally:
+        loop.run_until_complete(browser.close())
+        loop.run_until_complete(playwright.stop())
+        loop.close()
 
 
 @pytest.fixture

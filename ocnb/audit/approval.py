@@ -14,13 +14,25 @@ The decision is taken *after* the target is resolved (the request names the elem
 ref) and *before* anything happens in the page: the acting tools call :meth:`Approvals.check` at that
 point (``ctx.session.approvals``); tools without an element are asked about in :meth:`Approvals.before` (``acting`` only).
 
-Who approves, in order: an answer a face already gave for this very call (the notebook widget's
-Approve / Deny, MCP elicitation: :meth:`Approvals.settle`, then the face runs the call again);
+Whose calls ask follows the caller (authority by caller): a person's own calls (cells, widgets,
+Python) follow ``Settings.confirm``; an agent's (an MCP client's, :data:`~ocnb.calls.AGENT_SOURCES`,
+and the plans and replays it runs) follow ``Settings.agent_confirm`` (default ``risky``).
+
+Who approves, in order: an answer a face already gave for this very call (a person's held call,
+answered in its cell's widget: :meth:`Approvals.settle`, then the face runs the call again);
 ``Session(approve=callable)``, which gets an :class:`ApprovalRequest` and returns yes or no (run off
-the browser loop, so it may block to ask); else nobody: ``APPROVAL_REQUIRED``, whose details are the
-request with its ``approval_id`` for a face to settle. A no is ``APPROVAL_DENIED``. Either way
-nothing happens in the page, and the call's journal line ends with ``approval: <decision> by <who>``
-(``callable``, ``widget``, ``mcp``, ``nobody``) — its trace has an ``approval`` event with the request.
+the browser loop, so it may block to ask); for an agent's call, **the approval desk**: the request is
+offered at once to the person (:meth:`Approvals.pending`, the desk widget, ``%oc approve``) and to the
+agent's own client (MCP elicitation, through the call's :data:`~ocnb.calls.AskFn`); the call waits,
+its time-out paused, until the first answer (the others are withdrawn or ignored), or ends
+``APPROVAL_TIMEOUT`` after ``Settings.approval_timeout_s``. With nobody to ask at all (no desk attended,
+no elicitation, no callable) and for a person's own call: ``APPROVAL_REQUIRED``, whose details are the
+request with its ``approval_id`` for a face to settle. A no is ``APPROVAL_DENIED``. Either way nothing
+happens in the page before a yes, and the call's journal line ends with ``approval: <decision> by
+<who>`` (:data:`DECIDERS`) — its trace has an ``approval`` event with the request.
+
+The person can also pause the agent (:meth:`Approvals.pause`): its calls then end ``PAUSED``,
+journaled, nothing done; the person's own calls go on.
 
 Skill capture marks its risky steps with the same vocabulary (:func:`risky_word`), and skill replay
 asks the same approver before a risky step (:meth:`Approvals.replay_approved`).
@@ -29,15 +41,21 @@ asks the same approver before a risky step (:meth:`Approvals.replay_approved`).
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import contextlib
 import functools
 import itertools
 import re
+import threading
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ..calls import CallContext, Host
-from ..errors import ApprovalDenied, ApprovalRequired, InvalidArgument
+from ..errors import ApprovalDenied, ApprovalRequired, ApprovalTimeout, InvalidArgument, Paused
+from ..files import atomic_write_bytes
+from ..perception.context import place_candidates
 from .sanitize import sanitize_args
 from .secrets import SecretStore
 
@@ -48,6 +66,7 @@ __all__ = [
     "RISKY_WORDS",
     "ApprovalRequest",
     "Approvals",
+    "DeskEntry",
     "Approver",
     "risky_word",
 ]
@@ -76,8 +95,12 @@ COMMIT_ACTIONS = ("click", "double_click", "press", "submit")
 ELEMENT_TOOLS = frozenset({"interact", "form_input", "fill_form", "file_upload", "drag_drop"})
 #: Tools that run other calls: their steps are asked about one by one, not the whole.
 CONTAINER_TOOLS = frozenset({"execute_plan", "oc_skill_replay"})
-#: Who can decide, as the journal names them.
-DECIDERS = ("callable", "widget", "mcp", "nobody")
+#: Who can decide, as the journal names them: the ``approve`` callable, a held call's widget, the
+#: desk's person in the notebook (its widget, ``%oc approve``), Python (:meth:`Approvals.answer`), the
+#: agent's MCP client (elicitation), and nobody.
+DECIDERS = ("callable", "widget", "notebook", "python", "mcp", "mcp-client", "nobody")
+#: How often a waiting call tells its face it still waits (MCP progress), in seconds.
+WAIT_TICK_S = 1.0
 #: Open requests kept for a face to settle (the oldest is forgotten beyond this).
 PENDING_MAX = 50
 
@@ -139,6 +162,36 @@ Approver = Callable[[ApprovalRequest], object]
 
 
 @dataclass
+class DeskEntry:
+    """An agent's call waiting at the desk: its request, where it comes from, and the one answer."""
+
+    request: ApprovalRequest
+    #: The face of the call that asks (``mcp``).
+    source: str
+    #: The element as the person sees it: role, name, ref, the row or form around it (``context``)
+    #: and its ``box`` on :attr:`screenshot` (a PNG file), when they could be read.
+    element: dict[str, Any]
+    screenshot: str | None
+    opened: float = field(default_factory=time.time)
+    #: ``(approved, by)`` once answered — the first answer; the others are refused.
+    answer: concurrent.futures.Future[tuple[bool, str]] = field(default_factory=concurrent.futures.Future)
+
+    def to_dict(self) -> dict[str, Any]:
+        """What :meth:`Approvals.pending` lists: the request, its element, source and screenshot."""
+        req = self.request.to_dict()
+        return {
+            **req,
+            "element": dict(self.element),
+            "page": req["url"],
+            "why": req["reason"],
+            "source": self.source,
+            "screenshot": self.screenshot,
+            "waiting": True,
+            "opened": self.opened,
+        }
+
+
+@dataclass
 class _Settled:
     """A face's answer to an open request, waiting for the same call to run again."""
 
@@ -161,20 +214,43 @@ class Approvals:
         self.host = host
         self.secrets = secrets
         self.approve = approve
-        #: Open requests (``APPROVAL_REQUIRED``), by ``approval_id``: the call that asked.
-        self.pending: dict[str, tuple[ApprovalRequest, dict[str, Any]]] = {}
+        #: Held requests (``APPROVAL_REQUIRED``: a person's call, or nobody to ask), by ``approval_id``.
+        self.held: dict[str, tuple[ApprovalRequest, dict[str, Any]]] = {}
+        #: Agents' calls waiting at the desk, by ``approval_id``.
+        self.waiting: dict[str, DeskEntry] = {}
         self._settled: list[_Settled] = []
+        self._lock = threading.Lock()
+        self._attendants = 0
+        #: Called (no arguments, from any thread) when the desk changes: a request opens or closes,
+        #: the agent is paused or resumed. The desk widget redraws on it.
+        self.listeners: list[Callable[[], None]] = []
+        #: While true, an agent's calls end ``PAUSED`` (:meth:`pause`).
+        self.paused = False
 
     # -- the policy ---------------------------------------------------------------------------
     @property
     def mode(self) -> str:
+        """The person's policy (``Settings.confirm``); an agent's call follows :meth:`mode_for`."""
         return str(self.host.config.confirm)
 
+    def mode_for(self, call: CallContext) -> str:
+        """The policy of ``call``'s caller: ``agent_confirm`` for an agent's call, else ``confirm``."""
+        config = self.host.config
+        return str(config.agent_confirm if call.agent else config.confirm)
+
+    def gate(self, call: CallContext) -> None:
+        """Before-hook (early): an agent's call while the agent is paused ends ``PAUSED``, nothing done."""
+        if self.paused and call.agent:
+            raise Paused(
+                f"{call.name}: the person paused the agent (%oc mcp pause); nothing was done — "
+                "wait and try again once they resume it"
+            )
+
     async def before(self, call: CallContext) -> None:
-        """Before-hook: with ``confirm="acting"``, ask before a tool with side effects that has no
-        element to resolve (those ask themselves once they have it, :meth:`check`)."""
+        """Before-hook: with ``acting``, ask before a tool with side effects that has no element to
+        resolve (those ask themselves once they have it, :meth:`check`)."""
         tooldef = call.tooldef
-        if self.mode != "acting" or tooldef is None or not tooldef.side_effects or call.source == "replay":
+        if self.mode_for(call) != "acting" or tooldef is None or not tooldef.side_effects or call.source == "replay":
             return
         if call.name in ELEMENT_TOOLS or call.name in CONTAINER_TOOLS:
             return
@@ -184,7 +260,7 @@ class Approvals:
 
     async def check(self, call: CallContext, page: Any, target: Any, *, action: str, key: str | None = None) -> None:
         """Ask, when the policy says so, before ``action`` on the resolved ``target`` (or None: the page)."""
-        mode = self.mode
+        mode = self.mode_for(call)
         if mode == "never":
             return
         reason = await self.risk(call.name, target, action=action, key=key)
@@ -192,7 +268,8 @@ class Approvals:
             reason = "confirm=acting: every acting call"
         if reason is None:
             return
-        await self.decide(call, self.request(call, target, str(getattr(page, "url", "") or ""), reason))
+        req = self.request(call, target, str(getattr(page, "url", "") or ""), reason)
+        await self.decide(call, req, page=page)
 
     async def risk(self, tool: str, target: Any, *, action: str, key: str | None = None) -> str | None:
         """Why the action is risky, or None: ``file_upload``, a risky word in the element's name
@@ -229,8 +306,9 @@ class Approvals:
         )
 
     # -- who decides --------------------------------------------------------------------------
-    async def decide(self, call: CallContext, req: ApprovalRequest) -> None:
-        """Return when ``req`` is approved; raise ``APPROVAL_DENIED`` or ``APPROVAL_REQUIRED`` otherwise."""
+    async def decide(self, call: CallContext, req: ApprovalRequest, *, page: Any = None) -> None:
+        """Return when ``req`` is approved; raise ``APPROVAL_DENIED``, ``APPROVAL_TIMEOUT`` or
+        ``APPROVAL_REQUIRED`` otherwise (see the module's docstring for who is asked)."""
         answer = self._take_settled(call, req)
         if answer is not None:
             approved, by = answer
@@ -241,11 +319,15 @@ class Approvals:
             except Exception as exc:  # noqa: BLE001 - an approver that fails has not said yes
                 approved = False
                 req = ApprovalRequest(**{**req.to_dict(), "reason": f"{req.reason}; the approver raised {exc!r}"[:300]})
+        elif call.agent and (self.attended or call.root.ask_fn is not None):
+            approved, by = await self._wait(call, req, page)
         else:
-            self.pending[req.approval_id] = (req, {"tool": call.name, "args": dict(call.args)})
-            while len(self.pending) > PENDING_MAX:
-                del self.pending[next(iter(self.pending))]
-            self._note(call, req, "asked", "nobody")
+            self.held[req.approval_id] = (req, {"tool": call.name, "args": dict(call.args)})
+            while len(self.held) > PENDING_MAX:
+                del self.held[next(iter(self.held))]
+            # a cell's or a widget's call is asked in the notebook (its widget); elsewhere nobody is asked
+            self._note(call, req, "asked", "notebook" if call.root.source in ("magic", "widget") else "nobody")
+            self._changed()
             raise ApprovalRequired(
                 f"{_what(req)} needs a person's approval ({req.reason}); nothing was done",
                 details=req.to_dict(),
@@ -257,17 +339,155 @@ class Approvals:
                 details={**req.to_dict(), "decided_by": by},
             )
 
+    # -- the desk: an agent's call waits for the first answer -----------------------------------
+    @property
+    def attended(self) -> bool:
+        """Whether a person is at the desk (``%oc mcp start``'s widget, a desk widget, :meth:`attend`)."""
+        return self._attendants > 0
+
+    def attend(self) -> Callable[[], None]:
+        """Say a person watches the desk: an agent's request then waits for an answer instead of
+        failing at once. Returns the function that says they left (idempotent)."""
+        with self._lock:
+            self._attendants += 1
+        left = threading.Event()
+
+        def leave() -> None:
+            if not left.is_set():
+                left.set()
+                with self._lock:
+                    self._attendants -= 1
+
+        return leave
+
+    def pending(self) -> list[dict[str, Any]]:
+        """Open requests, oldest first: agents' calls waiting at the desk (``waiting: True``), then
+        held calls (``waiting: False``) — each with ``approval_id``, ``tool``, ``element`` (role, name,
+        ref, context), ``page``, ``intent``, ``why`` and ``source``."""
+        waiting = [e.to_dict() for e in list(self.waiting.values()) if not e.answer.done()]
+        held = []
+        for req, _call in list(self.held.values()):
+            d = req.to_dict()
+            element = {"role": req.role, "name": req.name, "ref": req.ref, "context": None}
+            held.append(
+                {**d, "element": element, "page": d["url"], "why": d["reason"], "source": None, "waiting": False}
+            )
+        return waiting + held
+
+    def answer(self, approval_id: str, approved: bool, *, by: str = "python") -> dict[str, Any]:
+        """Answer an open request. An agent's waiting call goes on at once (approved: it acts; else
+        ``APPROVAL_DENIED``); the first answer wins and a later one is ``INVALID_ARGUMENT``. A held
+        call is settled: the result's ``rerun`` (``{"tool", "args"}``) is the call to run again."""
+        if by not in DECIDERS[:-1]:
+            raise InvalidArgument(f"by must be one of {', '.join(DECIDERS[:-1])}, not {by!r}")
+        if not isinstance(approved, bool):
+            raise InvalidArgument(f"approved must be True or False, not {approved!r}")
+        entry = self.waiting.get(approval_id)
+        if entry is not None:
+            try:
+                entry.answer.set_result((approved, by))
+            except concurrent.futures.InvalidStateError:
+                raise InvalidArgument(f"approval request {approval_id!r} was already answered or closed") from None
+            self._changed()
+            return {"approval_id": approval_id, "approved": approved, "by": by, "rerun": None}
+        if approval_id in self.held:
+            tool, args = self.settle(approval_id, approved, by=by)
+            return {"approval_id": approval_id, "approved": approved, "by": by, "rerun": {"tool": tool, "args": args}}
+        raise InvalidArgument(f"no open approval request {approval_id!r} (already answered, timed out, or unknown)")
+
+    def pause(self) -> None:
+        """Pause the agent: its calls end ``PAUSED`` until :meth:`resume`; the person's go on."""
+        self.paused = True
+        self._changed()
+
+    def resume(self) -> None:
+        """Let the agent's calls run again."""
+        self.paused = False
+        self._changed()
+
+    async def _wait(self, call: CallContext, req: ApprovalRequest, page: Any) -> tuple[bool, str]:
+        """Offer ``req`` at the desk and to the call's own client; wait for the first answer."""
+        element, shot = await self._element(req, page)
+        entry = DeskEntry(req, call.root.source, element, shot)
+        self.waiting[req.approval_id] = entry
+        if call.record:
+            self.host.trace_event(
+                "approval", {"call_seq": call.seq, "decision": "asked", "decided_by": None, **req.to_dict()}
+            )
+        self._changed()
+        root = call.root
+        withdraw: Callable[[], None] = lambda: None  # noqa: E731 - nothing to withdraw yet
+        if root.ask_fn is not None:
+
+            def from_client(approved: bool) -> None:
+                with contextlib.suppress(InvalidArgument):  # answered already: the first answer won
+                    self.answer(req.approval_id, bool(approved), by="mcp-client")
+
+            try:
+                withdraw = root.ask_fn(req.to_dict(), from_client)
+            except Exception:  # noqa: BLE001 - the client could not be asked; the desk still can
+                pass
+        limit = float(self.host.config.approval_timeout_s)
+        paused = _pause_deadlines(call)
+        started = time.monotonic()
+        waiter = asyncio.wrap_future(entry.answer)
+        try:
+            while True:
+                waited = time.monotonic() - started
+                if waited >= limit:
+                    break
+                try:
+                    return await asyncio.wait_for(asyncio.shield(waiter), min(WAIT_TICK_S, limit - waited))
+                except TimeoutError:
+                    waited = time.monotonic() - started
+                    root.progress(round(waited, 1), limit, f"waiting for approval {req.approval_id}: {_what(req)}")
+            if entry.answer.cancel() or not entry.answer.done():
+                self._note(call, req, "timed out", "nobody")
+                raise ApprovalTimeout(
+                    f"{_what(req)} waited {limit:g} s for a person's approval and nobody answered; nothing was done",
+                    details={**req.to_dict(), "waited_s": round(time.monotonic() - started, 1)},
+                )
+            return entry.answer.result()  # answered at the last instant
+        finally:
+            entry.answer.cancel()  # a late answer is refused
+            self.waiting.pop(req.approval_id, None)
+            with contextlib.suppress(Exception):
+                withdraw()
+            _resume_deadlines(paused, time.monotonic() - started)
+            self._changed()
+
+    async def _element(self, req: ApprovalRequest, page: Any) -> tuple[dict[str, Any], str | None]:
+        """The element's context and box, and a screenshot of the page to mark it on."""
+        element: dict[str, Any] = {"role": req.role, "name": req.name, "ref": req.ref, "context": None}
+        if page is None:
+            return element, None
+        try:
+            if req.ref:
+                (placed,) = await place_candidates(page, [dict(element)])
+                element.update({k: placed.get(k) for k in ("context", "box")})
+            path = self.host.home / "screenshots" / self.host.id / f"approval-{req.approval_id}.png"
+            atomic_write_bytes(path, await page.screenshot(type="png"))  # 0600, in folders 0700
+            return element, str(path)
+        except Exception:  # noqa: BLE001 - the request is useful without a picture
+            return element, None
+
+    def _changed(self) -> None:
+        for listener in list(self.listeners):
+            with contextlib.suppress(Exception):  # a display never fails a call
+                listener()
+
     def settle(self, approval_id: str, approved: bool, *, by: str) -> tuple[str, dict[str, Any]]:
-        """A face's answer to an open request: returns the tool and arguments to run again, which
+        """A face's answer to a held request: returns the tool and arguments to run again, which
         then go ahead (approved) or end ``APPROVAL_DENIED`` — on the same element only."""
         if by not in DECIDERS[:-1]:
             raise InvalidArgument(f"by must be one of {', '.join(DECIDERS[:-1])}, not {by!r}")
-        entry = self.pending.pop(approval_id, None)
+        entry = self.held.pop(approval_id, None)
         if entry is None:
             raise InvalidArgument(f"no open approval request {approval_id!r}")
         req, call = entry
         self._settled.append(_Settled(call["tool"], call["args"], (req.role, req.name), bool(approved), by))
         del self._settled[:-PENDING_MAX]
+        self._changed()
         return call["tool"], dict(call["args"])
 
     def _take_settled(self, call: CallContext, req: ApprovalRequest) -> tuple[bool, str] | None:
@@ -279,7 +499,12 @@ class Approvals:
 
     def _note(self, call: CallContext, req: ApprovalRequest, decision: str, by: str) -> None:
         """The decision in the call's journal line (its summary) and, with the request, in its trace."""
-        call.summary_note = f"approval: {decision} by {by}"
+        if decision == "timed out":
+            call.summary_note = "approval: nobody answered in time"
+        elif decision == "asked" and by == "notebook":
+            call.summary_note = "approval: held for the person's answer in the notebook"
+        else:
+            call.summary_note = f"approval: {decision} by {by}"
         if call.record:
             self.host.trace_event(
                 "approval", {"call_seq": call.seq, "decision": decision, "decided_by": by, **req.to_dict()}
@@ -305,7 +530,7 @@ class Approvals:
         ``allow_risky: true`` skips asking only with ``confirm="never"``: an agent's own flag is no
         approval where a person must approve. Raises ``APPROVAL_DENIED`` (or ``APPROVAL_REQUIRED``).
         """
-        if not risky or (allow_risky and self.mode == "never"):
+        if not risky or (allow_risky and self.mode_for(call) == "never"):
             return True
         index, step = risky[0]
         target = step.get("target") or {}
@@ -320,7 +545,7 @@ class Approvals:
             intent=call.intent,
             reason=f"the skill has risky step(s) {shown}",
         )
-        if self.mode == "never" and self.approve is None and not self._has_settled(call, req):
+        if self.mode_for(call) == "never" and self.approve is None and not self._has_settled(call, req):
             return False
         await self.decide(call, req)
         return True
@@ -339,6 +564,27 @@ class Approvals:
             step.get("kind") in ("click", "submit", "press")
             and risky_word(name, self.host.config.risky_words) is not None
         )
+
+
+def _pause_deadlines(call: CallContext) -> list[tuple[Any, float]]:
+    """Stop the clocks of ``call``'s time-outs (its own and its parents'): a person's thinking time
+    is not the call's. Returns what :func:`_resume_deadlines` puts back."""
+    paused = []
+    c: CallContext | None = call
+    while c is not None:
+        cm = c.deadline
+        when = cm.when() if cm is not None else None
+        if when is not None:
+            cm.reschedule(None)
+            paused.append((cm, when))
+        c = c.parent
+    return paused
+
+
+def _resume_deadlines(paused: list[tuple[Any, float]], waited: float) -> None:
+    for cm, when in paused:
+        with contextlib.suppress(RuntimeError):  # the timeout's scope already ended
+            cm.reschedule(when + waited)
 
 
 def _what(req: ApprovalRequest) -> str:

@@ -100,8 +100,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--confirm",
         choices=("never", "risky", "acting"),
-        help="which calls need the person's approval through MCP elicitation (default risky, or OCNB_CONFIRM): "
-        "risky = names like Delete/Buy/Send, forms posting to another origin, file_upload; acting = every acting call",
+        help="which of the agent's calls need a person's approval, asked through MCP elicitation (default risky, "
+        "or OCNB_AGENT_CONFIRM): risky = names like Delete/Buy/Send, forms posting to another origin, file_upload; "
+        "acting = every acting call",
+    )
+    p.add_argument(
+        "--approval-timeout",
+        metavar="SECONDS",
+        help="how long a call held for approval waits for the answer before it ends APPROVAL_TIMEOUT "
+        "(default 120, or OCNB_APPROVAL_TIMEOUT)",
     )
     p.add_argument(
         "--secrets",
@@ -145,12 +152,14 @@ FLAGS = {
     "storage_state": "--storage-state",
     "user_data_dir": "--user-data-dir",
     "dialog_policy": "--dialogs",
-    "confirm": "--confirm",
+    "agent_confirm": "--confirm",
+    "approval_timeout_s": "--approval-timeout",
     "allowed_origins": "--allowed-origins",
     "blocked_origins": "--blocked-origins",
 }
-#: What this face does unless told otherwise: an agent's face asks before risky actions (the API: never).
-FACE_DEFAULTS = {"confirm": "risky"}
+#: What this face does unless told otherwise (an agent's calls ask before risky actions by default:
+#: ``Settings.agent_confirm``, which ``--confirm`` sets).
+FACE_DEFAULTS: dict[str, Any] = {}
 
 
 def session_options(opts: argparse.Namespace, environ: Mapping[str, str] | None = None) -> SessionOptions:
@@ -167,7 +176,8 @@ def session_options(opts: argparse.Namespace, environ: Mapping[str, str] | None 
         "storage_state": opts.storage_state,
         "user_data_dir": opts.user_data_dir,
         "dialog_policy": opts.dialogs,
-        "confirm": opts.confirm,
+        "agent_confirm": opts.confirm,
+        "approval_timeout_s": opts.approval_timeout,
         "allowed_origins": opts.allowed_origins,
         "blocked_origins": opts.blocked_origins,
     }

@@ -55,16 +55,23 @@ def _images(data: Any) -> list[types.ImageContent]:
     return [types.ImageContent(data=base64.b64encode(raw).decode("ascii"), mime_type=mime)]
 
 
-def to_call_result(result: ToolResult, home: Path | None = None, fence: Fence | None = None) -> types.CallToolResult:
+def to_call_result(
+    result: ToolResult, home: Path | None = None, fence: Fence | None = None, args: Any = None
+) -> types.CallToolResult:
     """A ToolResult as an MCP ``CallToolResult``: text (+ image), ``isError`` on failure.
 
-    The text is :meth:`Fence.blocks <ocnb.audit.fence.Fence.blocks>`: the tool's own words as strict
-    JSON, then — when the result holds text a page controls (what its tool declares in ``page_text``) —
-    that text between the session's ``[page TOKEN]`` markers, in a second block (a page outline as
-    plain text, unescaped: JSON-escaping its quotes and newlines would cost the agent tokens).
+    The text is :meth:`Fence.for_model <ocnb.audit.fence.Fence.for_model>`: for an act or a page read,
+    one block (the outcome in ocnb's words as a JSON line, then the page's strings in the fence); for
+    other tools the JSON head, then the text a page controls (what its tool declares in ``page_text``)
+    between the session's ``[page TOKEN]`` markers in a second block. A page outline is plain text,
+    unescaped: JSON-escaping its quotes and newlines would cost the agent tokens. ``args`` (the call's
+    arguments) lets a lean result leave out what the agent wrote itself.
+
+    No ``structuredContent``: a client that shows a model both it and the text (the spec asks servers to
+    send the text too) would pay the result twice, and no tool declares an ``outputSchema``.
     """
     fence = fence or Fence()
-    content: list[Any] = [types.TextContent(text=block) for block in fence.blocks(result)]
+    content: list[Any] = [types.TextContent(text=block) for block in fence.for_model(result, args)]
     if result.ok:
         content.extend(_images(result.data))
         if home is not None:

@@ -4,28 +4,32 @@
   asking the person to pick among the candidates; the chosen ref resumes the call through dispatch
   (journaled, like the widget's path). Declined or cancelled: nothing acts, and the client gets the
   ``NEEDS_HUMAN`` result as it is.
-- Approval (:mod:`ocnb.audit.approval`): an ``APPROVAL_REQUIRED`` result becomes a question asking the
-  person to approve the action (tool, element, page, intent, reason); the answer settles the request
-  and the call runs again through dispatch: approved, it acts; declined or cancelled, it ends
-  ``APPROVAL_DENIED`` (each journaled with ``approval: … by mcp``). A client without elicitation gets
+- Approval (:mod:`ocnb.audit.approval`): while an agent's call waits at the approval desk, a client
+  that declared ``elicitation`` is asked too (:func:`approval_asker`: the action, its element, the page,
+  the intent, why). The first answer wins — the client's (``approval: … by mcp-client``) or the
+  person's at the notebook — and the same call goes on, once: approved, it acts; declined or cancelled,
+  it ends ``APPROVAL_DENIED``. A question the desk answered first is withdrawn (its task cancelled) and
+  a late answer is ignored. A client without elicitation, with nobody at the desk, gets
   ``APPROVAL_REQUIRED``: nothing acts.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
 
+from ..calls import AskFn
 from ..errors import OcnbError
 from ..results import ToolError, ToolResult
 
 if TYPE_CHECKING:
     from ..session import Session
 
-__all__ = ["approval_message", "ask_approval", "candidate_title", "hand_off"]
+__all__ = ["approval_asker", "approval_message", "candidate_title", "hand_off"]
 
 log = logging.getLogger("ocnb.mcp")
 
@@ -86,26 +90,33 @@ async def hand_off(ctx: Any, result: ToolResult, session: Session, rerun: Rerun)
     return await rerun(tool, args)
 
 
-async def ask_approval(ctx: Any, result: ToolResult, session: Session, rerun: Rerun) -> ToolResult:
-    """Ask the client's person to approve an ``APPROVAL_REQUIRED`` call, settle the request with the
-    answer and run the call again. Without elicitation: ``result``."""
-    peer = ctx.session
-    request = result.error.details if result.error is not None else {}
-    if not isinstance(request.get("approval_id"), str) or not peer.check_client_capability(_ELICITATION):
-        return result
+def approval_asker(ctx: Any) -> AskFn | None:
+    """How the desk asks this call's client (``elicitation/create``), or None when it cannot."""
+    peer = ctx.session  # the MCP SDK's session with this client
+    if not peer.check_client_capability(_ELICITATION):
+        return None
+    loop = asyncio.get_running_loop()
+
+    def ask(request: dict[str, Any], answer: Callable[[bool], None]) -> Callable[[], None]:
+        question = asyncio.run_coroutine_threadsafe(_ask(peer, ctx.request_id, request, answer), loop)
+
+        def withdraw() -> None:  # answered at the desk, or the wait ended
+            question.cancel()
+
+        return withdraw
+
+    return ask
+
+
+async def _ask(peer: Any, request_id: Any, request: dict[str, Any], answer: Callable[[bool], None]) -> None:
     schema = {
         "type": "object",
         "properties": {"approve": {"type": "boolean", "title": "Approve", "default": False}},
         "required": ["approve"],
     }
     try:
-        answer = await peer.elicit_form(approval_message(request), schema, related_request_id=ctx.request_id)
-    except Exception:  # noqa: BLE001 - the client could not ask: nobody approved
+        reply = await peer.elicit_form(approval_message(request), schema, related_request_id=request_id)
+    except Exception:  # noqa: BLE001 - the client could not ask: the desk still can
         log.debug("elicitation failed", exc_info=True)
-        return result
-    approved = answer.action == "accept" and (answer.content or {}).get("approve") is True
-    try:
-        tool, args = session.approvals.settle(str(request["approval_id"]), approved, by="mcp")
-    except OcnbError as exc:
-        return ToolResult(ok=False, tool=result.tool, error=ToolError.from_exception(exc))
-    return await rerun(tool, args)
+        return
+    answer(reply.action == "accept" and (reply.content or {}).get("approve") is True)

@@ -21,7 +21,29 @@ from .server import McpBridge
 if TYPE_CHECKING:
     from ..session import Session
 
-__all__ = ["McpHandle", "tools_line"]
+__all__ = ["McpHandle", "policy_line", "tools_line"]
+
+_CONFIRM_WORDS = {
+    "never": "never asks a person before acting",
+    "risky": "asks a person before risky acts (Pay, Delete, Send…, a form to another origin, file_upload)",
+    "acting": "asks a person before every acting call",
+}
+
+
+def policy_line(session: Any) -> str:
+    """The agent's authority in one line: its confirm policy and the origin policy."""
+    config = session.settings
+    allowed, blocked = config.allowed_origins, config.blocked_origins
+    if allowed:
+        origins = "only " + "; ".join(allowed[:4]) + (" …" if len(allowed) > 4 else "")
+    else:
+        origins = "any origin"
+    if blocked:
+        origins += ", except " + "; ".join(blocked[:4]) + (" …" if len(blocked) > 4 else "")
+    return (
+        f"Agent policy: confirm={config.agent_confirm} ({_CONFIRM_WORDS[config.agent_confirm]}; "
+        f"waits {config.approval_timeout_s:g} s for an answer) · origins: {origins}"
+    )
 
 
 def tools_line(session: Any, listing: bool | Listing) -> str:
@@ -64,6 +86,10 @@ class McpHandle:
     _cancel_on_close: Callable[[], None] = field(default=lambda: None, repr=False)
     #: Where the token is kept across restarts (``token_file=``), or ``None`` for a per-start token.
     token_file: Path | None = None
+    #: What a notebook shows for this server (``%oc mcp start``'s :class:`~ocnb.widgets.AgentPanel`), if any.
+    panel: Any = field(default=None, repr=False)
+    #: Says the person left the approval desk (:meth:`attend_desk`); called by :meth:`stop`.
+    _leave_desk: Callable[[], None] = field(default=lambda: None, repr=False)
 
     @property
     def session(self) -> Session:
@@ -102,7 +128,8 @@ class McpHandle:
     def banner(self) -> str:
         """What :func:`serve` prints: URL, token and client configuration."""
         lines = [
-            f"ocnb MCP server: {self.url}  (session {self.session.id}, {tools_line(self.session, self.bridge.listing)})"
+            f"ocnb MCP server: {self.url}  (session {self.session.id}, {tools_line(self.session, self.bridge.listing)})",
+            policy_line(self.session),
         ]
         if not self.token:
             lines.append("Auth: OFF (anyone who can reach the port)")
@@ -129,7 +156,8 @@ class McpHandle:
         ``handle.token``; the client configurations say where to put it.
         """
         lines = [
-            f"ocnb MCP server: {self.url}  (session {self.session.id}, {tools_line(self.session, self.bridge.discovery)})"
+            f"ocnb MCP server: {self.url}  (session {self.session.id}, {tools_line(self.session, self.bridge.discovery)})",
+            policy_line(self.session),
         ]
         if not self.token:
             lines.append("Auth: OFF (anyone who can reach the port)")
@@ -152,6 +180,20 @@ class McpHandle:
         lines += ["Claude Desktop (claude_desktop_config.json, via mcp-remote):", json.dumps(desktop, indent=2)]
         return "\n".join(lines)
 
+    def attend_desk(self) -> None:
+        """Say a person is at the session's approval desk while this server runs (``%oc mcp start``):
+        an agent's call held for approval then waits for the answer (or ``approval_timeout_s``)."""
+        self._leave_desk()
+        self._leave_desk = self.session.approvals.attend()
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
+        """In a notebook: its panel (whose text/plain is the safe banner), else the safe banner."""
+        if self.panel is not None:
+            bundle = self.panel._repr_mimebundle_(**kwargs)
+            if isinstance(bundle, dict):
+                return bundle
+        return {"text/plain": self.safe_banner()}
+
     def _repr_pretty_(self, p: Any, cycle: bool) -> None:
         p.text(self.safe_banner() if not cycle else f"McpHandle({self.url!r})")
 
@@ -171,6 +213,10 @@ class McpHandle:
             "listing": self.bridge.listing,
             "caps": sorted(self.session.registry.caps),
             "connections": self.bridge.connections,
+            "agent_confirm": self.session.settings.agent_confirm,
+            "approval_timeout_s": self.session.settings.approval_timeout_s,
+            "paused": self.session.approvals.paused,
+            "pending_approvals": len(self.session.approvals.pending()),
             "tool_calls": self.bridge.calls,
             "requests": self._stats["requests"],
             "refused": self._stats["refused"],
@@ -198,6 +244,12 @@ class McpHandle:
                 self._thread.join(timeout / 2)
         self._sock.close()
         self._cancel_on_close()
+        self._leave_desk()
+        if self.panel is not None:
+            try:
+                self.panel.close()
+            except Exception:  # noqa: BLE001 - a display never fails a stop
+                pass
         self.bridge.release()
 
     def stop_with_session(self) -> None:

@@ -4,9 +4,11 @@
 :func:`~ocnb.dispatch.dispatch_async` with ``source="mcp"`` on the session's browser thread. There is
 no tool-specific code here: a tool added to the registry is served as it is.
 
-- Results: the :class:`~ocnb.results.ToolResult` as JSON text content, the text a page controls fenced
-  in a second block between markers carrying the session's random token (:mod:`ocnb.audit.fence`); a
-  result whose ``data`` names a PNG/JPEG file (``path``) also carries that image (screenshots).
+- Results: an act's or a page read's outcome in one lean text block (``ok ax_12 changed``, then the
+  page's strings fenced), any other :class:`~ocnb.results.ToolResult` as JSON text content with the text
+  a page controls in a second block; fences are marked with the session's random token
+  (:mod:`ocnb.audit.fence`); a result whose ``data`` names a PNG/JPEG file (``path``) also carries that
+  image (screenshots).
 - Failures: ``isError: true``, the JSON text holding the stable error code — whatever the arguments.
   The one exception is a tool the registry does not have: the spec makes that a protocol error, so it
   is JSON-RPC ``-32602`` ("Unknown tool: NAME", ``data`` holding ocnb's ``UNKNOWN_TOOL`` error), and
@@ -40,11 +42,14 @@ no tool-specific code here: a tool added to the registry is served as it is.
 - Resources: the journal, traces, screenshots, evidence bundles, skills and the capability map
   (:mod:`ocnb.mcp.resources`); a result naming files under ``OCNB_HOME`` carries a ``resource_link``
   for each, after its JSON text.
-- Hand-off and approval (:mod:`ocnb.mcp.elicitation`): a ``NEEDS_HUMAN`` or ``APPROVAL_REQUIRED``
-  result, for a client that declared ``elicitation``, becomes an ``elicitation/create`` asking the
-  person to pick the element meant or to approve the action; the answer resumes the call through
-  dispatch (journaled). Declined, cancelled, or a client without elicitation: nothing acts, and the
-  client gets the result as it is (``APPROVAL_DENIED`` for a declined approval).
+- Hand-off (:mod:`ocnb.mcp.elicitation`): a ``NEEDS_HUMAN`` result, for a client that declared
+  ``elicitation``, becomes an ``elicitation/create`` asking the person to pick the element meant; the
+  answer resumes the call through dispatch (journaled). Declined, cancelled, or a client without
+  elicitation: nothing acts, and the client gets the result as it is.
+- Approval (:mod:`ocnb.audit.approval`): the call waits at the session's approval desk — offered to
+  the person in the notebook and, through elicitation, to the client's person at once — sending
+  progress while it waits, then acts once or ends ``APPROVAL_DENIED`` / ``APPROVAL_TIMEOUT``.
+- Pause: while the person has paused the agent (``%oc mcp pause``), every call ends ``PAUSED``.
 - Results (:mod:`ocnb.mcp.content`): the JSON text, fenced page text, images and resource links.
 
 The server's own event loop never waits on the browser: a call is submitted to the browser thread and
@@ -68,14 +73,14 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 
 from ..audit.fence import FENCE_NOTE
-from ..calls import ProgressFn
+from ..calls import AskFn, ProgressFn
 from ..dispatch import dispatch_async
 from ..errors import OcnbError
 from ..registry import ToolDef, capability_groups
 from ..results import ToolError, ToolResult
 from . import resources
 from .content import MAX_IMAGE_BYTES, to_call_result, tool_to_mcp, unknown_tool
-from .elicitation import ask_approval, hand_off
+from .elicitation import approval_asker, hand_off
 from .listing import LISTINGS, Listing, finders, listed
 from .notify import ClientLog, ToolListChanges
 from .progress import Progress, progress_token
@@ -98,7 +103,8 @@ log = logging.getLogger("ocnb.mcp")
 
 INSTRUCTIONS = (
     "ocnb drives one real Chromium that a person also sees from a Jupyter notebook. "
-    "Every tool result is JSON: {ok, tool, data} or {ok: false, error: {code, message}}. "
+    "Results of navigate, read_page, interact and form_input start with a line: ok (then the ref acted on, "
+    "what changed) or error CODE; other results are JSON {ok, tool, data} or {ok: false, error: {code, message}}. "
     "Every call is recorded in the session's journal. " + FENCE_NOTE
 )
 
@@ -237,9 +243,11 @@ class McpBridge:
             try:
                 arguments = params.arguments
                 args = dict(arguments) if isinstance(arguments, dict) else arguments
-                result = await self.call(params.name, args, progress=progress.report if progress else None)
+                result = await self.call(
+                    params.name, args, progress=progress.report if progress else None, ask=approval_asker(ctx)
+                )
                 if result.error is None or result.error.code != "UNKNOWN_TOOL":
-                    return await self._answer(ctx, params.name, result)
+                    return await self._answer(ctx, params.name, result, args)
                 unknown = result  # journaled by dispatch like any call; answered as a protocol error below
             except Exception as exc:  # noqa: BLE001 - a tool result, never a JSON-RPC error
                 log.exception("tools/call %s failed", params.name)
@@ -250,19 +258,17 @@ class McpBridge:
                     await progress.close()
         raise unknown_tool(str(params.name), unknown)
 
-    async def _answer(self, ctx: Any, name: str, result: ToolResult) -> types.CallToolResult:
+    async def _answer(self, ctx: Any, name: str, result: ToolResult, args: Any = None) -> types.CallToolResult:
         """A call's result as the client gets it (after a hand-off, a log message, discovery's turn)."""
         if result.error is not None and result.error.code == "NEEDS_HUMAN":
             result = await hand_off(ctx, result, self.session, self.call)
-        if result.error is not None and result.error.code == "APPROVAL_REQUIRED":
-            result = await ask_approval(ctx, result, self.session, self.call)
         if result.error is not None and result.error.code == "NAVIGATION_FAILED":
             failed = {"message": result.error.message}
             self.client_log.send("error", self.session.fence.event("navigation_failed", failed))
         tooldef = self.session.registry.get(name)
         if self.listing != "all" and result.ok and tooldef is not None and tooldef.reveals is not None:
             self._learn(tooldef.reveals(result.data))
-        return to_call_result(result, self.session.home, self.session.fence)
+        return to_call_result(result, self.session.home, self.session.fence, args)
 
     def _learn(self, names: Iterable[str]) -> None:
         """Show the tools the latest discovery result named, in place of the earlier turn's (every tool
@@ -272,7 +278,9 @@ class McpBridge:
             self.discovered = found
             self.changes.changed()
 
-    async def call(self, name: str, arguments: Any, *, progress: ProgressFn | None = None) -> ToolResult:
+    async def call(
+        self, name: str, arguments: Any, *, progress: ProgressFn | None = None, ask: AskFn | None = None
+    ) -> ToolResult:
         """Run one call through dispatch on the browser thread, awaited without blocking this loop.
 
         Cancelling the awaiting task cancels the call on the browser thread (journaled ``CANCELLED``).
@@ -281,7 +289,8 @@ class McpBridge:
         if session.closed:
             return ToolResult.failure(name, "SESSION_CLOSED", "the session is closed; create a new Session")
         try:
-            future = session.runtime.submit(dispatch_async(session, name, arguments, source="mcp", progress=progress))
+            call = dispatch_async(session, name, arguments, source="mcp", progress=progress, ask=ask)
+            future = session.runtime.submit(call)
             return await asyncio.wrap_future(future)
         except OcnbError as exc:  # the session closed between the check and the submit
             return ToolResult(ok=False, tool=name, error=ToolError.from_exception(exc))

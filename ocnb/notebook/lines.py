@@ -50,13 +50,14 @@ VERBS: dict[str, tuple[str, dict[str, Any], tuple[str, ...]]] = {
     "discover": ("discover_capabilities", {}, ("query",)),
 }
 #: Words of ``%oc`` that are not tools.
-COMMANDS = ("help", "tools", "mcp", "close")
+COMMANDS = ("help", "tools", "mcp", "close", "approve", "deny", "approvals")
 
 # A verb's target that looks like a ref (``ax_12``) is passed as ``ref``, anything else as ``query``.
 _NUMBER = re.compile(r"^-?\d+(\.\d+)?([eE][+-]?\d+)?$")
 USAGE = (
     "usage: %oc TOOL [VALUE ...] [--name value ...] | %oc click|fill|press|read|shot ... | "
-    "%oc help [TOOL] | %oc tools | %oc discover QUERY | %oc mcp start|status|stop | %oc close"
+    "%oc help [TOOL] | %oc tools | %oc discover QUERY | %oc mcp start|status|stop|pause|resume | "
+    "%oc approvals | %oc approve ID | %oc deny ID | %oc close"
 )
 
 

@@ -2,7 +2,9 @@
 
 Before the action it notes the URL, the open tabs and the document's mutation count (and whether the
 element is a link or form that opens another tab); :meth:`ChangeWatch.changes` afterwards reports
-``navigated`` (+ ``url``), ``new_tab``, ``dialogs``, ``dom_changed`` and ``downloads``.
+``navigated`` (+ ``url``), ``new_tab``, ``dialogs``, ``dom_changed``, ``message`` (what a live region —
+``role=status``/``alert``, ``aria-live``, ``<output>`` — says that it did not say before: a form's
+answer) and ``downloads``.
 """
 
 from __future__ import annotations
@@ -33,6 +35,12 @@ _OPENS_TAB_JS = """el => {
 }"""
 
 
+#: The texts of the page's live regions (a form's answer, an alert): what an action made the page say.
+_LIVE_JS = """() => Array.from(document.querySelectorAll(
+  '[role=status],[role=alert],[aria-live]:not([aria-live=off]),output')).slice(0, 20)
+  .map(e => (e.innerText || e.textContent || '').trim().slice(0, 300))"""
+
+
 class ChangeWatch:
     """What a page looks like before an action, to report what the action changed.
 
@@ -51,8 +59,10 @@ class ChangeWatch:
     async def __aenter__(self) -> ChangeWatch:
         self.url = self.page.url
         self.tabs = set(self.browser.tabs)
-        self.mutations = await self._mutations()
-        self.opens_tab = await self._opens_tab()
+        # read at once: each is one round trip to the page, and every act waits for them
+        self.mutations, self.live, self.opens_tab = await asyncio.gather(
+            self._mutations(), self._live(), self._opens_tab()
+        )
         self.page.on("framenavigated", self._on_nav)
         self.page.on("popup", self._on_popup)
         return self
@@ -97,6 +107,13 @@ class ChangeWatch:
         except Exception:  # noqa: BLE001 - the frame navigated or went away
             return None
 
+    async def _live(self) -> list[str]:
+        try:
+            found = await self.frame.evaluate(_LIVE_JS)
+            return [str(t) for t in found][:20] if isinstance(found, list) else []
+        except Exception:  # noqa: BLE001 - the frame navigated or went away
+            return []
+
     async def changes(self) -> dict[str, Any]:
         await asyncio.sleep(SETTLE_S)
         if self.navigated:
@@ -115,6 +132,10 @@ class ChangeWatch:
         if not out["navigated"]:
             after = await self._mutations()
             out["dom_changed"] = bool(after is not None and self.mutations is not None and after > self.mutations)
+            if out["dom_changed"]:  # what a live region says now that it did not say before
+                said = [t for i, t in enumerate(await self._live()) if t and t not in self.live[i : i + 1]]
+                if said:
+                    out["message"] = " | ".join(said)[:500]
         else:
             out["dom_changed"] = True
         downloads = await self.browser.downloads.since(self.started)  # saved (or refused) by now

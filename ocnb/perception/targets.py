@@ -16,7 +16,9 @@ candidates that can take it are considered (:func:`~.affordance.takes`): a Searc
 search box ambiguous for a fill.
 
 One match → :class:`Resolved`. Several → ``AMBIGUOUS_TARGET`` listing the candidates with their role,
-name and context (the row, card or form they sit in), in the message and in ``details``. None →
+name and context (the row, card or form they sit in), in the message and in ``details``; a candidate
+whose name comes from aria-label, aria-labelledby or title and differs from what it shows also carries
+that ``text`` (as :func:`find`'s candidates do), so twins named alike are told apart. None →
 ``ELEMENT_NOT_FOUND`` with the nearest candidates. Resolution never acts.
 """
 
@@ -141,8 +143,27 @@ _STAGES: tuple[tuple[str, Any], ...] = (
 )
 
 
+_WORDS = re.compile(r"\w+")
+#: Where a name comes from when it is not the element's own text.
+_NAME_ELSEWHERE = ("aria-label", "labelledby", "title")
+
+
+def _shows(c: dict[str, Any]) -> str:
+    """The text a candidate shows when its name comes from aria-label, aria-labelledby or title and the
+    text says words the name does not (thirty story links all named "Opens a new window", each showing
+    its headline); "" otherwise."""
+    text = c.get("text") or ""
+    if c.get("name_source") not in _NAME_ELSEWHERE or not text:
+        return ""
+    have = set(_WORDS.findall((c.get("name") or "").lower()))
+    return text if set(_WORDS.findall(text.lower())) - have else ""
+
+
 def _brief(c: dict[str, Any], **extra: Any) -> dict[str, Any]:
     out = {"ref": c["ref"], "role": c.get("role"), "name": c.get("name", "")}
+    shows = _shows(c)
+    if shows:
+        out["text"] = shows
     out.update(extra)
     return out
 
@@ -221,7 +242,10 @@ async def _ambiguous(page: Any, query: str, stage: str, hits: list[dict[str, Any
                     c["context"] = text
     cands = [_brief(c, **({"context": c["context"]} if c.get("context") else {})) for c in shown]
     listed = "; ".join(
-        f"{c['ref']} {c['role']} {c['name']!r}" + (f" in {c['context']}" if c.get("context") else "") for c in cands
+        f"{c['ref']} {c['role']} {c['name']!r}"
+        + (f" showing {c['text']!r}" if c.get("text") else "")
+        + (f" in {c['context']}" if c.get("context") else "")
+        for c in cands
     )
     return AmbiguousTarget(
         f"{len(hits)} elements {what} {query!r} by {stage}: {listed}; use a ref or a more specific query",

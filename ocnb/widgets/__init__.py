@@ -1,4 +1,4 @@
-"""Notebook widgets: the live browser, the journal, the skill recorder and the human hand-off.
+"""Notebook widgets: the live browser, the journal, the skill recorder, the human hand-off and the approval desk.
 
 Every action a widget takes goes through :func:`ocnb.dispatch` with ``source="widget"``, so it is
 journaled like a call from code; custom front-end code (the clickable screenshot) is an anywidget
@@ -11,6 +11,7 @@ with extra("notebook"):
     from .assets import assets_dir
     from .browser_view import BrowserView
     from .caller import ScriptedCaller, SessionCaller
+    from .desk import AgentPanel, ApprovalDesk
     from .handoff import HumanHandoff
     from .journal_view import JournalView
     from .screen import ScreenView
@@ -18,6 +19,8 @@ with extra("notebook"):
     from .watch import SessionWatcher, watcher_for
 
 __all__ = [
+    "AgentPanel",
+    "ApprovalDesk",
     "BrowserView",
     "HumanHandoff",
     "JournalView",

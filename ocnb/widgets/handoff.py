@@ -8,7 +8,9 @@ the audit layer's resume call when present, else by re-running the tool with the
 (journaled, ``source="widget"``).
 
 It also asks for approval: an ``APPROVAL_REQUIRED`` result (a risky action held by the ``confirm``
-setting) is shown with *Approve* and *Deny* (:mod:`ocnb.widgets.approval`).
+setting) is shown with *Approve* and *Deny* (:mod:`ocnb.widgets.approval`) — and so is a resumed
+hand-off whose chosen element is risky: *Approve* / *Deny* appear in the same widget, and once
+answered the widget shows the outcome in place of the request.
 
 It also shows a replay refusal (a failed ``oc_skill_replay`` with ``ARTIFACT_RESOLUTION_FAILED``):
 the step, the fingerprint fields that differ, the refused candidate and the other candidates as
@@ -256,6 +258,9 @@ class HumanHandoff(w.VBox):
             assert self._resume is not None
             result = self._resume(self.payload, ref)
         self.result = result
+        if is_approval_request(result) and self.session is not None:  # a risky pick: ask right here
+            self._ask_here(result)
+            return result
         if result.ok:
             self.outcome.value = f"resumed on <b>{html.escape(ref or '')}</b>: ok"
             self.resume_button.disabled = self.cancel_button.disabled = True
@@ -285,16 +290,34 @@ class HumanHandoff(w.VBox):
         self._call: Caller = call
         self._settle = settle
         self.replay_failure = None
-        self.payload = approval_request(result)
+        self.payload = self.approval = approval_request(result)
         self.header = w.HTML("<br>".join(approval_lines(self.payload)))
-        self.approve_button = w.Button(description="Approve", icon="check", button_style="danger")
-        self.deny_button = w.Button(description="Deny", icon="times")
+        self._approval_buttons()
         self.outcome = w.HTML("")
-        self.approve_button.on_click(lambda _b: self.approve())
-        self.deny_button.on_click(lambda _b: self.deny())
         self.add_class("ocnb-human-handoff")
         self.add_class("ocnb-approval")
-        super().__init__(children=[self.header, w.HBox([self.approve_button, self.deny_button]), self.outcome])
+        super().__init__(children=[self.header, self.approval_bar, self.outcome])
+
+    def _approval_buttons(self) -> None:
+        self.approve_button = w.Button(description="Approve", icon="check", button_style="danger")
+        self.deny_button = w.Button(description="Deny", icon="times")
+        self.approve_button.on_click(lambda _b: self.approve())
+        self.deny_button.on_click(lambda _b: self.deny())
+        self.approval_bar = w.HBox([self.approve_button, self.deny_button])
+
+    def _ask_here(self, result: ToolResult) -> None:
+        """The resumed call was held for approval: show its request with *Approve* / *Deny* here."""
+        assert self.session is not None
+        self._call = SessionCaller(self.session)
+        self._settle = session_settle(self.session)
+        self.approval = approval_request(result)
+        self.resume_button.disabled = self.cancel_button.disabled = self.picker.disabled = True
+        self.asking = w.HTML("<br>".join(approval_lines(self.approval)))
+        self._approval_buttons()
+        self.outcome.value = ""
+        self.add_class("ocnb-approval")
+        shown: tuple[Any, ...] = tuple(self.children)  # type: ignore[has-type]  # a traitlet ipywidgets leaves untyped
+        self.children = (*shown[:-1], self.asking, self.approval_bar, self.outcome)
 
     def approve(self) -> ToolResult:
         """Approve the action (what *Approve* does): it runs now, journaled as approved by the widget."""
@@ -305,16 +328,25 @@ class HumanHandoff(w.VBox):
         return self._decide(False)
 
     def _decide(self, approved: bool) -> ToolResult:
-        result = self.result = decide(self._call, self._settle, self.payload, approved)
+        request = self.approval
+        result = self.result = decide(self._call, self._settle, request, approved)
         self.approve_button.disabled = self.deny_button.disabled = True  # one answer per request
+        self.approval_bar.layout.display = "none"
+        word = "approved" if approved else "denied"
+        what = html.escape(str(request.get("tool") or "the call"))
+        element = " ".join(str(request[k]) for k in ("role", "name") if request.get(k))
+        if element:
+            what += f" on {html.escape(element)}"
         if result.ok:
-            self.outcome.value = "approved: done"
+            self.outcome.value = f"approved: done — {what} went ahead"
         elif result.error is not None:
-            word = "denied" if result.error.code == "APPROVAL_DENIED" else "approved"
             self.outcome.value = (
                 f'{word}: <span style="color:#b71c1c"><b>{html.escape(result.error.code)}</b> '
                 f"{html.escape(result.error.message)}</span>"
             )
+        # the request is answered: the widget now shows the outcome, not the request that asked
+        asked = getattr(self, "asking", None) or self.header
+        asked.value = f"<b>{what}</b>: {word} by you in the notebook"
         return result
 
     # ---- replay refusals -------------------------------------------------------------------

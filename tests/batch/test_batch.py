@@ -8,17 +8,9 @@ import pytest
 
 from ocnb.batch import row as batch
 from ocnb.results import ToolResult
+from tests.fakes import FakeSession
 
 SKILL = {"id": "sk1", "name": "signup", "domain": "example.test", "steps": []}
-
-
-class FakeSession:
-    def __init__(self, replies: list[ToolResult]) -> None:
-        self.replies = replies
-        self.closed = False
-
-    def close(self) -> None:
-        self.closed = True
 
 
 @pytest.fixture
@@ -45,7 +37,7 @@ def failed(code: str) -> ToolResult:
 
 
 def test_a_crashed_browser_is_replaced_and_the_row_retried_once(calls: list[tuple[str, Any]]) -> None:
-    sessions = iter([FakeSession([failed("TARGET_CLOSED")]), FakeSession([ok(), ok()])])
+    sessions = iter([FakeSession(replies=[failed("TARGET_CLOSED")]), FakeSession(replies=[ok(), ok()])])
     replayer = batch.Replayer(lambda: next(sessions))
     first = replayer.session
     row = replayer.replay(SKILL, {"who": "Ada"}, 0, {})
@@ -59,7 +51,7 @@ def test_a_crashed_browser_is_replaced_and_the_row_retried_once(calls: list[tupl
 
 
 def test_any_other_failure_is_a_result_row_not_a_retry(calls: list[tuple[str, Any]]) -> None:
-    replayer = batch.Replayer(lambda: FakeSession([failed("CONTRACT_FAILED")]))
+    replayer = batch.Replayer(lambda: FakeSession(replies=[failed("CONTRACT_FAILED")]))
     row = replayer.replay(SKILL, {}, 3, {})
     assert row == {**row, "row": 3, "ok": False, "failure_code": "CONTRACT_FAILED", "step_reached": 1, "retried": False}
     assert list(row) == batch.RESULT_COLUMNS

@@ -11,25 +11,9 @@ import pytest
 from ocnb.batch import row as batch
 from ocnb.batch.options import RowOptions
 from ocnb.results import ToolResult
+from tests.fakes import FakeSession
 
 SKILL = {"id": "sk1", "name": "signup", "domain": "example.test", "steps": []}
-
-
-class FakeSession:
-    def __init__(self, replies: list[ToolResult]) -> None:
-        self.replies = replies
-        self.closed = False
-        self.hooks: list[Any] = []
-        self.extensions = self
-
-    def put(self, hook: Any) -> None:
-        self.hooks.append(hook)
-
-    def discard(self, hook: Any) -> None:
-        self.hooks.remove(hook)
-
-    def close(self) -> None:
-        self.closed = True
 
 
 @pytest.fixture
@@ -58,7 +42,7 @@ def ok() -> ToolResult:
 def test_a_row_lost_after_its_commit_step_is_unknown_and_its_row_holds_only_the_columns(
     replies: list[tuple[str, dict[str, Any], list[Any]]],
 ) -> None:
-    sessions = iter([FakeSession([crashed_at(2)]), FakeSession([])])
+    sessions = iter([FakeSession(replies=[crashed_at(2)]), FakeSession(replies=[])])
     replayer = batch.Replayer(lambda: next(sessions))
     row = replayer.replay(SKILL, {"who": "Ada"}, 0, RowOptions(commit_step=1))
     assert row["outcome"] == "unknown" and row["failure_code"] == batch.UNKNOWN_OUTCOME and row["acted"]
@@ -67,7 +51,7 @@ def test_a_row_lost_after_its_commit_step_is_unknown_and_its_row_holds_only_the_
 
 
 def test_a_row_lost_before_its_commit_step_is_retried(replies: list[tuple[str, dict[str, Any], list[Any]]]) -> None:
-    sessions = iter([FakeSession([crashed_at(0)]), FakeSession([ok()])])
+    sessions = iter([FakeSession(replies=[crashed_at(0)]), FakeSession(replies=[ok()])])
     replayer = batch.Replayer(lambda: next(sessions))
     row = replayer.replay(SKILL, {}, 4, {"commit_step": 1})  # a plain dict of options still reads
     assert row["ok"] and row["retried"] and list(row) == batch.RESULT_COLUMNS
@@ -78,7 +62,7 @@ def test_the_options_reach_the_replay_and_the_commit_hook_is_installed_for_the_c
     replies: list[tuple[str, dict[str, Any], list[Any]]],
 ) -> None:
     told: list[int] = []
-    session = FakeSession([ok()])
+    session = FakeSession(replies=[ok()])
     options = RowOptions(step_timeout_ms=900, tolerate=["name"], commit_step=1).for_row(told.append)
     result = batch.replay_row(session, SKILL, {"who": None}, 2, options=options)  # type: ignore[arg-type]
     assert result["ok"] and list(result) == batch.RESULT_COLUMNS

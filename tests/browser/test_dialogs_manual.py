@@ -36,6 +36,7 @@ def result_text(s: ocnb.Session) -> str:
     return str(r.data["result"])
 
 
+@pytest.mark.browser
 def test_a_prompt_waits_is_reported_and_is_answered_with_text(dialogs: ocnb.Session) -> None:
     started = time.monotonic()
     r = dialogs.call("interact", query="Show prompt")
@@ -71,6 +72,7 @@ def test_a_prompt_waits_is_reported_and_is_answered_with_text(dialogs: ocnb.Sess
     assert journal["error_code"].iloc[-5] == "DIALOG_OPEN"
 
 
+@pytest.mark.browser
 def test_a_confirm_is_dismissed(dialogs: ocnb.Session) -> None:
     r = dialogs.call("interact", query="Show confirm")
     assert r.ok and r.data["pending_dialog"]["type"] == "confirm"
@@ -79,6 +81,7 @@ def test_a_confirm_is_dismissed(dialogs: ocnb.Session) -> None:
     assert result_text(dialogs) == "confirm: false"
 
 
+@pytest.mark.browser
 def test_bad_answers_change_nothing(dialogs: ocnb.Session) -> None:
     none = dialogs.call("dialog_answer")
     assert not none.ok and none.error.code == "INVALID_ARGUMENT" and "no dialog" in none.error.message
@@ -90,6 +93,7 @@ def test_bad_answers_change_nothing(dialogs: ocnb.Session) -> None:
     assert result_text(dialogs) == "alert: closed"
 
 
+@pytest.mark.browser
 def test_javascript_that_opens_a_dialog_returns_too(dialogs: ocnb.Session) -> None:
     r = dialogs.call("javascript_tool", expression="prompt('Code?', '42')")
     assert r.ok and r.data["completed"] is False and r.data["pending_dialog"]["message"] == "Code?"
@@ -97,6 +101,7 @@ def test_javascript_that_opens_a_dialog_returns_too(dialogs: ocnb.Session) -> No
     assert answered.data["resumed"][0]["data"] == {"result": "7"}
 
 
+@pytest.mark.browser
 def test_a_coordinate_click_that_opens_a_dialog_still_names_its_element(dialogs: ocnb.Session) -> None:
     r = dialogs.call(
         "javascript_tool",

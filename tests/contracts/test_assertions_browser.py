@@ -16,15 +16,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.async_api import Browser, BrowserContext, Page, Playwright, async_playwright
+from playwright.async_api import Browser, BrowserContext, Page, Playwright
 
 from ocnb.audit.secrets import SecretStore
-from ocnb.browser import find_chromium, launch_args
 from ocnb.commands.demosite import DemoSite, serve
 from ocnb.contracts.assertions import PageObservations, evaluate
 from ocnb.contracts.evaluator import CallInfo, evaluate_signature_on_page
 from ocnb.contracts.evidence import MAX_ATTR_CHARS, create_bundle, read_bundle
 from ocnb.contracts.signatures import parse_signature
+from tests.conftest import PlaywrightBrowser
 
 pytestmark = pytest.mark.browser
 
@@ -78,29 +78,11 @@ class Loaded:
 
 
 @pytest.fixture(scope="module")
-def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Env]:
+def env(playwright_browser: PlaywrightBrowser, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Env]:
     root = tmp_path_factory.mktemp("contract-site")
     (root / "order.html").write_text(PAGE, encoding="utf-8")
-    loop = asyncio.new_event_loop()
-    site = serve(root=root)
-    playwright = loop.run_until_complete(async_playwright().start())
-    path, _ = find_chromium(None, None)
-    try:
-        browser = loop.run_until_complete(
-            playwright.chromium.launch(executable_path=path, args=[*launch_args(), "--disable-gpu"])
-        )
-    except Exception as exc:  # noqa: BLE001 - no usable browser on this machine
-        loop.run_until_complete(playwright.stop())
-        loop.close()
-        site.close()
-        pytest.skip(f"Chromium not available: {exc}")
-    try:
-        yield Env(loop, playwright, browser, site)
-    finally:
-        loop.run_until_complete(browser.close())
-        loop.run_until_complete(playwright.stop())
-        loop.close()
-        site.close()
+    with serve(root=root) as site:
+        yield Env(playwright_browser.loop, playwright_browser.playwright, playwright_browser.browser, site)
 
 
 async def _open(env: Env) -> Loaded:

@@ -61,14 +61,29 @@ def table(tmp: Path) -> list[Option]:
             flags=["--blocked-origins", "http://localhost:*"],
             pool={"blocked_origins": ["http://localhost:*"]},
         ),
-        Option(
+        Option(  # a person's calls (issue 42: ocnb mcp's --confirm is the agent's policy, below)
             "confirm",
             lambda o: o.settings.confirm == "acting",
             env={"OCNB_CONFIRM": "acting"},
             api={"confirm": "acting"},
             trait={"confirm": "Acting "},
-            flags=["--confirm", "acting"],
             pool={"confirm": "acting"},
+        ),
+        Option(  # an agent's calls (issue 42)
+            "agent_confirm",
+            lambda o: o.settings.agent_confirm == "acting",
+            env={"OCNB_AGENT_CONFIRM": "acting"},
+            api={"agent_confirm": "acting"},
+            flags=["--confirm", "acting"],
+            pool={"agent_confirm": "acting"},
+        ),
+        Option(
+            "approval_timeout_s",
+            lambda o: o.settings.approval_timeout_s == 45.0,
+            env={"OCNB_APPROVAL_TIMEOUT": "45"},
+            api={"approval_timeout_s": 45},
+            flags=["--approval-timeout", "45"],
+            pool={"approval_timeout_s": "45"},
         ),
         Option(
             "dialog_policy",
@@ -246,22 +261,21 @@ def test_an_option_means_the_same_through_every_face(
     assert len(built) >= 3
     wrong = {face: o for face, o in built.items() if not option.expect(o)}
     assert not wrong, f"{name} through {sorted(wrong)}: {wrong}"
-    # and nothing else differs but what a face decides for itself (ocnb mcp asks before risky actions;
-    # a pool turns off screenshots in evidence and titles on load)
-    own = {"confirm": "never", "evidence_screenshots": True, "titles_on_load": True}
-    if name == "confirm":
-        own.pop("confirm")
+    # and nothing else differs but what a face decides for itself (a pool turns off screenshots in
+    # evidence and titles on load)
+    own = {"evidence_screenshots": True, "titles_on_load": True}
     settled = {face: o.settings.with_changes(**own) for face, o in built.items()}
     assert len(set(settled.values())) == 1, settled
 
 
 def test_each_face_keeps_its_own_defaults(monkeypatch: pytest.MonkeyPatch, no_default_session: None) -> None:
     _clean_env(monkeypatch)
-    assert via_mcp([]).settings.confirm == "risky"  # an agent's face asks first
+    # issue 42: authority by caller — an agent's calls ask first, whichever face serves them
+    assert via_mcp([]).settings.agent_confirm == "risky" and via_magics({}).settings.agent_confirm == "risky"
     assert via_magics({}).settings.confirm == "never"  # the person typed the call
-    monkeypatch.setenv("OCNB_CONFIRM", "never")
-    assert via_mcp([]).settings.confirm == "never"  # the environment wins over a face's default
-    assert via_mcp(["--confirm", "acting"]).settings.confirm == "acting"  # and a flag over the environment
+    monkeypatch.setenv("OCNB_AGENT_CONFIRM", "never")
+    assert via_mcp([]).settings.agent_confirm == "never"  # the environment wins over the default
+    assert via_mcp(["--confirm", "acting"]).settings.agent_confirm == "acting"  # and a flag over the environment
 
 
 # -- a malformed value: INVALID_ARGUMENT naming it, nothing started ----------------------------------

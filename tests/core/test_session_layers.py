@@ -30,6 +30,7 @@ def _names(hooks: list[Any]) -> list[str]:
 def test_the_hooks_run_in_the_declared_order(session: ocnb.Session) -> None:
     assert _names(session.pipeline.before) == [
         "AuditLayer.trace_call",
+        "Approvals.gate",  # a paused agent's call ends here (issue 42)
         "AuditLayer.secrets_in",
         "TaskGuard.before",
         "Approvals.before",  # confirm=acting: tools without an element (the others ask once it is resolved)

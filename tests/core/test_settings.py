@@ -28,6 +28,8 @@ def test_from_env_reads_every_documented_variable(tmp_path: Path) -> None:
         "OCNB_DIALOG_POLICY": "Manual",
         "OCNB_DISCOVERY_LEARN": "1",
         "OCNB_CONFIRM": "Risky",
+        "OCNB_AGENT_CONFIRM": " Acting ",
+        "OCNB_APPROVAL_TIMEOUT": "7.5",
         "OCNB_RISKY_WORDS": "nuke,Wipe  Out",
         "OCNB_ALLOWED_ORIGINS": "https://*.example.com; http://localhost:*",
         "OCNB_BLOCKED_ORIGINS": "https://admin.example.com",
@@ -44,6 +46,7 @@ def test_from_env_reads_every_documented_variable(tmp_path: Path) -> None:
     assert s.dialog_policy == "manual"
     assert s.discovery_learn is True
     assert s.confirm == "risky" and s.risky_words == ("nuke", "wipe out")
+    assert s.agent_confirm == "acting" and s.approval_timeout_s == 7.5
     assert s.caps == ("dialogs", "network", "vision")  # manual dialogs bring the tool that answers them
     assert s.allowed_origins == ("https://*.example.com", "http://localhost:*")
     assert s.blocked_origins == ("https://admin.example.com",)
@@ -121,3 +124,38 @@ def test_settings_is_the_only_reader_of_ocnb_variables() -> None:
         if reads:
             readers[str(path.relative_to(OCNB))] = reads
     assert readers == {}, f"read OCNB_* through ocnb.settings.Settings.from_env(), not os.environ: {readers}"
+
+
+def test_the_agent_has_its_own_authority_by_default_and_bad_values_are_refused(tmp_path: Path) -> None:
+    """Issue 42 §1: a person's calls default to confirm=never, an agent's to agent_confirm=risky."""
+    s = Settings.from_env({})
+    assert (s.confirm, s.agent_confirm, s.approval_timeout_s) == ("never", "risky", 120.0)
+    for bad in ({"agent_confirm": "sometimes"}, {"approval_timeout_s": 0}, {"approval_timeout_s": "soon"}):
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            s.with_changes(**bad)
+    with pytest.raises(ValueError, match="agent_confirm"):
+        Settings.from_env({"OCNB_AGENT_CONFIRM": "maybe"})
+    with pytest.raises(ValueError, match="approval_timeout_s"):
+        Settings.from_env({"OCNB_APPROVAL_TIMEOUT": "nan"})
+    with ocnb.Session(agent_confirm="never", approval_timeout_s=5, home=tmp_path) as session:
+        assert (session.settings.agent_confirm, session.settings.approval_timeout_s) == ("never", 5.0)
+        with pytest.raises(ValueError, match="agent_confirm"):
+            session.configure(agent_confirm="sometimes")
+        assert session.settings.agent_confirm == "never"  # nothing changed
+
+
+def test_ocnb_mcp_flags_name_themselves_in_errors() -> None:
+    from ocnb.errors import InvalidArgument
+    from ocnb.mcp.cli import build_parser, session_options
+
+    parser = build_parser()
+    opts = session_options(parser.parse_args(["--confirm", "acting", "--approval-timeout", "30"]), environ={})
+    assert (opts.settings.agent_confirm, opts.settings.approval_timeout_s, opts.settings.confirm) == (
+        "acting",
+        30.0,
+        "never",
+    )
+    with pytest.raises(InvalidArgument, match="--approval-timeout"):
+        session_options(parser.parse_args(["--approval-timeout", "-1"]), environ={})
+    with pytest.raises(InvalidArgument, match="OCNB_AGENT_CONFIRM"):
+        session_options(parser.parse_args([]), environ={"OCNB_AGENT_CONFIRM": "maybe"})

@@ -24,6 +24,7 @@ def test_checked_in_map_has_no_drift() -> None:
     assert capmap.check(MAP), capmap.DRIFT_MESSAGE
 
 
+@pytest.mark.slow
 def test_five_runs_one_sha256(tmp_path: Path) -> None:
     procs = [
         subprocess.Popen(
@@ -182,6 +183,7 @@ def test_no_runtime_module_imports_the_generator() -> None:
     assert run.stdout.strip() == "False", run.stderr
 
 
+@pytest.mark.slow
 def test_preamble_example_runs_unchanged_against_a_fake_http_layer(monkeypatch, tmp_path) -> None:
     import anthropic
     import httpx2 as httpx  # the anthropic SDK 2.x runs on httpx2

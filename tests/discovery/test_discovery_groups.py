@@ -6,6 +6,8 @@ import asyncio
 from pathlib import Path
 from types import SimpleNamespace
 
+import pytest
+
 import ocnb
 from ocnb.tools.discovery import discover_capabilities
 
@@ -14,6 +16,7 @@ def _discover(session: ocnb.Session, query: str) -> dict:
     return asyncio.run(discover_capabilities(SimpleNamespace(session=session), {"query": query, "kind": "tool"}))
 
 
+@pytest.mark.slow
 def test_an_opt_in_tool_is_found_and_names_its_group(tmp_path: Path, probe_group: str) -> None:
     s = ocnb.Session(home=tmp_path)
     try:

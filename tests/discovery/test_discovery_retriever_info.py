@@ -11,23 +11,12 @@ from types import SimpleNamespace
 import pytest
 
 from ocnb import registry
-from ocnb.calls import Extensions
 from ocnb.discovery import BM25Retriever, DiscoveryEngine, HybridRetriever, StaticEmbeddingRetriever, retrievers
 from ocnb.discovery.retrievers import MINILM_INSTALL, PREFERRED, default_retriever, retriever_info
 from ocnb.registry import Registry
-from ocnb.settings import Settings
+from tests.fakes import FakeSession
 
 TOOLS = [t for t in Registry() if t.name not in ("discover_capabilities", "expand_tools")]
-
-
-class FakeSession:
-    """What the tool reads from a Session: its home, settings, registry and extensions."""
-
-    def __init__(self, home: Path) -> None:
-        self.home = home
-        self.settings = Settings(home=home)
-        self.registry = Registry()
-        self.extensions = Extensions()
 
 
 @pytest.fixture

@@ -11,9 +11,8 @@ from types import SimpleNamespace
 import pytest
 
 from ocnb import registry
-from ocnb.calls import Extensions
 from ocnb.registry import Registry
-from ocnb.settings import Settings
+from tests.fakes import FakeSession
 
 
 @pytest.fixture
@@ -24,16 +23,6 @@ def discovery_tool() -> Iterator[object]:
     yield discovery
     if not was_registered:  # leave the registry as other tests expect it
         registry._ALL.pop("discover_capabilities", None)
-
-
-class FakeSession:
-    """What the tool reads from a Session: its home, settings, registry and extensions."""
-
-    def __init__(self, home: Path) -> None:
-        self.home = home
-        self.settings = Settings(home=home)
-        self.extensions = Extensions()
-        self.registry: object = Registry()
 
 
 def call(session: object, **args: object) -> dict:

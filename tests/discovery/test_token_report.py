@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import ocnb
 from ocnb.commands.token_report import token_report
 from ocnb.registry import Registry, capability_groups
@@ -19,6 +21,7 @@ def test_report_counts_the_registry_and_the_map() -> None:
     assert "Tool schemas" in html and "estimates" in html
 
 
+@pytest.mark.browser
 def test_results_by_tool_come_from_the_session() -> None:
     s = ocnb.Session()
     try:

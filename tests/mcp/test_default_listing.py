@@ -48,7 +48,7 @@ async def test_default_lists_the_essentials_and_the_rest_is_one_discovery_away(t
         nav = await client.call_tool("navigate", {"url": site.page("dynamic.html")})
         assert nav.is_error is False
         read = await client.call_tool("read_page", {"filter": "interactive"})
-        ref = next(line.split("[")[1].split("]")[0] for line in read.content[1].text.splitlines() if "button" in line)
+        ref = next(line.split("[")[1].split("]")[0] for line in read.content[0].text.splitlines() if "button" in line)
         assert payload(await client.call_tool("interact", {"ref": ref}))["ok"] is True
 
         # A tool that is not listed is still there: discovery names it, and it joins the list.

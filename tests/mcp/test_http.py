@@ -48,7 +48,7 @@ async def test_navigate_and_script_against_demo_site(mcp_server: McpHandle, site
     async with http_client(mcp_server) as client:
         nav = await client.call_tool("navigate", {"url": url})
         assert nav.is_error is False
-        assert payload(nav)["data"]["url"] == url
+        assert payload(nav)["data"] == {"title": "Dynamic list"}  # loaded where asked: the URL is not said back
         clicked = await client.call_tool(
             "javascript_tool",
             {"expression": "() => { const b = document.getElementById('counter'); b.click(); return b.textContent; }"},
@@ -69,7 +69,7 @@ async def test_read_page_then_interact(mcp_server: McpHandle, site) -> None:
         assert page["ok"], page
         content = page["data"]["content"]  # lines like `- button "Clicked 0 times" [ax_7]`
         raw = await client.call_tool("read_page", {})
-        outline = raw.content[1].text.split("\n")[2:-1]  # inside the fence, after the page's title and URL
+        outline = raw.content[0].text.split("\n")[3:-1]  # one block: head line, opener, title and URL, outline, closer
         assert outline[0].startswith("- ") and '\\"' not in "\n".join(outline)  # plain, unescaped
         line = next(x for x in content.splitlines() if "Clicked 0 times" in x)
         ref = re.search(r"\[(ax_\d+)\]", line).group(1)

@@ -3,13 +3,13 @@ JSON-RPC error whatever its arguments (issue 16: 1, 2)."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import httpx
 import pytest
 from mcp_shim_helpers import RawSession, sse_messages
 
+from ocnb.audit.fence import unfence
 from ocnb.mcp import McpHandle
 
 pytestmark = pytest.mark.browser
@@ -34,5 +34,5 @@ def test_any_arguments_come_back_as_tool_results(raw: RawSession) -> None:
         deep = [deep]
     for i, arguments in enumerate([{"url": deep}, {"url": "\x00"}, {"": 1, "timeout_ms": 10**30}], start=20):
         reply = raw.request("tools/call", {"name": "navigate", "arguments": arguments}, id=i)
-        payload = json.loads(reply["result"]["content"][0]["text"])
+        payload = unfence([c["text"] for c in reply["result"]["content"]])  # navigate's lean text: "error CODE …"
         assert reply["result"]["isError"] is True and payload["error"]["code"] == "INVALID_ARGUMENT", reply

@@ -51,3 +51,35 @@ def test_without_handoff_the_call_fails_in_one_line(ip: Any, site: DemoSite) -> 
     ip.run_line_magic("oc", f"navigate {site.page('ambiguous.html')}")
     cell = ip.run_cell('%oc click "Delete"')
     assert cell.error_in_exec is not None and "AMBIGUOUS_TARGET" in str(cell.error_in_exec)
+
+
+def test_a_risky_pick_asks_approve_or_deny_in_the_same_widget(ip: Any, site: DemoSite) -> None:
+    """Issue 42 §3: hand-off and approval compose — no dead end, no second widget, no "asked by nobody"."""
+    from ocnb.widgets.handoff import HumanHandoff
+
+    s = ocnb.session()
+    ip.run_line_magic("config", "OcMagics.handoff = True")
+    ip.run_line_magic("config", "OcMagics.confirm = 'risky'")
+    try:
+        ip.run_line_magic("oc", f"navigate {site.page('ambiguous.html')}")
+        widget = ip.run_line_magic("oc", 'click "Delete"')
+        assert isinstance(widget, HumanHandoff)
+        globex = widget.picker.options[1][1]
+        held = widget.resume(globex)  # "Delete" is risky: the same widget now asks
+        assert held.error is not None and held.error.code == "APPROVAL_REQUIRED"
+        assert widget.approval["name"] == "Delete" and "delete" in widget.approval["reason"]
+        assert widget.approve_button in widget.approval_bar.children and widget.approval_bar in widget.children
+        assert widget.resume_button.disabled  # one way forward: Approve or Deny
+        log = s.call("javascript_tool", expression="document.getElementById('log').innerText")
+        assert log.data["result"] == ""  # nothing happened before the yes
+        widget.approve_button.click()
+        assert widget.result is not None and widget.result.ok, widget.result
+        log = s.call("javascript_tool", expression="document.getElementById('log').innerText")
+        assert log.data["result"].split("\n") == ["Deleted Invoice 1002"]
+        assert "approved by you" in widget.asking.value and "done" in widget.outcome.value
+        acted = [e for e in s.journal.entries if e.get("tool") == "interact"][-1]
+        assert acted["ok"] and "approval: approved by widget" in acted["summary"]
+        assert "by nobody" not in " ".join(str(e.get("summary")) for e in s.journal.entries[-3:])
+    finally:
+        ip.run_line_magic("config", "OcMagics.confirm = 'never'")
+        ip.run_line_magic("config", "OcMagics.handoff = False")

@@ -88,6 +88,13 @@ def lab(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str, s
         work.mkdir()
         name = "widgets_click.ipynb"
         (work / name).write_text(json.dumps(_notebook(FALLBACK_CELLS)))
+    with jupyterlab(tmp_path, work, name) as url:
+        yield url, name
+
+
+@contextlib.contextmanager
+def jupyterlab(tmp_path: Path, work: Path, name: str) -> Iterator[str]:
+    """JupyterLab on loopback with a token, serving ``work``; yields the URL that opens ``name``."""
     token = secrets.token_hex(16)
     port = _free_port()
     env = {
@@ -122,7 +129,7 @@ def lab(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str, s
             if proc.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError("JupyterLab did not start:\n" + (tmp_path / "jupyter.log").read_text()[-3000:])
             time.sleep(0.25)
-        yield f"{base}/lab/tree/{name}?token={token}", name
+        yield f"{base}/lab/tree/{name}?token={token}"
     finally:
         with contextlib.suppress(ProcessLookupError):
             proc.send_signal(signal.SIGTERM)  # the server shuts its kernels down (and their Chromium)
@@ -164,7 +171,8 @@ def test_quickstart_in_jupyterlab_shows_browser_view_and_journal(lab: tuple[str,
             browser.close()
 
 
-def _run_and_check(page: Any, url: str, generated: bool) -> None:
+def open_and_run_all(page: Any, url: str) -> None:
+    """Open the notebook at ``url`` in JupyterLab, wait for its kernel, and run all its cells."""
     from playwright.sync_api import expect
 
     page.goto(url)
@@ -192,6 +200,11 @@ def _run_and_check(page: Any, url: str, generated: bool) -> None:
             if attempt:
                 raise
 
+
+def _run_and_check(page: Any, url: str, generated: bool) -> None:
+    from playwright.sync_api import expect
+
+    open_and_run_all(page, url)
     # The BrowserView's screenshot: a loaded PNG image.
     page.wait_for_function(
         """() => [...document.querySelectorAll('img.ocnb-screen')]

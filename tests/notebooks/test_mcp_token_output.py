@@ -14,6 +14,7 @@ from nbclient import NotebookClient
 pytest.importorskip("ocnb.mcp")
 
 
+@pytest.mark.slow
 def test_a_saved_notebook_that_started_the_mcp_server_holds_no_token(tmp_path: Path, ocnb_home: Path) -> None:
     leak = tmp_path / "tokens.txt"  # the kernel writes the tokens here for the test, never to its output
     cells = [

@@ -163,6 +163,7 @@ def test_extras_are_the_ones_documented_and_all_is_every_one() -> None:
     assert not CORE & set().union(*EXTRAS.values()), "a core dependency is listed again in an extra"
 
 
+@pytest.mark.slow
 def test_every_third_party_import_is_core_or_under_the_guard_of_an_extra_that_lists_it() -> None:
     stdlib = sys.stdlib_module_names
     problems, imported = [], set()
@@ -242,6 +243,7 @@ print(json.dumps(out))
 """
 
 
+@pytest.mark.slow
 def test_without_the_extras_core_modules_import_and_the_others_name_their_extra() -> None:
     core = _closure(PROJECT["dependencies"])
     only_extras = _closure([s for k, v in PROJECT["optional-dependencies"].items() if k != "dev" for s in v]) - core

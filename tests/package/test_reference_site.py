@@ -59,6 +59,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_every_tool_setting_and_error_code_has_its_page(site: Path) -> None:
     tools = all_tooldefs()
     assert tools

@@ -2,8 +2,11 @@
 
 Fixtures: tests/fixtures/sites/extract/ — grids.html (an ARIA grid, a role=table div table, bare role=row
 rows, an HTML table with rowspan/colspan and an input, a table in an open shadow root, one in an iframe),
-the shapes of repeated items people meet (search-1..3.html, products.html, feed.html, inbox.html), and
-empty.html (no table, no items).
+the shapes of repeated items people meet (search-1..3.html, products.html, feed.html, inbox.html), items
+whose classes do not say what they are (grid-rotating.html: classes rotating per card, click handlers, no
+links; unique-classes.html: every element's class unique to its card; featured.html: a first story with a
+badge, a picture and a bigger heading; grid-ads.html: ads of another shape between the cards; columns.html:
+one list laid out in three columns of 3, 2 and 1 items), and empty.html (no table, no items).
 """
 
 from __future__ import annotations
@@ -142,6 +145,71 @@ def test_repeated_items_every_item_once_with_the_fields_a_person_names(
     # the item's ref is the element read_page names: it reads back as that item
     part = session.call("read_page", ref_id=df["ref"].iloc[1])
     assert part.ok and str(df[name].iloc[1]) in part.data["content"]
+
+
+# Items found by shape, not by class: every row the page shows, in its order, each field in the same
+# column on every card; ads and a featured card's extras left out. "{base}" is the site's root URL.
+STRUCTURE = {
+    "grid-rotating.html": [
+        {"image": "{base}img/k1.jpg", "title": "Alder kettle", "price": "$24.00", "rating": "4.2 stars"},
+        {"image": "{base}img/k2.jpg", "title": "Birch kettle", "price": "$31.50", "rating": "3.8 stars"},
+        {"image": "{base}img/k3.jpg", "title": "Cedar kettle", "price": "$19.99", "rating": "4.9 stars"},
+        {"image": "{base}img/k4.jpg", "title": "Dogwood kettle", "price": "$45.00", "rating": "4.0 stars"},
+        {"image": "{base}img/k5.jpg", "title": "Elm kettle", "price": "$27.25", "rating": "3.5 stars"},
+        {"image": "{base}img/k6.jpg", "title": "Fir kettle", "price": "$52.00", "rating": "4.6 stars"},
+    ],
+    "unique-classes.html": [
+        {"image": "{base}img/alpha.jpg", "title": "Alpha desk lamp", "url": "{base}p/alpha", "price": "€39", "rating": "4.5/5"},
+        {"image": "{base}img/bravo.jpg", "title": "Bravo floor lamp", "url": "{base}p/bravo", "price": "€120", "rating": "4.0/5"},
+        {"image": "{base}img/charlie.jpg", "title": "Charlie wall light", "url": "{base}p/charlie", "price": "€64", "rating": "3.5/5"},
+        {"image": "{base}img/delta.jpg", "title": "Delta pendant", "url": "{base}p/delta", "price": "€89", "rating": "4.8/5"},
+    ],
+    "featured.html": [
+        {"title": "Harbour reopens after the storm", "url": "{base}s/harbour", "summary": "Ferries run again from Monday, the port says.", "byline": "Ana Silva", "date": "Dec 1"},
+        {"title": "City library extends its hours", "url": "{base}s/library", "summary": "Open until ten on weekdays from January.", "byline": "Ben Okafor", "date": "Nov 30"},
+        {"title": "New trams arrive in spring", "url": "{base}s/trams", "summary": "Twelve low-floor trams replace the old fleet.", "byline": "Chloe Martin", "date": "Nov 29"},
+        {"title": "Winter market opens on the square", "url": "{base}s/market", "summary": "Forty stalls and a skating rink this year.", "byline": "Dev Patel", "date": "Nov 28"},
+        {"title": "Bridge repairs finish early", "url": "{base}s/bridge", "summary": "Both lanes open a week ahead of plan.", "byline": "Eva Lind", "date": "Nov 27"},
+    ],
+    "grid-ads.html": [
+        {"url": "{base}p/arne", "image": "{base}img/arne.jpg", "title": "Arne chair", "price": "$89.00", "rating": "4.4 stars"},
+        {"url": "{base}p/bode", "image": "{base}img/bode.jpg", "title": "Bode stool", "price": "$45.00", "rating": "4.1 stars"},
+        {"url": "{base}p/cleo", "image": "{base}img/cleo.jpg", "title": "Cleo armchair", "price": "$240.00", "rating": "4.7 stars"},
+        {"url": "{base}p/dara", "image": "{base}img/dara.jpg", "title": "Dara bench", "price": "$130.00", "rating": "3.9 stars"},
+        {"url": "{base}p/enzo", "image": "{base}img/enzo.jpg", "title": "Enzo rocker", "price": "$199.00", "rating": "4.5 stars"},
+    ],
+    "columns.html": [
+        {"image": "{base}img/soup.jpg", "title": "Pumpkin soup", "url": "{base}r/soup", "text": "Roasted pumpkin with ginger.", "duration": "25 min"},
+        {"image": "{base}img/stew.jpg", "title": "Bean stew", "url": "{base}r/stew", "text": "Three beans and smoked paprika.", "duration": "50 min"},
+        {"image": "{base}img/tart.jpg", "title": "Leek tart", "url": "{base}r/tart", "text": "Crisp pastry, leeks and thyme.", "duration": "45 min"},
+        {"image": "{base}img/salad.jpg", "title": "Winter salad", "url": "{base}r/salad", "text": "Kale, apple and walnuts.", "duration": "15 min"},
+        {"image": "{base}img/curry.jpg", "title": "Lentil curry", "url": "{base}r/curry", "text": "Red lentils in coconut milk.", "duration": "35 min"},
+        {"image": "{base}img/bread.jpg", "title": "Rye bread", "url": "{base}r/bread", "text": "A sourdough loaf for the week.", "duration": "4 h"},
+    ],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(STRUCTURE))
+def test_items_found_by_their_shape_whatever_their_classes(session: Any, pages: DemoSite, name: str) -> None:
+    _open(session, pages, name)
+    r = session.call("extract", kind="items")
+    assert r.ok, r.error
+    base = pages.page("")
+    want = [{k: v.format(base=base) for k, v in row.items()} for row in STRUCTURE[name]]
+    df = r.df
+    assert list(df.columns) == [*want[0], "ref"], r.data["content"]
+    assert df.drop(columns=["ref"]).to_dict("records") == want
+    assert df["ref"].is_unique
+    # each row's ref is the card a person sees: it reads back with that card's title and nothing else's
+    for i in (0, len(want) - 1):
+        part = session.call("read_page", ref_id=df["ref"].iloc[i])
+        assert part.ok and want[i]["title"] in part.data["content"]
+        others = [w["title"] for j, w in enumerate(want) if j != i]
+        assert not any(t in part.data["content"] for t in others), part.data["content"]
+    if name == "grid-ads.html":  # the ads between the cards are no rows
+        assert not df.apply(
+            lambda row: row.astype(str).str.contains("Sponsored|ads.example|sofa|rug").any(), axis=1
+        ).any()
 
 
 def test_named_fields_per_item_and_page_wide(session: Any, pages: DemoSite) -> None:

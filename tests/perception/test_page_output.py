@@ -61,6 +61,7 @@ def test_the_new_tools_are_opt_in_groups() -> None:
         assert name in build_registry(caps=[group]).names()
 
 
+@pytest.mark.browser
 def test_page_pdf_writes_a_private_pdf_file(s: ocnb.Session) -> None:
     r = s.call("page_pdf")
     assert r.ok, r.error
@@ -71,6 +72,7 @@ def test_page_pdf_writes_a_private_pdf_file(s: ocnb.Session) -> None:
     assert path.parent.parent.name == "pdfs"
 
 
+@pytest.mark.browser
 def test_an_element_screenshot_is_the_size_of_its_box(s: ocnb.Session) -> None:
     ref = s.call("query_dom", selector="#card").data["matches"][0]["ref"]
     r = s.call("element_screenshot", ref=ref)
@@ -88,6 +90,7 @@ def test_an_element_screenshot_is_the_size_of_its_box(s: ocnb.Session) -> None:
     assert sorted(Path(r.data["path"]).parent.iterdir()) == before
 
 
+@pytest.mark.browser
 def test_a_coordinate_click_names_the_button_and_is_journaled(s: ocnb.Session) -> None:
     box = box_of(s, "#stamp")
     x, y = box["x"] + 30, box["y"] + 12
@@ -106,6 +109,7 @@ def test_a_coordinate_click_names_the_button_and_is_journaled(s: ocnb.Session) -
     assert last["args"]["x"] == x
 
 
+@pytest.mark.browser
 def test_a_coordinate_outside_the_viewport_changes_nothing(s: ocnb.Session) -> None:
     for x, y in [(5000, 10), (10, 900), (1280, 0)]:
         r = s.call("interact_at", x=x, y=y)
@@ -123,6 +127,7 @@ def test_a_coordinate_outside_the_viewport_changes_nothing(s: ocnb.Session) -> N
     assert js(s, "document.getElementById('stamped').textContent") == "Not stamped"
 
 
+@pytest.mark.browser
 def test_an_emulated_phone_is_what_the_page_sees(s: ocnb.Session) -> None:
     r = s.call("emulate", device="Pixel 7")
     assert r.ok, r.error
@@ -142,6 +147,7 @@ def test_an_emulated_phone_is_what_the_page_sees(s: ocnb.Session) -> None:
     assert reset.ok and reset.data["emulating"] == {} and reset.data["page_sees"]["width"] == 1280
 
 
+@pytest.mark.browser
 def test_viewport_locale_timezone_and_geolocation(s: ocnb.Session) -> None:
     r = s.call(
         "emulate",
@@ -160,6 +166,7 @@ def test_viewport_locale_timezone_and_geolocation(s: ocnb.Session) -> None:
     assert s.call("wait_for", text="48.8566,2.3522").ok
 
 
+@pytest.mark.browser
 def test_bad_emulation_input_changes_nothing(s: ocnb.Session) -> None:
     before = js(s, "deviceReport()")
     for bad, word in [
@@ -195,6 +202,7 @@ def named_at(s: ocnb.Session, x: float, y: float) -> dict[str, Any]:
     return {"ref": match["ref"], "role": match["role"], "name": match["name"]}
 
 
+@pytest.mark.browser
 def test_a_coordinate_drag_moves_a_pointer_slider_and_names_both_ends(d: ocnb.Session) -> None:
     thumb = box_of(d, "#thumb")
     x, y = thumb["x"] + thumb["width"] / 2, thumb["y"] + thumb["height"] / 2  # (40, 92): volume 0
@@ -211,6 +219,7 @@ def test_a_coordinate_drag_moves_a_pointer_slider_and_names_both_ends(d: ocnb.Se
     assert int(js(d, "document.getElementById('thumb').dataset.moves")) >= 2  # moved in steps, not a jump
 
 
+@pytest.mark.browser
 def test_a_coordinate_drag_drops_a_card_on_the_zone_and_is_journaled(d: ocnb.Session) -> None:
     card, zone = box_of(d, "#card"), box_of(d, "#zone")
     x, y = card["x"] + card["width"] / 2, card["y"] + card["height"] / 2
@@ -232,6 +241,7 @@ def test_a_coordinate_drag_drops_a_card_on_the_zone_and_is_journaled(d: ocnb.Ses
     assert last["args"]["to"] == to
 
 
+@pytest.mark.browser
 def test_a_drag_with_a_point_outside_the_viewport_or_without_to_changes_nothing(d: ocnb.Session) -> None:
     card = box_of(d, "#card")
     x, y = card["x"] + 20, card["y"] + 20

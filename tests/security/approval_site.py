@@ -15,6 +15,9 @@ PAGE = """<!doctype html><html><head><title>Account</title></head><body>
 <form action="/delete" method="post"><input type="hidden" name="id" value="42">
   <button type="submit">Delete account</button></form>
 <form action="/buy" method="post"><button type="submit">Buy now</button></form>
+<form action="/pay" method="post"><input type="hidden" name="amount" value="120.00">
+  <span>Invoice 1001 — Acme Corp — 120.00 EUR</span> <button type="submit">Pay now</button></form>
+<form action="/delete-invoice" method="post"><button type="submit">Delete invoice 1001</button></form>
 <form action="/save" method="post"><button type="submit">Save settings</button></form>
 <form action="http://localhost:{port}/collect" method="post">
   <label>Email <input name="email" value="ada@example.com"></label>

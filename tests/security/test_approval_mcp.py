@@ -1,6 +1,9 @@
 """Approval over MCP with the official client (issue 30 §4): the client's person is asked through
 elicitation; accepted, the action reaches the site; declined, ``APPROVAL_DENIED`` and nothing reaches
-it; a client without elicitation gets ``APPROVAL_REQUIRED``. The site's own log is the witness."""
+it; a client without elicitation gets ``APPROVAL_REQUIRED``. The site's own log is the witness.
+
+Issue 42 changed the shape: the call waits for the client's answer and acts once — one journal line
+(``approval: approved by mcp-client``), where it used to fail, be asked about, and run again."""
 
 from __future__ import annotations
 
@@ -41,8 +44,8 @@ def approval_site() -> Iterator[ApprovalSite]:
 
 @pytest.fixture(scope="module")
 def server(module_home: Path) -> Iterator[McpHandle]:
-    """A session with the MCP face's default (confirm=risky) and no approve callable, served over HTTP."""
-    session = ocnb.Session(headless=True, home=module_home, confirm="risky")
+    """A session with the agent's default (agent_confirm=risky) and no approve callable, served over HTTP."""
+    session = ocnb.Session(headless=True, home=module_home)
     handle = serve(session, quiet=True)
     yield handle
     handle.stop()
@@ -94,15 +97,15 @@ async def test_elicitation_asks_the_clients_person(server: McpHandle, approval_s
     if answer == "accept":
         assert result["ok"] is True, result
         assert len(received(approval_site, "/delete", 5.0)) == 1
-        assert [e["error_code"] for e in lines] == ["APPROVAL_REQUIRED", None]
-        assert "approval: approved by mcp" in lines[1]["summary"]
+        assert [e["error_code"] for e in lines] == [None]  # one call, one line (issue 42)
+        assert "approval: approved by mcp-client" in lines[0]["summary"]
     else:
         assert result["error"]["code"] == "APPROVAL_DENIED", result
-        assert result["error"]["details"]["decided_by"] == "mcp"
+        assert result["error"]["details"]["decided_by"] == "mcp-client"
         assert received(approval_site, "/delete", 0.5) == []
         assert approval_site.log == []
-        assert [e["error_code"] for e in lines] == ["APPROVAL_REQUIRED", "APPROVAL_DENIED"]
-        assert "approval: denied by mcp" in lines[1]["summary"]
+        assert [e["error_code"] for e in lines] == ["APPROVAL_DENIED"]
+        assert "approval: denied by mcp-client" in lines[0]["summary"]
 
 
 async def test_a_client_without_elicitation_gets_approval_required(
@@ -122,7 +125,8 @@ async def test_a_client_without_elicitation_gets_approval_required(
 
 
 def test_ocnb_mcp_asks_before_risky_actions_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("OCNB_CONFIRM", raising=False)
+    """``--confirm`` and ``OCNB_AGENT_CONFIRM`` set the agent's policy (issue 42: it was ``confirm``)."""
+    monkeypatch.delenv("OCNB_AGENT_CONFIRM", raising=False)
     parser = build_parser()
     for argv, env, want in (
         ([], None, "risky"),
@@ -131,10 +135,46 @@ def test_ocnb_mcp_asks_before_risky_actions_by_default(monkeypatch: pytest.Monke
         ([], "acting", "acting"),
     ):
         if env is not None:
-            monkeypatch.setenv("OCNB_CONFIRM", env)
+            monkeypatch.setenv("OCNB_AGENT_CONFIRM", env)
         s = _session(parser.parse_args(argv))
         try:
-            assert s.settings.confirm == want, argv
+            assert s.settings.agent_confirm == want, argv
         finally:
             s.close()
-            monkeypatch.delenv("OCNB_CONFIRM", raising=False)
+            monkeypatch.delenv("OCNB_AGENT_CONFIRM", raising=False)
+
+
+async def test_an_agents_plan_step_is_the_agents_and_is_asked_about(
+    server: McpHandle, approval_site: ApprovalSite
+) -> None:
+    """Issue 42: authority by caller follows an agent's call into the plan it runs (a plan step's
+    source is ``plan``, its caller the agent): with nobody to ask, the step is refused."""
+    async with client(server) as c:
+        assert payload(await c.call_tool("navigate", {"url": approval_site.url}))["ok"]
+        approval_site.log.clear()
+        steps = [{"tool": "interact", "args": {"query": "Pay now"}}]
+        result = payload(await c.call_tool("execute_plan", {"steps": steps}))
+    assert [s.get("error_code") for s in result["data"]["steps"]] == ["APPROVAL_REQUIRED"], result
+    assert received(approval_site, "/pay", 0.5) == []
+
+
+async def test_the_agents_policy_is_its_own(module_home: Path, approval_site: ApprovalSite) -> None:
+    """``Session(agent_confirm="never")`` lets the agent's risky click through unasked, while the
+    person's ``confirm="risky"`` still holds the person's own: the caller decides the policy."""
+    session = ocnb.Session(headless=True, home=module_home, agent_confirm="never", confirm="risky")
+    handle = serve(session, quiet=True)
+    try:
+        assert "Agent policy: confirm=never" in handle.safe_banner()
+        async with client(handle) as c:
+            assert payload(await c.call_tool("navigate", {"url": approval_site.url}))["ok"]
+            approval_site.log.clear()
+            result = payload(await c.call_tool("interact", {"query": "Pay now"}))
+        assert result["ok"] is True, result
+        assert len(received(approval_site, "/pay", 5.0)) == 1
+        session.call("navigate", url=approval_site.url)
+        mine = session.call("interact", query="Pay now")  # the person's own call, under confirm=risky
+        assert mine.error is not None and mine.error.code == "APPROVAL_REQUIRED"
+        assert len(approval_site.received("POST", "/pay")) == 1
+    finally:
+        handle.stop()
+        session.close()

@@ -16,6 +16,7 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
 from playwright._impl._driver import compute_driver_executable
 
 import ocnb
@@ -71,6 +72,7 @@ def _page(n: int) -> str:
     return f"<body>{images}{refused}<img src='{{A}}/ok/fast' ></body>"
 
 
+@pytest.mark.browser
 def test_allowed_subresources_skip_python_and_refused_ones_still_reach_nothing(
     origin_site: OriginSite, tmp_path: Path
 ) -> None:

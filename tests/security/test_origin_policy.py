@@ -20,6 +20,9 @@ import ocnb
 from .conftest import GUARDS, expect_guard, policy_of
 from .origin_site import OriginSite
 
+#: Every test but the last drives a Chromium (a session of its own, or a pool).
+pytestmark = pytest.mark.browser
+
 HTML = "text/html"
 JS = "text/javascript"
 PING = "<img src='{A}/ok/%s'>"

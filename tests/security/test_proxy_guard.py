@@ -56,6 +56,7 @@ RESOLVE = "--host-resolver-rules=MAP *.test 127.0.0.1, MAP *.test. 127.0.0.1"
 launch_args_before = launch.launch_args
 
 
+@pytest.mark.browser
 def test_chromium_sends_straight_only_what_the_policy_allows(
     origin_site: OriginSite, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -101,6 +102,7 @@ def test_chromium_sends_straight_only_what_the_policy_allows(
         s.close()
 
 
+@pytest.mark.browser
 def test_allowed_requests_never_reach_the_proxy_and_nothing_is_paused(origin_site: OriginSite, tmp_path: Path) -> None:
     """30 allowed images reach the server and none of them the proxy; the one refused image reaches
     only the proxy, which reports it to the call; no DevTools interceptor is on."""
@@ -120,6 +122,7 @@ def test_allowed_requests_never_reach_the_proxy_and_nothing_is_paused(origin_sit
         s.close()
 
 
+@pytest.mark.browser
 def test_a_persistent_profile_gets_the_proxy_at_launch(origin_site: OriginSite, tmp_path: Path) -> None:
     origin_site.pages["/v/profile"] = (HTML, "<img src='{B}/hit/profile'><img src='{A}/ok/profile'>")
     s = ocnb.Session(
@@ -178,6 +181,7 @@ def test_the_proxy_reads_each_kind_of_request_and_answers_none() -> None:
     assert replies[2].startswith(b"HTTP/1.1 403 ")  # port 443: TLS would tell no more, refused at once
 
 
+@pytest.mark.browser
 @pytest.mark.parametrize("target", ["https://refused.test/hit/tls", "https://refused.test:8443/hit/tls"])
 def test_a_redirect_to_a_refused_https_origin_is_blocked_url(
     origin_site: OriginSite, tmp_path: Path, target: str
@@ -195,6 +199,7 @@ def test_a_redirect_to_a_refused_https_origin_is_blocked_url(
         s.close()
 
 
+@pytest.mark.browser
 def test_without_a_loopback_port_the_devtools_guard_takes_over(
     origin_site: OriginSite, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

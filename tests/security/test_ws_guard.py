@@ -73,6 +73,7 @@ def test_the_policy_regexes_decide_as_check_does(origin_site: OriginSite) -> Non
     assert OriginPolicy(allowed=["http://x.com"]).origin_regexes()[1] is None
 
 
+@pytest.mark.browser
 def test_the_gate_refuses_exactly_what_the_policy_refuses(session: ocnb.Session, origin_site: OriginSite) -> None:
     """The gate run in a real Chromium global: ``SecurityError`` for each URL the policy refuses, a
     socket (closed at once) for each other — the URL read as the browser reads it."""
@@ -89,6 +90,7 @@ def test_the_gate_refuses_exactly_what_the_policy_refuses(session: ocnb.Session,
     assert "open" in got and "SecurityError" in got
 
 
+@pytest.mark.browser
 def test_the_workers_code_cannot_undo_the_gate(session: ocnb.Session, origin_site: OriginSite) -> None:
     """What a worker's code could try after the gate: a subclass, the prototype's constructor,
     tampered ``URL`` getters and ``RegExp.prototype.exec``, a URL object whose ``toString`` changes."""
@@ -112,6 +114,7 @@ def test_the_workers_code_cannot_undo_the_gate(session: ocnb.Session, origin_sit
     assert origin_site.refused_hits("/hit/undo") == []
 
 
+@pytest.mark.browser
 def test_a_workers_refused_websocket_is_reported_by_the_call(session: ocnb.Session, origin_site: OriginSite) -> None:
     """The refusal reaches the call during which the worker tried: ``blocked`` names the URL, the rule
     and the type ``websocket``, and the journal line of that call names it too."""
@@ -134,6 +137,7 @@ def test_a_workers_refused_websocket_is_reported_by_the_call(session: ocnb.Sessi
     assert origin_site.refused_hits("/hit/report") == []
 
 
+@pytest.mark.browser
 @pytest.mark.parametrize("held", [True, False])
 def test_a_shared_worker_waits_for_the_gate_however_slow_ocnb_is(
     origin_site: OriginSite, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch, held: bool

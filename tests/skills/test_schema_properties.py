@@ -91,6 +91,7 @@ domains = st.sampled_from(["example.com", "127.0.0.1:8000", "[::1]:9", "münchen
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(domain=domains, name=names, steps=skill_steps, description=opt_text)
 def test_stored_form_round_trips_through_the_schema(domain: str, name: str, steps: list, description) -> None:
@@ -104,6 +105,7 @@ def test_stored_form_round_trips_through_the_schema(domain: str, name: str, step
         assert skill_errors(json.loads(json.dumps(on_disk))) == []
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(steps=skill_steps, where=st.data(), bad_kind=text.filter(lambda k: k not in STEP_KINDS))
 def test_an_unknown_step_kind_anywhere_is_refused_and_not_stored(steps: list, where, bad_kind: str) -> None:
@@ -136,6 +138,7 @@ REFERENCE = ast.parse(
 )
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(name=names, steps=skill_steps, start_url=opt_text)
 def test_exported_script_embeds_data_only_as_literals(name: str, steps: list, start_url) -> None:

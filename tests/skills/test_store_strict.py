@@ -179,6 +179,7 @@ def test_a_skill_inside_a_corrupt_file_is_corrupt_file_and_an_unknown_one_names_
     assert unknown.value.code == "INVALID_ARGUMENT" and unknown.value.details["unreadable"] == [str(path)]
 
 
+@pytest.mark.browser
 def test_corrupt_file_through_the_tools_names_the_file(ocnb_home: Path) -> None:
     store = SkillStore(ocnb_home)
     good = store.record(DOMAIN, "signup", steps())["id"]

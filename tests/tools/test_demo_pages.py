@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 import pytest
-from playwright.async_api import Browser, Page, Playwright, async_playwright, expect
+from playwright.async_api import Browser, Page, Playwright, expect
 
-from ocnb.browser import find_chromium, launch_args
 from ocnb.commands.demosite import DemoSite, serve
+from tests.conftest import PlaywrightBrowser
 
 pytestmark = pytest.mark.browser
 
@@ -43,27 +43,9 @@ class Env:
 
 
 @pytest.fixture(scope="module")
-def env() -> Iterator[Env]:
-    loop = asyncio.new_event_loop()
-    site = serve()
-    playwright = loop.run_until_complete(async_playwright().start())
-    path, _ = find_chromium(None, None)  # OCNB_CHROMIUM or a system Chromium; None = Playwright's own
-    try:
-        browser = loop.run_until_complete(
-            playwright.chromium.launch(executable_path=path, args=[*launch_args(), "--disable-gpu"])
-        )
-    except Exception as exc:  # noqa: BLE001 - no usable browser on this machine
-        loop.run_until_complete(playwright.stop())
-        loop.close()
-        site.close()
-        pytest.skip(f"Chromium not available: {exc}")
-    try:
-        yield Env(loop, playwright, browser, site)
-    finally:
-        loop.run_until_complete(browser.close())
-        loop.run_until_complete(playwright.stop())
-        loop.close()
-        site.close()
+def env(playwright_browser: PlaywrightBrowser) -> Iterator[Env]:
+    with serve() as site:
+        yield Env(playwright_browser.loop, playwright_browser.playwright, playwright_browser.browser, site)
 
 
 def labels_in_order(page: Page) -> Awaitable[list[str]]:

@@ -5,6 +5,7 @@
 // `row "Invoice 1002 — Globex"` (that container's name, or its text without the element's own).
 function contextOf(el) {
   const own = textOf(el);
+  const named = nameOf(el, roleOf(el))[0];  // a name from aria-label, which the container's text repeats
   for (let p = el.parentElement; p && p !== document.body; p = p.parentElement) {
     const r = roleOf(p), tag = p.tagName;
     let kind = "";
@@ -15,7 +16,11 @@ function contextOf(el) {
     else if (r === "group" || r === "dialog" || r === "region" || r === "tabpanel" || r === "menu") kind = r;
     if (!kind) continue;
     let t = nameOf(p, r)[0];
-    if (!t) t = squash(own ? textOf(p).split(own).join(" ") : textOf(p));
+    if (!t) {
+      let rest = textOf(p);
+      for (const part of [own, named]) if (part) rest = rest.split(part).join(" ");
+      t = squash(rest);
+    }
     if (!t && kind === "form") t = p.id || p.getAttribute("name") || "";
     if (t) return kind + " " + quote(clip(t, 60));
   }

@@ -129,3 +129,20 @@ function nameOf(el, role) {
   if (isInteractive(el, role)) { n = iconName(el) || swatchName(el); if (n) return [n, "icon"]; }
   return ["", ""];
 }
+// What an element shows when its name comes from elsewhere (aria-label, aria-labelledby, title) and
+// the shown text says words the name does not: a story link labelled "Opens a new window" shows its
+// headline. "" when the content writes no word the name lacks (a label equal to its text, an icon's
+// "×", an image's alt text).
+const NAME_ELSEWHERE = new Set(["aria-label", "labelledby", "title"]);
+const wordsOf = (s) => (s || "").toLowerCase().match(/[\p{L}\p{N}_]+/gu) || [];
+function contentBeyondName(el, name, nameSrc, content) {
+  if (!NAME_ELSEWHERE.has(nameSrc)) return "";
+  const text = content === undefined ? textOf(el) : content;
+  if (!text) return "";
+  const have = new Set(wordsOf(name));
+  const more = wordsOf(text).filter((w) => !have.has(w));
+  if (!more.length) return "";
+  // words a person reads there (not an image's alt text, an icon's <title>, hidden text)
+  const written = new Set(wordsOf(typeof el.innerText === "string" ? el.innerText : el.textContent));
+  return more.some((w) => written.has(w)) ? text : "";
+}

@@ -87,9 +87,13 @@ function buildOutline(rootEl) {
       // More than a short phrase inside (an article with a click handler, a card link, a role=button
       // wrapper): a container. Its line gets a short name (its own label, or its first words) and its
       // content stays beneath it; only atomic controls fold their text into their name.
-      const container = !forceBlock && tag !== "INPUT" && tag !== "TEXTAREA" && tag !== "SELECT" &&
-        (nameSrc === "content" ? name : textOf(el)).length > ATOMIC_CHARS;
+      const field = tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT";
+      const content = field ? "" : nameSrc === "content" ? name : textOf(el);
+      const container = !forceBlock && !field && content.length > ATOMIC_CHARS;
       if (container) name = nameSrc === "content" ? firstWords(el) : clip(name, 120);
+      // A name from aria-label, aria-labelledby or title that says other words than the element shows:
+      // its text stays beneath it (as a container's does), so the page's words are all read.
+      const shows = container || field ? "" : contentBeyondName(el, name, nameSrc, content);
       const states = statesOf(el, role);
       if (nameSrc === "icon") states.unshift("inferred");
       let extra = "";
@@ -107,7 +111,7 @@ function buildOutline(rootEl) {
         if (tag === "INPUT") { const f = fieldFormat(el); if (f) extra += (extra ? " " : "") + f; }
       }
       // A link inside running text stays inline, markdown-style: "see [the docs](ax_9 → /docs) now".
-      if ((role === "link" || (!role && tag !== "IMG")) && name && !container && !states.length && !onlyInteractive && bufText &&
+      if ((role === "link" || (!role && tag !== "IMG")) && name && !container && !shows && !states.length && !onlyInteractive && bufText &&
           INLINE_DISPLAY.test(style(el).display) && !hasInteractiveInside(el)) {
         pushText(" [" + clip(name, 300).replace(/[\[\]\\]/g, "\\$&") + "](" + PREFIX + ref + extra + ") ");
         return true;
@@ -121,7 +125,12 @@ function buildOutline(rootEl) {
         else if (names.length) node.line += " options: " + clip(names.join(" | "), 400);
         return true;
       }
-      if (container) {
+      if (shows && !hasInteractiveInside(el)) {
+        if (onlyInteractive) node.line += ": " + clip(shows, NAME_MAX);
+        else node.kids.push({ text: clip(shows, NAME_MAX) });
+        return true;
+      }
+      if (container || shows) {
         const saved = cur; const savedBuf = buf; const savedText = bufText;
         cur = node; buf = []; bufText = false;
         walkChildren(el, false);
@@ -142,18 +151,24 @@ function buildOutline(rootEl) {
       if (!selfVisible(el)) return false;
       flush();
       const lvl = el.getAttribute("aria-level") || (/^H[1-6]$/.test(tag) ? tag[1] : "2");
-      const name = nameOf(el, role)[0];
+      const [name, nameSrc] = nameOf(el, role);
       const node = { line: "- heading " + quote(name) + " [level=" + lvl + "]", kids: [] };
-      if (hasInteractiveInside(el)) {
+      const shows = contentBeyondName(el, name, nameSrc);
+      if (shows && !hasInteractiveInside(el)) {
+        if (!onlyInteractive) cur.kids.push({ line: node.line, kids: [{ text: clip(shows, NAME_SHOWN_MAX) }] });
+        return true;
+      } else if (hasInteractiveInside(el)) {
         const saved = cur; const savedBuf = buf; const savedText = bufText;
         cur = node; buf = []; bufText = false;
         walkChildren(el, true);
         buf = savedBuf; bufText = savedText; cur = saved;
         // heading that is just one link/button with the same name: merge into one line
-        if (!onlyInteractive && node.kids.length === 1 && !node.kids[0].kids.length && node.kids[0].line &&
-            node.kids[0].line.indexOf(quote(name)) > 0) {
-          node.line = "- heading [level=" + lvl + "]: " + node.kids[0].line.slice(2);
-          node.kids = [];
+        // (a link that keeps its shown text beneath its label keeps it: "…: link "Opens…" [ax_6]: Headline")
+        const only = node.kids.length === 1 ? node.kids[0] : null;
+        if (!onlyInteractive && only && only.line && only.line.indexOf(quote(name)) > 0 &&
+            (!only.kids.length || (only.kids.length === 1 && only.kids[0].text !== undefined))) {
+          node.line = "- heading [level=" + lvl + "]: " + only.line.slice(2);
+          node.kids = only.kids;
         }
       }
       if (onlyInteractive) { for (const k of node.kids) cur.kids.push(k); return true; }
