@@ -119,7 +119,7 @@ shows the candidates told apart by their row, each numbered on the screenshot; p
 """),
         code('%config OcMagics.handoff = True\nrows = site.page("ambiguous.html")\n%oc navigate $rows'),
         code('r = %oc click "Delete"\nr'),
-        code("r.resume(r.candidates[1][\"ref\"])   # what Resume does for the second row (Globex)"),
+        code('r.resume(r.candidates[1]["ref"])   # what Resume does for the second row (Globex)'),
         code("%config OcMagics.handoff = False"),
         code(TEARDOWN),
     ]
@@ -200,7 +200,36 @@ pd.DataFrame(r["step_results"])[["index", "kind", "resolved_via", "selector_atte
             'script = Path(exported["path"]).read_text()\n'
             'print(script[: script.index("\\n# ocnb\'s in-page engine")])'
         ),
-        code(TEARDOWN),
+        md("""
+## Show it once: record what you do
+
+Instead of writing the steps, do them: `%oc record start`, then act in the page — click and type in
+the live view below (it forwards keys while it has focus), in a headed window, or from another program
+driving the same browser — and `%oc record stop`. Only your own input is recorded (a page's scripted
+clicks are not), as the same steps `capture_artifact` records: chain, fingerprint, intent. A password
+you type becomes `${SECRET:PASSWORD}`; `--params` turns a field into a parameter.
+"""),
+        code("from ocnb.widgets import BrowserView\n\nview = BrowserView(s)\nview"),
+        md("Here the cell acts for you, through the view's Python API (what a click and typing in it send):"),
+        code(
+            """%oc navigate $form
+%oc record start
+%oc click "Full name"
+view.type("Grace Hopper")
+%oc click Email
+view.type("grace@example.org")
+%oc click "Sign up"
+shown = %oc record stop --name sign-up-shown --params email=email "full name=who"
+shown["signature"]"""
+        ),
+        md("It replays like any skill — here with other values, on the restyled page:"),
+        code(
+            """%oc navigate {form}?variant=restyled
+r = s.oc_skill_replay(skill_id=shown["skill_id"], params={"who": "Lin", "email": "lin@example.org"},
+                      step_range={"from": 1}).raise_for_error()
+pd.DataFrame(r["step_results"])[["index", "kind", "resolved_via", "ok"]]"""
+        ),
+        code("view.close()\n" + TEARDOWN),
     ]
 
 
@@ -306,7 +335,9 @@ reads.style.bar(color="#a1d99b")"""
 
 tokens_by_tool(report.per_tool, top=12, title="tool schema tokens");"""
         ),
-        code('tokens_by_tool(report.results, title="tokens of this session\'s results") if len(report.results) else None;'),
+        code(
+            'tokens_by_tool(report.results, title="tokens of this session\'s results") if len(report.results) else None;'
+        ),
         code(
             """figures = dict(zip(report.summary["item"], report.summary["tokens"]))
 figures["median read_page (ax)"] = int(reads["ax tokens"].median())

@@ -173,6 +173,8 @@ class CallContext:
     parent: CallContext | None = None
     #: The ``asyncio.timeout`` around the handler while it runs: a wait for a person pauses it.
     deadline: Any = None
+    #: The name the MCP client gave for itself (``clientInfo.name``), for its journal line; None elsewhere.
+    client: str | None = None
 
     @property
     def root(self) -> CallContext:

@@ -121,7 +121,9 @@ class ToolContext:
 
     async def dispatch(self, tool: str, args: dict[str, Any] | None = None, *, source: str | None = None) -> ToolResult:
         """Run another tool from inside a handler (plans, replay): same pipeline, no re-locking."""
-        return await dispatch_async(self.session, tool, args or {}, source=source or self.call.source)
+        return await dispatch_async(
+            self.session, tool, args or {}, source=source or self.call.source, client=self.call.client
+        )
 
 
 #: The schema keywords whose meaning is the same in draft 7 (what fastjsonschema compiles) as in draft
@@ -248,6 +250,7 @@ async def dispatch_async(
     record: bool = True,
     progress: ProgressFn | None = None,
     ask: AskFn | None = None,
+    client: str | None = None,
 ) -> ToolResult:
     """The pipeline, on the browser loop. Top-level calls are serialized; nested ones are not.
 
@@ -255,15 +258,16 @@ async def dispatch_async(
     cancelled call (``asyncio`` cancel of the task) is journaled as ``CANCELLED``, then the
     cancellation goes on. ``progress`` hears the steps of a long call (see :meth:`CallContext.progress`);
     ``ask`` lets the approval desk ask the face's own person too (:data:`~ocnb.calls.AskFn`).
+    ``client``: the MCP client's name, written in the call's journal line.
     """
     try:
         if _nested.get():
-            return await _pipeline(session, tool, args, source, record, progress, ask)
+            return await _pipeline(session, tool, args, source, record, progress, ask, client)
         token = _nested.set(True)
         _current.set(None)  # a top-level call is nobody's step, whatever task it was started from
         try:
             async with session.call_lock():
-                return await _pipeline(session, tool, args, source, record, progress, ask)
+                return await _pipeline(session, tool, args, source, record, progress, ask, client)
         finally:
             _nested.reset(token)
     except OcnbError as exc:
@@ -301,6 +305,7 @@ async def _pipeline(
     record: bool = True,
     progress: ProgressFn | None = None,
     ask: AskFn | None = None,
+    client: str | None = None,
 ) -> ToolResult:
     name = _tool_name(tool)
     given, problems = check_args(args) if isinstance(args, dict) else ({}, [])
@@ -315,6 +320,7 @@ async def _pipeline(
         progress_fn=progress,
         ask_fn=ask,
         parent=_current.get(),
+        client=client,
     )
     current = _current.set(call)
     try:

@@ -33,14 +33,18 @@ with extra("notebook"):
 from . import display as _display
 from .dispatch import dispatch
 from .errors import OcnbError
+from .notebook.close_command import close_command
 from .notebook.lines import (
     COMMANDS,
+    RECORD_SUBCOMMANDS,
     VERBS,
     Call,
     coerce_value,
     expand,
     help_text,
+    offer_group,
     parse_call,
+    parse_record,
     positional_names,
     tool_help,
     tool_list,
@@ -218,14 +222,18 @@ class OcMagics(Magics):
             return None
         if head == "mcp":
             return self._mcp(rest)
+        if head == "record":  # a person's demonstration: offers the opt-in group record on first use
+            call = parse_record(rest)
+            offer_group(self.session(), "record")
+            result = self.run_call(call)
+            if not result.ok:
+                raise UsageError(result.summary_line())
+            return result
         if head in ("approve", "deny", "approvals"):
             return self._desk(head, rest.strip())
         if head == "close":
-            if self._mcp_server is not None:
-                self._mcp("stop")
-            s = self._existing()
-            if s is not None:
-                s.close()
+            server, self._mcp_server = self._mcp_server, None
+            print(close_command(self._existing(), server))
             return None
         result = self.run_call(parse_call(line, self.session().registry))
         if not result.ok:
@@ -378,6 +386,8 @@ class OcMagics(Magics):
             return sorted(n for n in {*registry.names(), *VERBS} if n.startswith(current)), current
         if head == "mcp" and len(before) == 1:
             return [s for s in MCP_SUBCOMMANDS if s.startswith(current)], current
+        if head == "record" and len(before) == 1:
+            return [s for s in RECORD_SUBCOMMANDS if s.startswith(current)], current
         tool = VERBS[head][0] if head in VERBS else head
         tooldef = registry.get(tool)
         if tooldef is None or not current.startswith("-"):

@@ -50,11 +50,13 @@ from .settings import SessionOptions, Settings
 from .skills.capture import capture_hook
 from .skills.replay import envelope_hook
 
-__all__ = ["Session", "build_session", "session"]
+__all__ = ["Session", "build_session", "on_new_default", "session"]
 
 _LIVE: weakref.WeakSet[Session] = weakref.WeakSet()
 _DEFAULT: Session | None = None
 _DEFAULT_LOCK = threading.Lock()
+#: Called with each new default session (:func:`session`): views that follow the notebook's session.
+_ON_NEW_DEFAULT: list[Callable[[Session], None]] = []
 
 
 def new_session_id() -> str:
@@ -462,9 +464,28 @@ def session(**kwargs: Any) -> Session:
     """The shared default session for notebooks: created on first use, re-created after close()."""
     global _DEFAULT
     with _DEFAULT_LOCK:
-        if _DEFAULT is None or _DEFAULT.closed:
+        created = _DEFAULT is None or _DEFAULT.closed
+        if created:
             _DEFAULT = Session(**kwargs)
-        return _DEFAULT
+        current = _DEFAULT
+        assert current is not None
+    if created:
+        for callback in list(_ON_NEW_DEFAULT):
+            with contextlib.suppress(Exception):
+                callback(current)
+    return current
+
+
+def is_default(s: Session) -> bool:
+    """Whether ``s`` is the notebook's shared default session (:func:`session`)."""
+    return _DEFAULT is s
+
+
+def on_new_default(callback: Callable[[Session], None]) -> Callable[[], None]:
+    """Call ``callback(session)`` whenever a new default session is created (after ``%oc close``, the
+    next ``%oc`` line); returns a function that cancels that."""
+    _ON_NEW_DEFAULT.append(callback)
+    return lambda: _ON_NEW_DEFAULT.remove(callback) if callback in _ON_NEW_DEFAULT else None
 
 
 def build_session(options: SessionOptions, *, default: bool = False, **extra: Any) -> Session:

@@ -135,6 +135,8 @@ class AuditLayer:
             entry["intent"] = call.intent
         if call.blocked:
             entry["blocked"] = call.blocked
+        if call.client:
+            entry["client"] = call.client
         self.journal.append(entry)
         trace = self.trace
         if not trace.closed:

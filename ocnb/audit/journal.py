@@ -9,7 +9,7 @@ an MCP server and a second process may all append at once without losing or inte
 An entry holds exactly these keys, in this order (``intent`` only when the caller gave one —
 absent, never null or empty)::
 
-    ts  seq  session_id  tab_id  tool  args  ok  error_code  duration_ms  summary  source  [intent]
+    ts  seq  session_id  tab_id  tool  args  ok  error_code  duration_ms  summary  source  [intent]  [blocked]  [client]
 """
 
 from __future__ import annotations
@@ -49,7 +49,8 @@ __all__ = [
 
 
 #: The keys of every entry, in file order; ``intent`` follows only when given, then ``blocked``
-#: (``[{"url", "rule"}]``, the requests the origin policy refused during the call) only when any was.
+#: (``[{"url", "rule"}]``, the requests the origin policy refused during the call) only when any was,
+#: then ``client`` (the MCP client's ``clientInfo.name``) for a call from an MCP client that gave one.
 ENTRY_FIELDS = (
     "ts",
     "seq",
@@ -327,6 +328,9 @@ class Journal:
                 for b in blocked
                 if isinstance(b, Mapping)
             ]
+        client = entry.get("client")
+        if isinstance(client, str) and client:  # the MCP client's own name for itself
+            out["client"] = clip(secrets.mask_text(client) if secrets is not None else client, 100)
         return out
 
     def append(self, entry: Mapping[str, Any]) -> dict[str, Any]:

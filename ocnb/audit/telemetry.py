@@ -45,6 +45,7 @@ JOURNAL_COLUMNS: dict[str, str] = {
     "summary": "string",
     "source": "string",
     "intent": "string",
+    "client": "string",
     "args": "object",
 }
 
@@ -163,6 +164,7 @@ def journal_df(
     - ``summary`` (string) — one line of what happened
     - ``source`` (string) — api, magic, widget, mcp, plan or replay
     - ``intent`` (string, <NA> when the caller gave none)
+    - ``client`` (string, <NA> unless the call came from an MCP client) — the name it gave for itself
     - ``args`` (object: dict) — the arguments, sanitized
     """
     root = ocnb_home(home)

@@ -135,9 +135,15 @@ class BrowserGuard:
 
     async def new_context(self, create: Callable[[], Awaitable[Any]]) -> tuple[Any, str | None]:
         """``create()`` a browser context and find its ``browserContextId`` (the one new id the browser
-        lists); contexts of this browser are created one at a time through here."""
+        lists); contexts of this browser are created one at a time through here.
+
+        A context that held the browser alone (registered under ``None``: a session's own browser
+        lending a context to an MCP client, ``HostedBrowser``) is registered under its own id first,
+        so that each context's requests are judged, and reported, by its own guard."""
         async with self._lock:
             before = await self._context_ids()
+            if None in self.judges and len(before) == 1:
+                self.judges[next(iter(before))] = self.judges.pop(None)
             context = await create()
             after = await self._context_ids()
         new = after - before

@@ -4,14 +4,35 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
 
+from ..errors import TargetClosed
 from ..settings import Settings
 from .driver import start_playwright
 from .fetch_guard import BrowserGuard, open_browser_guard
 from .launch import open_browser
 
-__all__ = ["SharedBrowser"]
+
+class Lender(Protocol):
+    """What a :class:`HostedBrowser` reads of the running state whose browser it lends
+    (a :class:`~ocnb.browser.state.BrowserState`)."""
+
+    @property
+    def browser(self) -> Any: ...
+    @property
+    def playwright(self) -> Any: ...
+    @property
+    def executable(self) -> str | None: ...
+    @property
+    def remote(self) -> str | None: ...
+    @property
+    def connected(self) -> bool: ...
+    @property
+    def browser_guard(self) -> BrowserGuard | None: ...
+
+
+__all__ = ["HostedBrowser", "SharedBrowser"]
 
 
 class SharedBrowser:
@@ -80,5 +101,46 @@ class SharedBrowser:
             if obj is not None:
                 with contextlib.suppress(Exception):  # already gone is fine
                     await getattr(obj, method)()
+        self.browser = self.playwright = None
+        self._guard = None
+
+
+class HostedBrowser(SharedBrowser):
+    """The browser of a running :class:`~ocnb.browser.state.BrowserState`, lent to other sessions, each
+    opening a context of its own in it (``ocnb mcp --isolated``: one per MCP client).
+
+    ``start()`` is the owner's way to its state (``Session.ensure_browser``): it starts the browser
+    if it has not started, and relaunches it after a crash; this object never launches, and
+    :meth:`close` leaves the browser to its owner. A context opened here registers with the owner's
+    origin-policy guard on the browser's DevTools session when it has one (one ``Fetch`` client per
+    browser), else with a guard of its own; on a browser ocnb attached to, none (as for a
+    :class:`SharedBrowser` that connected).
+    """
+
+    def __init__(self, runtime: Any, config: Settings, start: Callable[[], Awaitable[Lender]]) -> None:
+        super().__init__(runtime, config)
+        self._start = start
+        self._owner: Lender | None = None
+
+    async def ensure(self) -> Any:
+        if self._lock is None:
+            self._lock = asyncio.Lock()  # for the guard this object may open (SharedBrowser.browser_guard)
+        state = await self._start()
+        if state.browser is None or not state.connected:
+            raise TargetClosed("the browser this context would open in is not connected")
+        self.browser, self.playwright = state.browser, state.playwright
+        self.executable, self.remote = state.executable, state.remote
+        self._owner = state
+        return self.browser
+
+    async def browser_guard(self) -> BrowserGuard | None:
+        await self.ensure()
+        owned = self._owner.browser_guard if self._owner is not None else None
+        if owned is not None:
+            return owned
+        return await super().browser_guard()
+
+    async def close(self) -> None:
+        """Close the guard this object opened, if any; the browser is its owner's."""
         self.browser = self.playwright = None
         self._guard = None

@@ -121,6 +121,8 @@ class BrowserState:
         policy = self.config.origin_policy()
         if shared is None:
             self._pw = await start_playwright()  # its driver outside the kernel's process group
+        else:
+            await shared.ensure()  # first: it starts the shared Playwright, and says whether it is remote
         try:
             # an allow-list on a browser ocnb launches: the network stack enforces it (ocnb/browser/proxy_guard.py)
             launched = not (cdp or connect or (shared is not None and shared.remote))
@@ -128,7 +130,7 @@ class BrowserState:
                 await proxy_guard.open_proxy() if launched and proxy_guard.USE and proxy_guard.covers(policy) else None
             )
             if shared is not None:  # somebody else's browser: this state owns only its context
-                self.browser = await shared.ensure()  # first: it starts the shared Playwright
+                self.browser = await shared.ensure()
                 self._pw = shared.playwright
                 self.executable, self.remote, self._own_browser = shared.executable, shared.remote, False
             else:

@@ -5,6 +5,7 @@ Examples::
     ocnb mcp                              # stdio; e.g. `claude mcp add ocnb -- ocnb mcp`
     ocnb mcp --all-tools                  # list every tool, not the essentials + discover_capabilities
     ocnb mcp --http 8765                  # HTTP on 127.0.0.1:8765 with a bearer token
+    ocnb mcp --http 8765 --isolated       # each client its own browser context (tabs, cookies)
     ocnb mcp --http 8765 --token-file ~/.ocnb/mcp-token   # the same token after every restart
     ocnb mcp --headed --home ./.ocnb --secrets .env
     ocnb mcp --cdp-endpoint http://127.0.0.1:9222   # attach to a running Chrome: its tabs, its logins
@@ -78,6 +79,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="list every tool in tools/list (default: the essentials and discover_capabilities, which lists "
         "the others when a task needs them; every tool is callable either way)",
+    )
+    p.add_argument(
+        "--isolated",
+        action="store_true",
+        help="give each client its own browser context (tabs, cookies, storage), closed when it disconnects",
     )
     p.add_argument("--headed", action="store_true", help="show the browser window")
     p.add_argument(
@@ -212,6 +218,7 @@ def _serve_http(session: Any, opts: argparse.Namespace) -> int:
             all_tools=opts.all_tools,
             token_file=opts.token_file,
             allow_remote=opts.allow_remote,
+            isolated=opts.isolated,
         )
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -279,8 +286,9 @@ def main(argv: list[str] | None = None) -> int:
         from .server import run_stdio
 
         listing: Listing = "discovery" if opts.discovery else "all" if opts.all_tools else "essentials"
-        print(f"ocnb MCP server on stdio (session {session.id}, {tools_line(session, listing)})", file=sys.stderr)
-        anyio.run(lambda: run_stdio(session, listing=listing))
+        mode = ", isolated: the client gets its own browser context" if opts.isolated else ""
+        print(f"ocnb MCP server on stdio (session {session.id}, {tools_line(session, listing)}{mode})", file=sys.stderr)
+        anyio.run(lambda: run_stdio(session, listing=listing, isolated=opts.isolated))
         return 0
     except KeyboardInterrupt:
         return 130

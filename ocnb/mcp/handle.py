@@ -47,18 +47,19 @@ def policy_line(session: Any) -> str:
 
 
 def tools_line(session: Any, listing: bool | Listing) -> str:
-    """How many tools a client sees, for a start-up banner, under ``listing`` (``True``: discovery
-    mode, ``False``: every tool, as before listings had names)."""
+    """How many tools a client sees in ``tools/list``, for a start-up banner, under ``listing``
+    (``True``: discovery mode, ``False``: every tool, as before listings had names); counted by
+    :func:`~ocnb.mcp.listing.listed`, the code ``tools/list`` answers with."""
     if isinstance(listing, bool):
         listing = "discovery" if listing else "all"
     n = len(session.registry)
-    if listing == "all":
-        return f"{n} tools"
     start = [t.name for t in listed(session.registry, listing)]
+    if listing == "all":
+        return f"tools/list shows all {len(start)} tools"
     if listing == "essentials":
         return (
-            f"tools/list shows {len(start)} essential tools of {n}; discover_capabilities lists the others "
-            "when a task needs them (--all-tools: every tool)"
+            f"tools/list shows {len(start)} of {n} tools, the essentials; discover_capabilities lists the "
+            "others when a task needs them (--all-tools: every tool)"
         )
     return (
         f"discovery mode: tools/list starts with {len(start)} tool{'' if len(start) == 1 else 's'} of {n}, "
@@ -95,6 +96,15 @@ class McpHandle:
     def session(self) -> Session:
         return self.bridge.session
 
+    def client_session(self, name: str | None = None) -> Session:
+        """An isolated client's own session (its browser context), by the name the client gave
+        (``clientInfo.name``); without a name, the only one connected. ``BrowserView.watch`` shows it.
+
+        Raises ``LookupError`` when the server is not ``--isolated`` or no such client is connected."""
+        if self.bridge.clients is None:
+            raise LookupError("this MCP server is not --isolated: its clients drive the session itself")
+        return self.bridge.clients.named(name)
+
     @property
     def running(self) -> bool:
         return not self._stopped and self._thread.is_alive()
@@ -130,6 +140,7 @@ class McpHandle:
         lines = [
             f"ocnb MCP server: {self.url}  (session {self.session.id}, {tools_line(self.session, self.bridge.listing)})",
             policy_line(self.session),
+            *self._mode_lines(),
         ]
         if not self.token:
             lines.append("Auth: OFF (anyone who can reach the port)")
@@ -145,6 +156,11 @@ class McpHandle:
         lines.append(json.dumps(self.desktop_config(), indent=2))
         return "\n".join(lines)
 
+    def _mode_lines(self) -> list[str]:
+        if self.bridge.clients is None:
+            return []
+        return ["Isolated: each client gets its own browser context (tabs, cookies), closed when it disconnects"]
+
     def masked_token(self) -> str:
         """The token's first characters only (``abcd…``): enough to tell two tokens apart."""
         return f"{self.token[:4]}… ({len(self.token)} characters)" if self.token else "none (auth off)"
@@ -156,8 +172,9 @@ class McpHandle:
         ``handle.token``; the client configurations say where to put it.
         """
         lines = [
-            f"ocnb MCP server: {self.url}  (session {self.session.id}, {tools_line(self.session, self.bridge.discovery)})",
+            f"ocnb MCP server: {self.url}  (session {self.session.id}, {tools_line(self.session, self.bridge.listing)})",
             policy_line(self.session),
+            *self._mode_lines(),
         ]
         if not self.token:
             lines.append("Auth: OFF (anyone who can reach the port)")
@@ -217,6 +234,8 @@ class McpHandle:
             "approval_timeout_s": self.session.settings.approval_timeout_s,
             "paused": self.session.approvals.paused,
             "pending_approvals": len(self.session.approvals.pending()),
+            "isolated": self.bridge.clients is not None,
+            "clients": self.bridge.clients.describe() if self.bridge.clients is not None else [],
             "tool_calls": self.bridge.calls,
             "requests": self._stats["requests"],
             "refused": self._stats["refused"],

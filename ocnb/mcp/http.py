@@ -43,6 +43,7 @@ from ..display import in_jupyter_kernel
 from ..files import atomic_write_text
 from .guard import DEFAULT_MAX_BODY_BYTES, MCP_PATH, Guard
 from .handle import McpHandle, tools_line
+from .listing import Listing
 from .sdk_seams import silence_cancelled_requests
 from .server import McpBridge
 
@@ -211,6 +212,7 @@ def serve(
     token: str | None = None,
     token_file: str | os.PathLike[str] | None = None,
     allow_remote: bool = False,
+    isolated: bool = False,
 ) -> McpHandle:
     """Serve ``session``'s tools over streamable HTTP at ``http://host:port/mcp`` from a daemon thread.
 
@@ -233,6 +235,9 @@ def serve(
         token: the bearer token to require (default: ``$OCNB_MCP_TOKEN`` if set, else a new one).
         token_file: keep the token in this file: reused when it exists, else created with mode 0600
             (see :func:`load_or_create_token`), so client configurations survive a restart.
+        isolated: give each client session a browser context of its own in ``session``'s browser
+            (own tabs, cookies and storage; the session's origin policy; closed when the client
+            disconnects) instead of driving ``session``'s own tabs (:mod:`ocnb.mcp.clients`).
 
     Raises:
         McpTokenError: the given token, ``$OCNB_MCP_TOKEN`` or the token file's content is unusable.
@@ -279,7 +284,8 @@ def serve(
     origins = {f"http://{n}:{bound_port}" for n in names} | set(allowed_origins)
     if discovery and all_tools:
         raise ValueError("discovery and all_tools contradict each other")
-    bridge = McpBridge(session, listing="discovery" if discovery else "all" if all_tools else "essentials")
+    listing: Listing = "discovery" if discovery else "all" if all_tools else "essentials"
+    bridge = McpBridge(session, listing=listing, isolated=isolated)
     app = bridge.server.streamable_http_app(
         streamable_http_path=MCP_PATH,
         host=host,

@@ -51,6 +51,9 @@ no tool-specific code here: a tool added to the registry is served as it is.
   progress while it waits, then acts once or ends ``APPROVAL_DENIED`` / ``APPROVAL_TIMEOUT``.
 - Pause: while the person has paused the agent (``%oc mcp pause``), every call ends ``PAUSED``.
 - Results (:mod:`ocnb.mcp.content`): the JSON text, fenced page text, images and resource links.
+- Isolated mode (:mod:`ocnb.mcp.clients`, ``isolated=True``): each client session's calls run in a
+  session (browser context) of its own in the served session's browser; every journal line of an MCP
+  call names the client (``client``, its ``clientInfo.name``), isolated or not.
 
 The server's own event loop never waits on the browser: a call is submitted to the browser thread and
 awaited through :func:`asyncio.wrap_future`, so a busy notebook cell delays an agent's call (the
@@ -61,8 +64,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -79,12 +83,20 @@ from ..errors import OcnbError
 from ..registry import ToolDef, capability_groups
 from ..results import ToolError, ToolResult
 from . import resources
+from .clients import ClientSessions, client_name
 from .content import MAX_IMAGE_BYTES, to_call_result, tool_to_mcp, unknown_tool
 from .elicitation import approval_asker, hand_off
 from .listing import LISTINGS, Listing, finders, listed
 from .notify import ClientLog, ToolListChanges
 from .progress import Progress, progress_token
-from .sdk_seams import context_streams, http_transports, refusal, refuse_nonfinite, strict_messages
+from .sdk_seams import (
+    connection_of,
+    context_streams,
+    http_transports,
+    refusal,
+    refuse_nonfinite,
+    strict_messages,
+)
 
 if TYPE_CHECKING:
     from ..session import Session
@@ -100,6 +112,9 @@ __all__ = [
 ]
 
 log = logging.getLogger("ocnb.mcp")
+
+#: :meth:`McpBridge.call` bound to one client's session (what hand-off and approval resume through).
+CallFn = Callable[..., Awaitable[ToolResult]]
 
 INSTRUCTIONS = (
     "ocnb drives one real Chromium that a person also sees from a Jupyter notebook. "
@@ -141,9 +156,19 @@ class McpBridge:
     """One MCP server over one :class:`~ocnb.session.Session` (serve it over stdio or HTTP)."""
 
     def __init__(
-        self, session: Session, *, name: str = "ocnb", discovery: bool = False, listing: Listing | None = None
+        self,
+        session: Session,
+        *,
+        name: str = "ocnb",
+        discovery: bool = False,
+        listing: Listing | None = None,
+        isolated: bool = False,
+        stdio: bool = False,
     ) -> None:
         self.session = session
+        #: Isolated mode (:mod:`ocnb.mcp.clients`): each client's calls run in a session (browser
+        #: context) of its own in ``session``'s browser; None: every client drives ``session`` itself.
+        self.clients: ClientSessions | None = ClientSessions(session, stdio=stdio) if isolated else None
         #: What ``tools/list`` shows (:mod:`ocnb.mcp.listing`): the essentials by default, every tool,
         #: or discovery mode's start (``discovery=True``); then, unless every tool is listed, the
         #: tools the latest discovery result named (filtered per turn; announced with ``list_changed``).
@@ -181,6 +206,8 @@ class McpBridge:
         self.server.add_request_handler("logging/setLevel", types.SetLevelRequestParams, self.client_log.set_level)
         self.server.middleware.append(self.changes.track)
         self.server.middleware.append(refuse_nonfinite)
+        if self.clients is not None:
+            self.server.middleware.append(self.clients.refuse_sessionless)
 
     # -- lifecycle ----------------------------------------------------------------------------
     @contextlib.asynccontextmanager
@@ -199,8 +226,11 @@ class McpBridge:
             self.loop = None
 
     def release(self) -> None:
-        """Give the session back as this server found it: discovery mode's every-group tool set is
-        undone, unless someone chose other groups meanwhile or the session is closed. Idempotent."""
+        """Give the session back as this server found it: every isolated client's session closed,
+        discovery mode's every-group tool set undone (unless someone chose other groups meanwhile or
+        the session is closed). Idempotent."""
+        if self.clients is not None:
+            self.clients.close_all()
         before, self._caps_before = self._caps_before, None
         if before is None or self.session.closed:
             return
@@ -238,37 +268,41 @@ class McpBridge:
         self.calls += 1
         peer = ctx.session  # the MCP SDK's session with this client
         unknown: ToolResult | None = None
+        session = self.clients.session_for(peer) if self.clients is not None else self.session
+        call = functools.partial(self.call, session=session, client=client_name(connection_of(peer)))
         with self.client_log.riding(peer, ctx.request_id):  # log messages ride this call's stream meanwhile
             progress = Progress(peer) if progress_token(ctx) is not None else None
             try:
                 arguments = params.arguments
                 args = dict(arguments) if isinstance(arguments, dict) else arguments
-                result = await self.call(
+                result = await call(
                     params.name, args, progress=progress.report if progress else None, ask=approval_asker(ctx)
                 )
                 if result.error is None or result.error.code != "UNKNOWN_TOOL":
-                    return await self._answer(ctx, params.name, result, args)
+                    return await self._answer(ctx, params.name, result, session, call, args)
                 unknown = result  # journaled by dispatch like any call; answered as a protocol error below
             except Exception as exc:  # noqa: BLE001 - a tool result, never a JSON-RPC error
                 log.exception("tools/call %s failed", params.name)
                 failure = ToolResult.failure(str(params.name), "INTERNAL", f"{type(exc).__name__}: {exc}")
-                return to_call_result(failure, fence=self.session.fence)
+                return to_call_result(failure, fence=session.fence)
             finally:
                 if progress is not None:
                     await progress.close()
         raise unknown_tool(str(params.name), unknown)
 
-    async def _answer(self, ctx: Any, name: str, result: ToolResult, args: Any = None) -> types.CallToolResult:
+    async def _answer(
+        self, ctx: Any, name: str, result: ToolResult, session: Session, call: CallFn, args: Any = None
+    ) -> types.CallToolResult:
         """A call's result as the client gets it (after a hand-off, a log message, discovery's turn)."""
         if result.error is not None and result.error.code == "NEEDS_HUMAN":
-            result = await hand_off(ctx, result, self.session, self.call)
+            result = await hand_off(ctx, result, session, call)
         if result.error is not None and result.error.code == "NAVIGATION_FAILED":
             failed = {"message": result.error.message}
-            self.client_log.send("error", self.session.fence.event("navigation_failed", failed))
+            self.client_log.send("error", session.fence.event("navigation_failed", failed))
         tooldef = self.session.registry.get(name)
         if self.listing != "all" and result.ok and tooldef is not None and tooldef.reveals is not None:
             self._learn(tooldef.reveals(result.data))
-        return to_call_result(result, self.session.home, self.session.fence, args)
+        return to_call_result(result, session.home, session.fence, args)
 
     def _learn(self, names: Iterable[str]) -> None:
         """Show the tools the latest discovery result named, in place of the earlier turn's (every tool
@@ -279,18 +313,27 @@ class McpBridge:
             self.changes.changed()
 
     async def call(
-        self, name: str, arguments: Any, *, progress: ProgressFn | None = None, ask: AskFn | None = None
+        self,
+        name: str,
+        arguments: Any,
+        *,
+        progress: ProgressFn | None = None,
+        session: Session | None = None,
+        client: str | None = None,
+        ask: AskFn | None = None,
     ) -> ToolResult:
         """Run one call through dispatch on the browser thread, awaited without blocking this loop.
 
-        Cancelling the awaiting task cancels the call on the browser thread (journaled ``CANCELLED``).
+        ``session``: the one to run it in (default: the served session; an isolated client's own);
+        ``client``: the client's name, for the journal line. Cancelling the awaiting task cancels the
+        call on the browser thread (journaled ``CANCELLED``).
         """
-        session = self.session
+        session = session or self.session
         if session.closed:
             return ToolResult.failure(name, "SESSION_CLOSED", "the session is closed; create a new Session")
         try:
-            call = dispatch_async(session, name, arguments, source="mcp", progress=progress, ask=ask)
-            future = session.runtime.submit(call)
+            run = dispatch_async(session, name, arguments, source="mcp", progress=progress, ask=ask, client=client)
+            future = session.runtime.submit(run)
             return await asyncio.wrap_future(future)
         except OcnbError as exc:  # the session closed between the check and the submit
             return ToolResult(ok=False, tool=name, error=ToolError.from_exception(exc))
@@ -325,10 +368,17 @@ class McpBridge:
 
 
 async def run_stdio(
-    session: Session, *, name: str = "ocnb", discovery: bool = False, listing: Listing | None = None
+    session: Session,
+    *,
+    name: str = "ocnb",
+    discovery: bool = False,
+    listing: Listing | None = None,
+    isolated: bool = False,
 ) -> None:
-    """Serve ``session``'s tools over this process's stdin/stdout until the client closes the pipe."""
-    bridge = McpBridge(session, name=name, discovery=discovery, listing=listing)
+    """Serve ``session``'s tools over this process's stdin/stdout until the client closes the pipe.
+
+    ``isolated``: the client's calls run in a browser context of its own (:mod:`ocnb.mcp.clients`)."""
+    bridge = McpBridge(session, name=name, discovery=discovery, listing=listing, isolated=isolated, stdio=True)
     async with stdio_server() as (read_stream, write_stream):
         strict_send, strict_read = context_streams()
         async with anyio.create_task_group() as tg:

@@ -26,13 +26,17 @@ from ..registry import Registry, ToolDef
 
 __all__ = [
     "COMMANDS",
+    "RECORD_SUBCOMMANDS",
+    "RECORD_USAGE",
     "USAGE",
     "VERBS",
     "Call",
     "coerce_value",
     "expand",
     "help_text",
+    "offer_group",
     "parse_call",
+    "parse_record",
     "positional_names",
     "split_tokens",
     "suggest",
@@ -50,14 +54,21 @@ VERBS: dict[str, tuple[str, dict[str, Any], tuple[str, ...]]] = {
     "discover": ("discover_capabilities", {}, ("query",)),
 }
 #: Words of ``%oc`` that are not tools.
-COMMANDS = ("help", "tools", "mcp", "close", "approve", "deny", "approvals")
+COMMANDS = ("help", "tools", "mcp", "record", "close", "approve", "deny", "approvals")
+#: ``%oc record …``: a person's demonstration (the opt-in tool group ``record``, offered on first use).
+RECORD_SUBCOMMANDS = ("start", "status", "stop")
+RECORD_USAGE = (
+    "usage: %oc record start [--secret-fields FIELD ...] | %oc record status | "
+    "%oc record stop [--name NAME] [--description TEXT] [--params FIELD=NAME ...] [--secrets FIELD=NAME ...] "
+    "[--contract-id ID] [--discard]"
+)
 
 # A verb's target that looks like a ref (``ax_12``) is passed as ``ref``, anything else as ``query``.
 _NUMBER = re.compile(r"^-?\d+(\.\d+)?([eE][+-]?\d+)?$")
 USAGE = (
     "usage: %oc TOOL [VALUE ...] [--name value ...] | %oc click|fill|press|read|shot ... | "
     "%oc help [TOOL] | %oc tools | %oc discover QUERY | %oc mcp start|status|stop|pause|resume | "
-    "%oc approvals | %oc approve ID | %oc deny ID | %oc close"
+    "%oc record start|status|stop | %oc approvals | %oc approve ID | %oc deny ID | %oc close"
 )
 
 
@@ -210,6 +221,64 @@ def parse_call(line: str, registry: Registry) -> Call:
         else:
             args[name] = coerce_value(tooldef, name, raw)
     return Call(tool, args)
+
+
+def parse_record(line: str) -> Call:
+    """``%oc record start|status|stop …`` as a call of ``record_start``, ``record_status`` or ``record_stop``.
+
+    ``--params`` and ``--secrets`` take ``FIELD=NAME`` pairs (several after one flag, or the flag
+    repeated); ``--secret-fields`` takes field names. UsageError when malformed.
+    """
+    try:
+        tokens = shlex.split(line, comments=False, posix=True)
+    except ValueError as exc:
+        raise UsageError(f"cannot parse the line: {exc}") from None
+    if not tokens or tokens[0] not in RECORD_SUBCOMMANDS:
+        raise UsageError(RECORD_USAGE)
+    sub, rest = tokens[0], tokens[1:]
+    allowed = {
+        "start": ("secret_fields",),
+        "status": (),
+        "stop": ("name", "description", "params", "secrets", "contract_id", "discard"),
+    }
+    args: dict[str, Any] = {}
+    flag: str | None = None
+    for tok in rest:
+        if tok.startswith("--") and len(tok) > 2:
+            name, eq, value = tok[2:].partition("=")
+            flag = name.replace("-", "_")
+            if flag not in allowed[sub]:
+                raise UsageError(f"%oc record {sub} has no --{name}{suggest(flag, list(allowed[sub]))}; {RECORD_USAGE}")
+            if flag == "discard":
+                args["discard"], flag = True, None
+            elif eq:
+                _record_value(args, flag, value)
+                flag = flag if flag in ("params", "secrets", "secret_fields") else None
+            continue
+        if flag is None:
+            raise UsageError(f"unexpected {tok!r}; {RECORD_USAGE}")
+        _record_value(args, flag, tok)
+        if flag not in ("params", "secrets", "secret_fields"):
+            flag = None
+    return Call(f"record_{sub}", args)
+
+
+def _record_value(args: dict[str, Any], flag: str, value: str) -> None:
+    if flag in ("params", "secrets"):
+        field_, eq, name = value.partition("=")
+        if not eq or not field_ or not name:
+            raise UsageError(f"--{flag} takes FIELD=NAME pairs (got {value!r})")
+        args.setdefault(flag, {})[field_] = name
+    elif flag == "secret_fields":
+        args.setdefault(flag, []).append(value)
+    else:
+        args[flag] = value
+
+
+def offer_group(session: Any, group: str) -> None:
+    """Offer the opt-in tool group ``group`` on ``session`` if it does not yet (a person asked for it)."""
+    if group not in session.registry.caps:
+        session.configure(caps=(*session.settings.caps, group))
 
 
 def tool_help(tooldef: ToolDef) -> str:

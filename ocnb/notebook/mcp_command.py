@@ -33,6 +33,7 @@ __all__ = ["MCP_SUBCOMMANDS", "MCP_TOKEN_FILE", "mcp_command"]
 MCP_SUBCOMMANDS = ("start", "status", "stop", "pause", "resume")
 _START_USAGE = (
     "usage: %oc mcp start [--port N] [--token-file PATH] [--confirm never|risky|acting] [--approval-timeout SECONDS]"
+    " [--isolated]"
 )
 #: ``%oc mcp start`` flags that are settings of the session, and the setting each one sets.
 _START_SETTINGS = {"confirm": "agent_confirm", "approval_timeout": "approval_timeout_s"}
@@ -60,7 +61,7 @@ def mcp_command(rest: str, running: Any, session: Callable[[], Session]) -> tupl
     if sub == "start":
         _, flags = split_tokens(words[1:])
         opts = dict(flags)
-        if set(opts) - {"port", "host", "token_file", *_START_SETTINGS}:
+        if set(opts) - {"port", "host", "token_file", "isolated", *_START_SETTINGS}:
             raise UsageError(_START_USAGE)
         if running is not None:
             raise UsageError("an MCP server is already running here; %oc mcp stop first")
@@ -71,6 +72,9 @@ def mcp_command(rest: str, running: Any, session: Callable[[], Session]) -> tupl
                     changes[name] = check_setting(name, opts[flag], "--" + flag.replace("_", "-"))
                 except OcnbError as exc:
                     raise UsageError(exc.message) from None
+        if opts.get("isolated") is not None:  # a bare flag: `--isolated 8765` is a mistake, not a port
+            raise UsageError("--isolated takes no value: %oc mcp start --isolated [--port N]")
+        isolated = "isolated" in opts
         port = int(opts.get("port") or 0)
         s = session()
         # the token lives in a 0600 file, and the cell shows its path: a saved notebook holds no token
@@ -78,7 +82,7 @@ def mcp_command(rest: str, running: Any, session: Callable[[], Session]) -> tupl
         before = {name: getattr(s.settings, name) for name in changes}
         s.configure(**changes)
         try:
-            running = ocnb_mcp.serve(s, port=port, token_file=token_file, quiet=True)
+            running = ocnb_mcp.serve(s, port=port, token_file=token_file, quiet=True, isolated=isolated)
         except ocnb_mcp.McpTokenError as exc:
             s.configure(**before)
             raise UsageError(str(exc)) from None

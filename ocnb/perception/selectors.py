@@ -57,6 +57,7 @@ __all__ = [
     "Resolution",
     "capture_element",
     "engine_declined",
+    "frame_fingerprint",
     "register_engine",
     "resolve",
     "resolve_chain",
@@ -118,6 +119,11 @@ def _frame_of(page: Any, frame: Any) -> dict[str, Any]:
     if frame is page.main_frame or frame not in frames:
         return {"ordinal": 0}
     return {"ordinal": frames.index(frame), "url": _origin_path(frame.url)}
+
+
+def frame_fingerprint(page: Any, frame: Any) -> dict[str, Any]:
+    """The ``frame`` field of a fingerprint taken in ``frame`` of ``page`` (as :func:`capture_element` adds it)."""
+    return _frame_of(page, frame)
 
 
 # ---- recording ---------------------------------------------------------------------------------------

@@ -62,7 +62,7 @@ async def _act(page: Any, r: Resolved, action: str, args: dict[str, Any], timeou
     side_effects=True,
     intent=True,
     description="Click, fill, type, press, select, check or hover one element. "
-    "The element is a ref or a query (press without one: the focused element); action defaults to click; "
+    "The element is a ref or a query (press or type without one: the focused element); action defaults to click; "
     "value is needed for fill/type/select, key for press. "
     "Returns the element acted on and what changed (navigation, new tab, dialog, DOM change).",
     properties={
@@ -84,8 +84,8 @@ async def interact(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
             check_key(args["key"])
         except ValueError as exc:
             raise InvalidArgument(str(exc), details={"key": str(args["key"])[:80]}) from None
-    if action == "press" and args.get("ref") is None and args.get("query") is None:
-        return await _press_focused(ctx, args)
+    if action in ("press", "type") and args.get("ref") is None and args.get("query") is None:
+        return await _keys_focused(ctx, args, action)
     ref, query = target_args(args)
     page = await ctx.page(args.get("tab_id"))
     r = await resolve_target(page, ref=ref, query=query, action=action)
@@ -101,22 +101,28 @@ async def interact(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     return await element_result(ctx, page, r, changes, chain, action=action, via=r.via, **extra)
 
 
-async def _press_focused(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    """A key pressed on the page, as a person types it: on the focused element (reported, as a ref
-    with role and name, so the journal shows what received it), or on the page when nothing is."""
+async def _keys_focused(ctx: ToolContext, args: dict[str, Any], action: str) -> dict[str, Any]:
+    """A key pressed or text typed on the page, as a person types it: on the focused element (reported,
+    as a ref with role and name, so the journal shows what received it), or on the page when nothing is."""
     page = await ctx.page(args.get("tab_id"))
     if args.get("capture_artifact"):
-        raise InvalidArgument("capture_artifact needs an element: give ref or query to record a press")
+        raise InvalidArgument(f"capture_artifact needs an element: give ref or query to record a {action}")
+    key = str(args["key"]) if action == "press" else None
     r = await focused(page)
-    await check_target(ctx.session.secrets, page, r, args, action="press", key=str(args["key"]))
-    await ctx.session.approvals.check(ctx.call, page, r, action="press", key=str(args["key"]))
+    await check_target(
+        ctx.session.secrets, page, r, args if action == "press" else args.get("value"), action=action, key=key
+    )
+    await ctx.session.approvals.check(ctx.call, page, r, action=action, key=key)
     if ctx.call.partial is None:
-        ctx.call.partial = {"element": r.describe() if r else None, "action": "press"}
+        ctx.call.partial = {"element": r.describe() if r else None, "action": action}
     async with watch_changes(ctx, page, r.frame if r else page.main_frame, r.element if r else None) as watch:
-        await page.keyboard.press(str(args["key"]))  # an unknown key name: dispatch translates Playwright's error
+        if key is not None:
+            await page.keyboard.press(key)  # an unknown key name: dispatch translates Playwright's error
+        else:
+            await page.keyboard.type(str(args["value"]))
         changes = await watch.changes()
     tab = ctx.browser.tab_of(page)
-    out: dict[str, Any] = {"element": r.describe() if r else None, "action": "press", "via": "focus" if r else "page"}
+    out: dict[str, Any] = {"element": r.describe() if r else None, "action": action, "via": "focus" if r else "page"}
     out.update(changes=changes, frame_ordinal=r.frame_ordinal if r else 0, tab_id=tab.id if tab else None)
     return out
 

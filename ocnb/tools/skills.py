@@ -1,5 +1,6 @@
-"""Skill memory tools: oc_skill_record, oc_skill_recall, oc_skill_replay, oc_skill_export; and
-``replay_step``, the internal tool (offered by no face) through which a replay acts, one call a step."""
+"""Skill memory tools: oc_skill_record, oc_skill_recall, oc_skill_replay, oc_skill_export; the
+opt-in ``record`` group: record_start, record_status, record_stop (a person's demonstration as a skill);
+and ``replay_step``, the internal tool (offered by no face) through which a replay acts, one call a step."""
 
 from __future__ import annotations
 
@@ -24,15 +25,26 @@ from ..perception.selectors import (
     verified_locator,
 )
 from ..perception.selectors import resolve as resolve_chain
+from ..placeholders import param_names, secret_names
 from ..registry import tool
 from ..skills.capture import to_skill_steps
+from ..skills.demonstration import demonstration_of
 from ..skills.export import write_script
 from ..skills.replay import envelope, replay_skill
 from ..skills.schema import STEP_KINDS
 from ..skills.store import SkillStore, domain_of
 from ..urls import check_url
 
-__all__ = ["oc_skill_export", "oc_skill_recall", "oc_skill_record", "oc_skill_replay", "replay_step"]
+__all__ = [
+    "oc_skill_export",
+    "oc_skill_recall",
+    "oc_skill_record",
+    "oc_skill_replay",
+    "record_start",
+    "record_status",
+    "record_stop",
+    "replay_step",
+]
 
 
 @tool(
@@ -210,6 +222,141 @@ async def oc_skill_export(ctx: ToolContext, args: dict[str, Any]) -> dict[str, A
     if not any(target.is_relative_to(r) for r in roots):
         raise FileNotAllowed(f"{target} is outside OCNB_HOME and the working folder; choose a path under one of them")
     return write_script(skill, target, overwrite=args.get("overwrite", False))
+
+
+_FIELD_MAP = {
+    "type": "object",
+    "additionalProperties": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"},
+}
+
+
+@tool(
+    name="record_start",
+    group="record",
+    examples=(
+        "let me show you how to do it",
+        "record what I do in the browser",
+        "watch my clicks and typing and make a skill of them",
+    ),
+    category="skills",
+    side_effects=True,
+    description="Record what the person does in the page until record_stop. "
+    "Their own clicks, typing, choices, keys and typed addresses; a password field is kept as ${SECRET:NAME}.",
+    properties={
+        "secret_fields": {
+            "type": "array",
+            "items": {"type": "string", "minLength": 1},
+            "description": "fields (name, label or id) whose value is a secret too",
+        },
+    },
+)
+async def record_start(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    if args.get("tab_id"):
+        ctx.browser.active_id = ctx.tab(args["tab_id"]).id
+    return await demonstration_of(ctx.browser).start(args.get("secret_fields") or ())
+
+
+@tool(
+    name="record_status",
+    group="record",
+    page_text=("steps",),
+    examples=(
+        "what have I shown so far",
+        "list the steps recorded from my demonstration",
+        "is my demonstration still being recorded",
+    ),
+    category="skills",
+    uses_page=False,
+    description="The steps recorded so far from the person, with their intents.",
+    properties={},
+)
+async def record_status(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    demo = demonstration_of(ctx.browser)
+    return {"recording": demo.active, "steps": demo.summary(), "refused": demo.refused, "skipped": demo.skipped}
+
+
+@tool(
+    name="record_stop",
+    group="record",
+    page_text=("steps",),
+    examples=(
+        "stop recording and save it as a skill",
+        "I'm done showing you, save the skill",
+        "turn what I just demonstrated into a replayable workflow",
+    ),
+    category="skills",
+    side_effects=True,
+    uses_page=False,
+    description="Stop recording the person; with a name, save what they did as a skill. "
+    "Same chains, fingerprints and replay checks as a recorded interact. Without a name the steps are kept "
+    "for a later call; params turns fields into ${var}; discard drops them.",
+    properties={
+        "name": {"type": "string", "minLength": 1, "maxLength": 120},
+        "description": {"type": "string"},
+        "domain": {"type": "string", "minLength": 1, "description": "default: the first step's host"},
+        "params": {**_FIELD_MAP, "description": "field (name, label or id) -> parameter name"},
+        "secrets": {**_FIELD_MAP, "description": "field -> secret name: its typed value is not kept"},
+        "labels": {
+            "type": "object",
+            "additionalProperties": {"type": "string", "minLength": 1, "maxLength": 120},
+            "description": "step index -> intent, replacing the inferred one",
+        },
+        "contract_id": {"type": "string", "description": "the outcome contract replay checks at the end"},
+        "discard": {"type": "boolean", "default": False},
+    },
+)
+async def record_stop(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    demo = demonstration_of(ctx.browser)
+    if not demo.active and not demo.steps:
+        raise InvalidArgument("no demonstration is being recorded: call record_start first")
+    labels: dict[int, str] = {}
+    for key, text in (args.get("labels") or {}).items():
+        if not str(key).isdigit() or int(key) >= len(demo.steps):
+            raise InvalidArgument(f"labels: no step {key!r}; steps are 0..{len(demo.steps) - 1}")
+        labels[int(key)] = text
+    # built before anything stops: an unknown field in params refuses the call and the recording goes on
+    entries = demo.entries(
+        params=args.get("params"), secrets_=args.get("secrets"), labels=labels, risky_words=ctx.config.risky_words
+    )
+    if args.get("name") and not args.get("discard") and not entries:
+        raise InvalidArgument("nothing was recorded yet: act in the page, then call record_stop")
+    if args.get("contract_id"):
+        from ..contracts import ContractStore
+
+        ContractStore(ctx.home).get(args["contract_id"])  # an unknown contract is refused now, not at replay
+    if demo.active:
+        await demo.stop()
+    out: dict[str, Any] = {"recording": False, "steps": demo.summary(), "refused": demo.refused}
+    if demo.skipped:
+        out["skipped"] = demo.skipped
+    if demo.dropped:
+        out["dropped"] = demo.dropped  # past MAX_STEPS
+    if args.get("discard"):
+        demo.clear()
+        return {**out, "discarded": True}
+    if not args.get("name"):
+        return {**out, "held": True}  # stopped; a later record_stop with a name saves these steps
+    steps = to_skill_steps(entries)
+    start_url = next((e["args"]["url"] for e in entries if e["tool"] in ("navigate", "tabs_create")), None)
+    domain = args.get("domain") or domain_of(start_url or entries[0]["url"])
+    skill = SkillStore(ctx.home).record(
+        domain,
+        args["name"],
+        steps,
+        description=args.get("description"),
+        contract_id=args.get("contract_id"),
+        start_url=start_url,
+    )
+    demo.clear()
+    names = [s.get("args") for s in steps]
+    out.update(
+        skill_id=skill["id"],
+        domain=domain,
+        name=skill["name"],
+        signature={"params": sorted(param_names(names)), "secrets": sorted(secret_names(names))},
+        risky=[i for i, e in enumerate(entries) if any(low.get("risky") for low in e["steps"])],
+    )
+    return out
 
 
 # ---- one replay step, acted through dispatch ---------------------------------------------------------

@@ -7,6 +7,10 @@ screenshot is refreshed after each tool call from any face (throttled, see
 element a click there lands on — its ref, role and name, in frames and shadow roots too — and clicks
 that ref with ``interact``; the element hit is outlined and named. No JavaScript tool is involved, so
 this works with ``allow_javascript=False``.
+
+When its session closes the view says so and, if it showed the notebook's default session, follows
+the next one (``%oc close``, then any ``%oc`` line). :meth:`BrowserView.watch` shows another session:
+an isolated MCP client's (``handle.client_session("claude-code")``), then back with ``watch()``.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import contextlib
 import html
 import json
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -51,6 +56,18 @@ def _fractions(rect: dict[str, Any], viewport: dict[str, Any]) -> dict[str, floa
     }
 
 
+#: A focused field whose text is a secret (every frame is searched by query_dom).
+_SECRET_FOCUS = ", ".join(
+    f"input{sel}:focus"
+    for sel in (
+        '[type="password"]',
+        '[autocomplete~="current-password" i]',
+        '[autocomplete~="new-password" i]',
+        '[autocomplete~="one-time-code" i]',
+    )
+)
+
+
 class BrowserView(w.VBox):
     """The session's active tab as a clickable screenshot with a URL bar, history buttons and tabs.
 
@@ -64,6 +81,8 @@ class BrowserView(w.VBox):
     url = traitlets.Unicode("", help="URL of the active tab at the last refresh.")
     title = traitlets.Unicode("", help="Title of the active tab at the last refresh.")
     refreshes = traitlets.Int(0, help="How many refreshes have completed.")
+    session_id = traitlets.Unicode("", help="The id of the session shown ('' before one is attached).")
+    attached = traitlets.Bool(False, help="False once the session shown has closed (until the next one).")
 
     def __init__(
         self,
@@ -81,6 +100,13 @@ class BrowserView(w.VBox):
             caller = SessionCaller(session)
         self.session = session
         self.call: Caller = caller
+        self._own_caller = session is not None and isinstance(caller, SessionCaller)
+        #: The session this view was made for (then the next default one, when it followed).
+        self._home = session
+        self._cancel_close: Callable[[], None] | None = None
+        self._cancel_follow: Callable[[], None] | None = None
+        self._default = False
+        self.interval = interval
         self.click_action = click_action
         self.auto_refresh = auto_refresh and session is not None
         self.last_hit: dict[str, Any] | None = None
@@ -88,6 +114,7 @@ class BrowserView(w.VBox):
         self._lock = threading.RLock()
         self._syncing = False
         self._tab_ids: list[str] = []
+        self._typed_secrets = 0
 
         btn = w.Layout(width="auto")
         self.back_button = w.Button(description="Back", icon="arrow-left", tooltip="navigate back", layout=btn)
@@ -113,17 +140,78 @@ class BrowserView(w.VBox):
         self.url_bar.observe(self._on_url_submit, names="value")
         self.tabs.observe(self._on_tab_pick, names="value")
         self.screen.on_click(lambda fx, fy: self.click_at(fx, fy))
+        self.screen.on_keys(lambda kind, value: self.type(value) if kind == "text" else self.press(value))
 
         toolbar = w.HBox([self.back_button, self.forward_button, self.reload_button, self.url_bar, self.go_button])
         tabbar = w.HBox([self.tabs, self.new_tab_button])
         super().__init__(children=[toolbar, tabbar, self.screen, self.status])
 
-        self._unsubscribe = None
-        if self.auto_refresh and session is not None:
-            watcher = watcher_for(session, interval=interval)
-            self._unsubscribe = watcher.subscribe(self.refresh)
+        self._unsubscribe: Callable[[], None] | None = None
+        if session is not None:
+            self._attach(session)
         if refresh_now:
             self.refresh()
+
+    # -- which session it shows ------------------------------------------------------------
+    def watch(self, session: Session | None = None) -> None:
+        """Show ``session`` from now on — an isolated MCP client's (``handle.client_session(name)``) —
+        or, with None, the session this view was made for again."""
+        target = session if session is not None else self._home
+        if target is None or target.closed:
+            raise ValueError("that session is closed" if target is not None else "no session to watch")
+        self._attach(target)
+        self.status.value = ""
+        self.refresh()
+
+    def _attach(self, session: Session) -> None:
+        from ..session import is_default
+
+        self._detach()
+        self.session = session
+        self._default = is_default(session)  # the notebook's default session: the view follows the next
+        if self._own_caller:
+            self.call = SessionCaller(session)
+        if self.auto_refresh:
+            self._unsubscribe = watcher_for(session, interval=self.interval).subscribe(self.refresh)
+        self._cancel_close = session.on_close(lambda: self._closed(session))
+        self.session_id = session.id
+        self.attached = True
+
+    def _detach(self) -> None:
+        for cancel in (self._unsubscribe, self._cancel_close, self._cancel_follow):
+            if cancel is not None:
+                cancel()
+        self._unsubscribe = self._cancel_close = self._cancel_follow = None
+
+    def _closed(self, session: Session) -> None:
+        """The session shown closed: say so; go back to this view's own session, or follow the next default one."""
+        if session is not self.session:
+            return
+        from ..session import on_new_default
+
+        was_default = self._default  # checked at attach: the session is no longer the default now
+        self._detach()
+        self.attached = False
+        home = self._home
+        if home is not None and home is not session and not home.closed:
+            self._attach(home)
+            self._say(f"session {session.id} closed; showing {home.id} again")
+            return
+        self._say(
+            f"session {session.id} closed"
+            + ("; this view follows the next session (any %oc line starts one)" if was_default else "")
+        )
+        if was_default:
+            self._cancel_follow = on_new_default(self._follow)
+
+    def _follow(self, session: Session) -> None:
+        """A new default session was created: show it (refreshed after its first call)."""
+        self._home = session
+        self._attach(session)
+        self._say(f"now showing session {session.id}")
+
+    def _say(self, text: str) -> None:
+        self.status.value = f'<span style="color:#5d4037">{html.escape(text)}</span>'
 
     # -- actions (journaled) ---------------------------------------------------------------
     def _act(self, tool: str, args: dict[str, Any]) -> ToolResult:
@@ -154,6 +242,38 @@ class BrowserView(w.VBox):
     def select_tab(self, tab_id: str) -> ToolResult:
         """Make ``tab_id`` the active tab (``tabs_activate``)."""
         return self._act("tabs_activate", {"tab_id": tab_id})
+
+    def type(self, text: str, *, secret: bool | None = None) -> ToolResult:
+        """Type ``text`` into the page's focused element, as keystrokes (``interact`` action ``type``
+        with no target): what the screen forwards when it has focus and a person types.
+
+        Into a password field (or with ``secret=True``) the text is added to the session's secrets
+        and typed as ``${SECRET:TYPED_n}``, so the journal and trace hold only the placeholder.
+        """
+        if secret is None:
+            secret = self._focus_is_secret()
+        value = text
+        if secret and self.session is not None:
+            self._typed_secrets += 1
+            name = f"TYPED_{self._typed_secrets}"
+            self.session.secrets.update({name: text})
+            value = "${SECRET:" + name + "}"
+        result = self._act("interact", {"action": "type", "value": value})
+        if result.ok:
+            self.status.value = f"typed {len(text)} character(s)" + (" (a secret)" if secret else "")
+        return result
+
+    def _focus_is_secret(self) -> bool:
+        """Whether the focused element, in any frame, is a password or one-time-code field (``query_dom``, quiet)."""
+        found = self.call("query_dom", {"selector": _SECRET_FOCUS, "limit": 1}, quiet=True)
+        return bool(found.ok and isinstance(found.data, dict) and found.data.get("matches"))
+
+    def press(self, key: str) -> ToolResult:
+        """Press ``key`` (``Enter``, ``Control+A`` …) on the page's focused element (``interact`` press)."""
+        result = self._act("interact", {"action": "press", "key": key})
+        if result.ok:
+            self.status.value = f"pressed {html.escape(key)}"
+        return result
 
     def click_at(self, fx: float, fy: float, action: str | None = None) -> ToolResult | None:
         """Act on the element at (``fx``, ``fy``), fractions of the screenshot; ``None`` if nothing is there.
@@ -188,7 +308,9 @@ class BrowserView(w.VBox):
 
     # -- display -------------------------------------------------------------------------------
     def refresh(self) -> None:
-        """Take a fresh screenshot and tab list (quiet calls: not journaled)."""
+        """Take a fresh screenshot and tab list (quiet calls: not journaled); nothing once its session closed."""
+        if self._own_caller and self.session is not None and self.session.closed:
+            return
         with self._lock:
             shot = self.call("page_screenshot", {}, quiet=True)
             if shot.ok and isinstance(shot.data, dict):
@@ -251,9 +373,7 @@ class BrowserView(w.VBox):
 
     def close(self) -> None:
         """Stop refreshing and close the widget and its children."""
-        if self._unsubscribe is not None:
-            self._unsubscribe()
-            self._unsubscribe = None
+        self._detach()
         for child in (self.screen, self.status, self.tabs, self.url_bar):
             child.close()
         super().close()

@@ -23,7 +23,9 @@ class ScreenView(anywidget.AnyWidget):
     """A screenshot (``src``) with an optional outlined box (``highlight``).
 
     The front end (``widgets/screen.js``) sends ``{"type": "click", "fx", "fy"}`` with the click's
-    position as fractions of the image; :meth:`on_click` registers a handler for it. ``highlight``
+    position as fractions of the image; :meth:`on_click` registers a handler for it. Keys typed while it
+    has focus come as ``{"type": "text", "text"}`` (a run of characters) or ``{"type": "key", "key"}``
+    (Enter, Backspace, Control+A …); :meth:`on_keys` registers a handler. ``highlight``
     is ``{"x", "y", "w", "h"}`` as fractions of the image plus a ``label`` shown under the box.
     """
 
@@ -39,6 +41,7 @@ class ScreenView(anywidget.AnyWidget):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._click_handlers: list[Callable[[float, float], Any]] = []
+        self._key_handlers: list[Callable[[str, str], Any]] = []
         self.on_msg(self._on_front_end_msg)
 
     def on_click(self, handler: Callable[[float, float], Any]) -> None:
@@ -49,7 +52,18 @@ class ScreenView(anywidget.AnyWidget):
         """Act as if the front end reported a click at (``fx``, ``fy``)."""
         self._handle_custom_msg({"type": "click", "fx": fx, "fy": fy}, [])
 
+    def on_keys(self, handler: Callable[[str, str], Any]) -> None:
+        """Call ``handler(kind, value)`` for keys typed on the screen: ``("text", "abc")`` or ``("key", "Enter")``."""
+        self._key_handlers.append(handler)
+
     def _on_front_end_msg(self, _widget: Any, content: Any, _buffers: Any) -> None:
+        if isinstance(content, dict) and content.get("type") in ("text", "key"):
+            kind = str(content["type"])
+            value = content.get("text" if kind == "text" else "key")
+            if isinstance(value, str) and value and len(value) <= 10_000:
+                for key_handler in list(self._key_handlers):
+                    key_handler(kind, value)
+            return
         if not isinstance(content, dict) or content.get("type") != "click":
             return
         try:

@@ -6,6 +6,11 @@ While recording, every capable call from any face (``interact``, ``form_input``,
 its selector chain; the widget lists those steps as they happen. *Save* calls ``oc_skill_record``
 (which takes the buffered steps), *Replay* calls ``oc_skill_replay`` and shows a status per step,
 *Export* calls ``oc_skill_export`` and shows the standalone script.
+
+*Record what I do* records the person instead (``record_start``: their own clicks and typing in the
+page, from a headed window, the live view or another driver); switched off, it stops
+(``record_stop`` without a name) and lists the steps with their intents, editable, and a field for
+parameters (``email=email, plan=tier``); *Save* then saves them with ``record_stop``.
 """
 
 from __future__ import annotations
@@ -162,6 +167,10 @@ class SkillRecorder(w.VBox):
         help="Per step of the last replay: index, status, resolved_via, elapsed_ms."
     )
     script = traitlets.Unicode("", help="The last exported script.")
+    demonstrating = traitlets.Bool(False, help="Recording the person's own input (Record what I do).")
+    demo_steps: traitlets.List[dict[str, Any]] = traitlets.List(
+        help="The demonstration's steps (record_status / record_stop): index, action, intent, target …"
+    )
 
     def __init__(
         self,
@@ -180,6 +189,7 @@ class SkillRecorder(w.VBox):
         self.domain = domain
         self.last_result: ToolResult | None = None
         self._lock = threading.Lock()
+        self._label_boxes: list[w.Text] = []
 
         lay = w.Layout(width="auto")
         self.start_button = w.Button(description="Record", icon="circle", button_style="danger", layout=lay)
@@ -193,6 +203,13 @@ class SkillRecorder(w.VBox):
         self.steps_table = w.HTML("")
         self.replay_table = w.HTML("")
         self.script_box = w.Textarea(value="", layout=w.Layout(width="100%", height="12em", display="none"))
+        self.demo_toggle = w.ToggleButton(
+            value=False, description="Record what I do", icon="hand-pointer-o", tooltip="record_start / record_stop"
+        )
+        self.params_box = w.Text(placeholder="field=param, …", description="Params")
+        self.demo_box = w.VBox([])
+        self._toggling = False
+        self.demo_toggle.observe(self._on_toggle, names="value")
         self.add_class("ocnb-skill-recorder")
 
         self.start_button.on_click(lambda _b: self.start())
@@ -202,9 +219,10 @@ class SkillRecorder(w.VBox):
         self.replay_button.on_click(lambda _b: self.replay())
         self.export_button.on_click(lambda _b: self.export())
 
-        bar1 = w.HBox([self.start_button, self.stop_button, self.clear_button])
+        bar1 = w.HBox([self.start_button, self.stop_button, self.clear_button, self.demo_toggle])
         bar2 = w.HBox([self.name_box, self.save_button, self.replay_button, self.export_button])
-        super().__init__(children=[bar1, self.steps_table, bar2, self.status, self.replay_table, self.script_box])
+        children = [bar1, self.steps_table, self.demo_box, bar2, self.status, self.replay_table, self.script_box]
+        super().__init__(children=children)
         self._hooks: list[Any] = []
         if session is not None:
             watcher = watcher_for(session)
@@ -278,6 +296,85 @@ class SkillRecorder(w.VBox):
             self.steps = [*self.steps, *added]
         return added
 
+    # -- a person's demonstration (record_start / record_stop) -----------------------------------
+    def demonstrate(self, on: bool = True) -> ToolResult:
+        """Start (``on``) or stop recording what the person does in the page; stopped, the steps are
+        listed with their intents in editable boxes until :meth:`save` (or :meth:`discard_demo`)."""
+        if on == self.demonstrating:
+            return ToolResult.success("record_status", {"recording": on})
+        if on and self.session is not None and "record" not in self.session.registry.caps:
+            self.session.configure(caps=(*self.session.settings.caps, "record"))  # the person asked for it
+        result = self.call("record_start" if on else "record_stop", {})
+        if result.ok:
+            self.demonstrating = on
+            if on:
+                self.demo_steps = []
+                self.status.value = "<b>recording what you do</b> — act in the page; switch off when done"
+            else:
+                self.demo_steps = list((result.data or {}).get("steps") or [])
+                self.status.value = f"stopped: {len(self.demo_steps)} step(s); edit the intents, name it and save"
+            self._show_demo()
+        self._toggling = True  # the toggle shows what is, without asking again
+        try:
+            self.demo_toggle.value = self.demonstrating
+        finally:
+            self._toggling = False
+        return self._report(result)
+
+    def refresh_demo(self) -> ToolResult:
+        """Show the demonstration's steps so far (``record_status``, quiet)."""
+        result = self.call("record_status", {}, quiet=True)
+        if result.ok:
+            self.demo_steps = list((result.data or {}).get("steps") or [])
+            self._show_demo()
+        return result
+
+    def discard_demo(self) -> ToolResult:
+        """Drop the demonstration's steps without saving them."""
+        result = self.call("record_stop", {"discard": True})
+        if result.ok:
+            self.demonstrating, self.demo_steps = False, []
+            self._show_demo()
+        return self._report(result)
+
+    def _on_toggle(self, change: dict[str, Any]) -> None:
+        if not self._toggling:
+            self.demonstrate(bool(change["new"]))
+
+    def _show_demo(self) -> None:
+        self._label_boxes = [
+            w.Text(value=str(st.get("intent") or ""), description=f"{st.get('index')}", layout=w.Layout(width="100%"))
+            for st in self.demo_steps
+        ]
+        self.demo_box.children = [*self._label_boxes, self.params_box] if self.demo_steps else []
+
+    def _demo_params(self) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for part in self.params_box.value.replace(";", ",").split(","):
+            field, eq, name = part.strip().partition("=")
+            if eq and field.strip() and name.strip():
+                out[field.strip()] = name.strip()
+        return out
+
+    def _save_demo(self, name: str) -> ToolResult:
+        labels = {
+            str(st["index"]): box.value.strip()
+            for st, box in zip(self.demo_steps, self._label_boxes, strict=False)
+            if box.value.strip() and box.value.strip() != st.get("intent")
+        }
+        args: dict[str, Any] = {"name": name}
+        if labels:
+            args["labels"] = labels
+        if params := self._demo_params():
+            args["params"] = params
+        if self.domain:
+            args["domain"] = self.domain
+        result = self.call("record_stop", args)
+        if result.ok:
+            self.demonstrating, self.demo_steps = False, []
+            self._show_demo()
+        return result
+
     # -- skill actions (journaled) --------------------------------------------------------------
     def save(self, name: str | None = None) -> ToolResult:
         """Record the captured steps as a skill (``oc_skill_record``); remembers its ``skill_id``.
@@ -293,10 +390,13 @@ class SkillRecorder(w.VBox):
         self.name_box.value = name
         if self.recording:
             self.stop()
-        args: dict[str, Any] = {"name": name}
-        if self.domain:
-            args["domain"] = self.domain
-        result = self.call("oc_skill_record", args)
+        if self.demonstrating or self.demo_steps:  # a demonstration: its steps, labels and params
+            result = self._save_demo(name)
+        else:
+            args: dict[str, Any] = {"name": name}
+            if self.domain:
+                args["domain"] = self.domain
+            result = self.call("oc_skill_record", args)
         if result.ok:
             skill_id = _first(result.data, "skill_id", "id")
             self.skill_id = str(skill_id) if skill_id is not None else None

@@ -159,7 +159,7 @@ def run_cell(shell: Any, cell: str, where: str) -> Any:
     error = result.error_before_exec or result.error_in_exec
     assert error is None, f"{where}: {cell!r} raised {error!r}"
     value = result.result
-    if cell.startswith("%oc ") and not cell.startswith(("%oc tools", "%oc help", "%oc mcp")):
+    if cell.startswith("%oc ") and not cell.startswith(("%oc tools", "%oc help", "%oc mcp", "%oc close")):
         rows = type(value).__name__ == "DataFrame"  # %oc extract shows its rows (a failure would raise)
         assert value is not None and (rows or getattr(value, "ok", False)), f"{where}: {cell!r} -> {value!r}"
     return value
