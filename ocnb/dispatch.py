@@ -119,10 +119,14 @@ class ToolContext:
         """Tell the face that ``done`` of ``total`` steps are finished (no-op when nobody listens)."""
         self.call.progress(done, total, message)
 
-    async def dispatch(self, tool: str, args: dict[str, Any] | None = None, *, source: str | None = None) -> ToolResult:
-        """Run another tool from inside a handler (plans, replay): same pipeline, no re-locking."""
+    async def dispatch(
+        self, tool: str, args: dict[str, Any] | None = None, *, source: str | None = None, record: bool = True
+    ) -> ToolResult:
+        """Run another tool from inside a handler (plans, replay): same pipeline, no re-locking.
+        ``record=False``: no journal line or trace event of its own (a replay's steps: the replay's
+        own line and ``replay_step`` trace events stand for them)."""
         return await dispatch_async(
-            self.session, tool, args or {}, source=source or self.call.source, client=self.call.client
+            self.session, tool, args or {}, source=source or self.call.source, client=self.call.client, record=record
         )
 
 

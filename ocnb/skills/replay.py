@@ -291,7 +291,9 @@ class ReplayRun:
             args["tolerate"] = self.tolerate
         if self.tab_id is not None:
             args["tab_id"] = self.tab_id
-        got = await self.ctx.dispatch(STEP_TOOL, args, source="replay")
+        # record=False: the journal keeps one line for the replay (as a person reads it), the trace
+        # its replay_step events; every other hook (secrets, origins, approvals, dialogs, errors) runs
+        got = await self.ctx.dispatch(STEP_TOOL, args, source="replay", record=False)
         if not got.ok:
             await self._step_failed(index, step, got)
         data = got.data
