@@ -34,6 +34,6 @@ def takes(c: dict[str, Any], action: str | None) -> bool:
         return c.get("tag") == "select" or c.get("role") in _SELECT
     if action in ("check", "uncheck"):
         return c.get("role") in _CHECK
-    if action == "set":
-        return _fillable(c) or c.get("tag") == "select" or c.get("role") in _SELECT | _CHECK
+    if action == "set":  # form_input also sets a slider drawn by script (by its arrow keys)
+        return _fillable(c) or c.get("tag") == "select" or c.get("role") in _SELECT | _CHECK | {"slider"}
     return True

@@ -14,6 +14,7 @@ from ..dispatch import ToolContext
 from ..errors import FileNotAllowed, InvalidArgument, OcnbError, from_playwright
 from ..perception.actions import checked, perform
 from ..perception.fills import Field, field_of, prepare, restore
+from ..perception.sliders import set_slider
 from ..perception.targets import Resolved, resolve_target
 from ..registry import tool
 from .targeting import (
@@ -50,6 +51,9 @@ async def _set_value(r: Resolved, value: Any, timeout: int) -> tuple[str, dict[s
             raise InvalidArgument("a radio button cannot be unchecked; choose another option instead")
         action = "check" if want else "uncheck"
         return action, await perform(el, action, timeout=timeout)
+    if r.role == "slider" and kind["tag"] != "input":  # a slider drawn by script: its arrow keys, read back
+        await set_slider(el, value, timeout)
+        return "slide", None
     if kind["type"] == "file":
         raise InvalidArgument("this is a file input; use file_upload")
     if kind["tag"] in ("input", "textarea") or kind["editable"]:

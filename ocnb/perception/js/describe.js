@@ -18,6 +18,8 @@ function statesOf(el, role) {
   if (tag === "SUMMARY" && el.parentElement && el.parentElement.tagName === "DETAILS") {
     out.push(el.parentElement.open ? "expanded" : "collapsed");
   }
+  else if (ex === null && tag !== "SUMMARY") { const t = treeState(el, role); if (t) out.push(t); }
+  if (role === "slider" && tag !== "INPUT") { const sl = sliderState(el); if (sl && sl.guessed) out.push("inferred"); }
   if (el.disabled === true || attr("aria-disabled") === "true") out.push("disabled");
   if (el.required === true || attr("aria-required") === "true") out.push("required");
   if ((el.readOnly === true && (tag === "INPUT" || tag === "TEXTAREA")) || attr("aria-readonly") === "true") out.push("readonly");
@@ -72,11 +74,22 @@ function valueOf(el, role) {
   if (role === "textbox" && el.isContentEditable) return squash(el.innerText || "");  // an editor's text
   const vn = el.getAttribute("aria-valuenow");
   if (vn !== null) return el.getAttribute("aria-valuetext") || vn;
+  if (role === "slider") { const sl = sliderState(el); if (sl) return String(sl.value); }
   return "";
 }
 // What a typed field takes: a date, time, month or week field its one format; a number or range its bounds.
 const FORMATS = { date: "YYYY-MM-DD", time: "HH:MM", "datetime-local": "YYYY-MM-DDTHH:MM", month: "YYYY-MM", week: "YYYY-Www" };
-function fieldFormat(el) {
+function fieldFormat(el, role) {
+  if (el.tagName !== "INPUT") {
+    // a slider drawn by script: its bounds, as a range input's
+    const sl = role === "slider" ? sliderState(el) : null;
+    if (!sl) return "";
+    const out = [];
+    if (sl.min !== null) out.push("min=" + sl.min);
+    if (sl.max !== null) out.push("max=" + sl.max);
+    if (sl.step !== null && sl.step !== 1) out.push("step=" + sl.step);
+    return out.join(" ");
+  }
   const t = (el.type || "").toLowerCase();
   if (FORMATS[t]) return "format=" + FORMATS[t];
   if (t !== "number" && t !== "range") return "";
@@ -89,3 +102,60 @@ function fieldFormat(el) {
 }
 const FIELD_VALUE_CLIP = 200;  // a field's value in the page's outline
 const FIELD_VALUE_MAX = 20000;  // a field's value when the field itself is read (ref_id)
+
+// A tree item without aria-expanded: expanded or collapsed as its nested list shows or hides (a folder
+// in a <ul> tree, jQuery treeview, jsTree, fancytree), the library's classes saying it when the list is
+// empty or not there yet. "" when `el` is not an item that holds (or says it holds) a nested list.
+const TREE_CLOSED = /(?:^|\s)(?:expandable|jstree-closed|collapsed|is-collapsed|tree-closed)(?:\s|$)/;
+const TREE_OPEN = /(?:^|\s)(?:collapsable|jstree-open|fancytree-expanded|expanded|is-expanded|tree-open)(?:\s|$)/;
+function treeState(el, role) {
+  let item = null;
+  if (el.tagName === "LI" || role === "treeitem") item = el;
+  else if (el.parentElement && el.parentElement.tagName === "LI" && el.parentElement.firstElementChild === el) item = el.parentElement;
+  if (!item) return "";
+  let sub = null;
+  for (const c of item.children) {
+    if (c.tagName === "UL" || c.tagName === "OL" || c.getAttribute("role") === "group") { sub = c; break; }
+  }
+  if (sub && sub.children.length) return hiddenTree(sub) ? "collapsed" : "expanded";
+  const cls = (item.getAttribute("class") || "") + " " + (el === item ? "" : el.getAttribute("class") || "");
+  if (!sub && role !== "treeitem" && !item.closest("[role=tree],.treeview,.jstree,.fancytree-container,ul ul")) return "";
+  if (TREE_CLOSED.test(cls)) return "collapsed";
+  if (TREE_OPEN.test(cls)) return "expanded";
+  return "";
+}
+// A slider that is not an <input type=range>: its value, min and max from aria-valuenow/min/max, else
+// from jQuery UI's slider widget (the instance it keeps on the track), else — guessed — from where the
+// handle sits on its track (0–100). Null when there is no value to read.
+function sliderState(el) {
+  const num = (v) => (v === null || v === undefined || v === "" || isNaN(+v)) ? null : +v;
+  let value = num(el.getAttribute("aria-valuenow"));
+  let min = num(el.getAttribute("aria-valuemin")), max = num(el.getAttribute("aria-valuemax"));
+  let step = null, guessed = false;
+  const track = el.closest(".ui-slider") || el.parentElement;
+  const jq = window.jQuery;
+  if (track && jq && typeof jq.data === "function") {
+    let inst = null;
+    try { inst = jq.data(track, "ui-slider") || jq.data(track, "uiSlider") || null; } catch (e) { inst = null; }
+    if (inst && inst.options) {
+      const o = inst.options;
+      if (min === null) min = num(o.min);
+      if (max === null) max = num(o.max);
+      step = num(o.step);
+      if (value === null) {
+        const i = Array.prototype.indexOf.call(track.querySelectorAll(".ui-slider-handle"), el);
+        try { value = num(o.range === true || (o.values && o.values.length) ? inst.values(Math.max(i, 0)) : inst.value()); } catch (e) { value = null; }
+      }
+    }
+  }
+  if (value === null && track && track !== el) {
+    const left = el.style.left || el.style.bottom;
+    if (/%$/.test(left) && !isNaN(parseFloat(left))) {
+      const lo = min === null ? 0 : min, hi = max === null ? 100 : max;
+      value = Math.round(lo + parseFloat(left) / 100 * (hi - lo));
+      min = lo; max = hi; guessed = true;
+    }
+  }
+  if (value === null) return null;
+  return { value, min, max, step, guessed };
+}

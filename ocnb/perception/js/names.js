@@ -126,7 +126,7 @@ function nameOf(el, role) {
   }
   n = squash(el.getAttribute("title")) || squash(el.getAttribute("data-tooltip")) || squash(el.getAttribute("data-original-title"));
   if (n) return [n, "title"];
-  if (isInteractive(el, role)) { n = iconName(el) || swatchName(el); if (n) return [n, "icon"]; }
+  if (isInteractive(el, role) && role !== "slider") { n = iconName(el) || swatchName(el); if (n) return [n, "icon"]; }
   return ["", ""];
 }
 // What an element shows when its name comes from elsewhere (aria-label, aria-labelledby, title) and

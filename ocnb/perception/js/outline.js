@@ -95,7 +95,7 @@ function buildOutline(rootEl) {
       // its text stays beneath it (as a container's does), so the page's words are all read.
       const shows = container || field ? "" : contentBeyondName(el, name, nameSrc, content);
       const states = statesOf(el, role);
-      if (nameSrc === "icon") states.unshift("inferred");
+      if (nameSrc === "icon" || inferredControl(el, role)) states.unshift("inferred");
       let extra = "";
       if (role === "link") {
         const h = shortHref(el);
@@ -108,7 +108,7 @@ function buildOutline(rootEl) {
           const whole = el === rootEl ? FIELD_VALUE_MAX : FIELD_VALUE_CLIP;
           extra = "value=" + quote(clip(v, whole)) + (v.length > whole ? " (" + v.length + " chars)" : "");
         }
-        if (tag === "INPUT") { const f = fieldFormat(el); if (f) extra += (extra ? " " : "") + f; }
+        if (tag === "INPUT" || role === "slider") { const f = fieldFormat(el, role); if (f) extra += (extra ? " " : "") + f; }
       }
       // A link inside running text stays inline, markdown-style: "see [the docs](ax_9 → /docs) now".
       if ((role === "link" || (!role && tag !== "IMG")) && name && !container && !shows && !states.length && !onlyInteractive && bufText &&

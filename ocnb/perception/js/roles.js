@@ -107,7 +107,14 @@ function roleOf(el) {
   if (explicit === "none" || explicit === "presentation") return focusable(el) ? implicitRole(el) : "";
   if (explicit === "generic") return "";
   if (explicit) return explicit;
-  return implicitRole(el);
+  return implicitRole(el) || widgetRole(el);
+}
+// The role of a widget a library draws without ARIA: jQuery UI's slider handle
+// (`<span tabindex=0 class="ui-slider-handle">`, moved by arrow keys) is a slider.
+function widgetRole(el) {
+  const cls = el.classList;
+  if (cls && cls.contains("ui-slider-handle")) return "slider";
+  return "";
 }
 // The role said in the outline: an element without one that script makes act is "clickable".
 function displayRole(el, role) {
