@@ -34,6 +34,10 @@ happens in the page before a yes, and the call's journal line ends with ``approv
 The person can also pause the agent (:meth:`Approvals.pause`): its calls then end ``PAUSED``,
 journaled, nothing done; the person's own calls go on.
 
+The desk's state — the waiting requests, whether a person attends, the pause and whose agent policy
+applies — is a :class:`Desk` of its own, which a session may share: an ``--isolated`` MCP client's
+session waits at its served session's desk (``Session(desk=served.approvals.desk)``).
+
 Skill capture marks its risky steps with the same vocabulary (:func:`risky_word`), and skill replay
 asks the same approver before a risky step (:meth:`Approvals.replay_approved`).
 """
@@ -76,6 +80,7 @@ __all__ = [
     "RISKY_WORDS",
     "ApprovalRequest",
     "Approvals",
+    "Desk",
     "DeskEntry",
     "Approver",
     "risky_word",
@@ -183,6 +188,8 @@ class DeskEntry:
     element: dict[str, Any]
     screenshot: str | None
     opened: float = field(default_factory=time.time)
+    #: The MCP client's name (``clientInfo.name``) — an isolated client's request at its served session's desk.
+    client: str | None = None
     #: ``(approved, by)`` once answered — the first answer; the others are refused.
     answer: concurrent.futures.Future[tuple[bool, str]] = field(default_factory=concurrent.futures.Future)
     #: ``approval`` (Approve / Deny), or ``pick``: an agent's hand-off, answered with a candidate.
@@ -191,6 +198,8 @@ class DeskEntry:
     candidates: list[dict[str, Any]] = field(default_factory=list)
     #: The ref the first pick chose.
     picked: str | None = None
+    #: Makes a pick's ref and its answer one step (against a second pick, or the wait's end).
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
         """What :meth:`Approvals.pending` lists: the request, its element, source and screenshot."""
@@ -203,6 +212,7 @@ class DeskEntry:
             "page": req["url"],
             "why": req["reason"],
             "source": self.source,
+            "client": self.client,
             "screenshot": self.screenshot,
             "waiting": True,
             "opened": self.opened,
@@ -220,30 +230,93 @@ class _Settled:
     by: str
 
 
+class Desk:
+    """The approval desk: agents' calls waiting for the person's answer, the person's presence at it,
+    and whether the agent is paused — shared by a served session and its isolated MCP clients' sessions.
+
+    ``policy()`` returns the settings whose ``agent_confirm`` and ``approval_timeout_s`` the agents'
+    calls at this desk follow (its owner's, read at each call).
+    """
+
+    def __init__(self, policy: Callable[[], Any]) -> None:
+        self.policy = policy
+        #: Agents' calls waiting, by ``approval_id`` (any session at this desk).
+        self.waiting: dict[str, DeskEntry] = {}
+        #: Called (no arguments, from any thread) when the desk changes: a request opens or closes,
+        #: the agent is paused or resumed.
+        self.listeners: list[Callable[[], None]] = []
+        #: While true, the agents' calls end ``PAUSED``.
+        self.paused = False
+        self._attendants = 0
+        self._lock = threading.Lock()
+
+    @property
+    def attended(self) -> bool:
+        return self._attendants > 0
+
+    def attend(self) -> Callable[[], None]:
+        """Say a person watches the desk; returns the function that says they left (idempotent)."""
+        with self._lock:
+            self._attendants += 1
+        left = threading.Event()
+
+        def leave() -> None:
+            if not left.is_set():
+                left.set()
+                with self._lock:
+                    self._attendants -= 1
+
+        return leave
+
+    def pause(self) -> None:
+        self.paused = True
+        self.changed()
+
+    def resume(self) -> None:
+        self.paused = False
+        self.changed()
+
+    def changed(self) -> None:
+        for listener in list(self.listeners):
+            with contextlib.suppress(Exception):  # a display never fails a call
+                listener()
+
+
 class Approvals:
     """A session's approval layer: the approver, the open requests and the faces' answers to them.
 
     ``approve`` is ``Session(approve=…)``; ``secrets`` masks what a request shows.
     """
 
-    def __init__(self, host: Host, secrets: SecretStore, approve: Approver | None = None) -> None:
+    def __init__(
+        self, host: Host, secrets: SecretStore, approve: Approver | None = None, *, desk: Desk | None = None
+    ) -> None:
         if approve is not None and not callable(approve):
             raise TypeError(f"approve must be a callable taking an ApprovalRequest, not {type(approve).__name__}")
         self.host = host
         self.secrets = secrets
         self.approve = approve
+        #: The approval desk this session's agent calls wait at: its own, or (an isolated MCP client's
+        #: session) the served session's, so that the person's desk, answers and pause reach it.
+        self.desk: Desk = desk if desk is not None else Desk(lambda: host.config)
         #: Held requests (``APPROVAL_REQUIRED``: a person's call, or nobody to ask), by ``approval_id``.
         self.held: dict[str, tuple[ApprovalRequest, dict[str, Any]]] = {}
-        #: Agents' calls waiting at the desk, by ``approval_id``.
-        self.waiting: dict[str, DeskEntry] = {}
+        #: Agents' calls waiting at the desk, by ``approval_id`` (the desk's, shared by the sessions at it).
+        self.waiting: dict[str, DeskEntry] = self.desk.waiting
         self._settled: list[_Settled] = []
-        self._lock = threading.Lock()
-        self._attendants = 0
         #: Called (no arguments, from any thread) when the desk changes: a request opens or closes,
-        #: the agent is paused or resumed. The desk widget redraws on it.
-        self.listeners: list[Callable[[], None]] = []
-        #: While true, an agent's calls end ``PAUSED`` (:meth:`pause`).
-        self.paused = False
+        #: the agent is paused or resumed. The desk widget redraws on it (the desk's list).
+        self.listeners: list[Callable[[], None]] = self.desk.listeners
+
+    @property
+    def paused(self) -> bool:
+        """While true, an agent's calls end ``PAUSED`` (:meth:`pause`; the desk's state)."""
+        return self.desk.paused
+
+    @property
+    def agent_settings(self) -> Any:
+        """The settings whose ``agent_confirm`` and ``approval_timeout_s`` an agent's call follows: the desk's owner's."""
+        return self.desk.policy()
 
     # -- the policy ---------------------------------------------------------------------------
     @property
@@ -253,8 +326,7 @@ class Approvals:
 
     def mode_for(self, call: CallContext) -> str:
         """The policy of ``call``'s caller: ``agent_confirm`` for an agent's call, else ``confirm``."""
-        config = self.host.config
-        return str(config.agent_confirm if call.agent else config.confirm)
+        return str(self.agent_settings.agent_confirm if call.agent else self.host.config.confirm)
 
     def gate(self, call: CallContext) -> None:
         """Before-hook (early): an agent's call while the agent is paused ends ``PAUSED``, nothing done."""
@@ -361,22 +433,12 @@ class Approvals:
     @property
     def attended(self) -> bool:
         """Whether a person is at the desk (``%oc mcp start``'s widget, a desk widget, :meth:`attend`)."""
-        return self._attendants > 0
+        return self.desk.attended
 
     def attend(self) -> Callable[[], None]:
         """Say a person watches the desk: an agent's request then waits for an answer instead of
         failing at once. Returns the function that says they left (idempotent)."""
-        with self._lock:
-            self._attendants += 1
-        left = threading.Event()
-
-        def leave() -> None:
-            if not left.is_set():
-                left.set()
-                with self._lock:
-                    self._attendants -= 1
-
-        return leave
+        return self.desk.attend()
 
     def pending(self) -> list[dict[str, Any]]:
         """Open requests, oldest first: agents' calls waiting at the desk (``waiting: True``), then
@@ -396,6 +458,7 @@ class Approvals:
                     "page": d["url"],
                     "why": d["reason"],
                     "source": None,
+                    "client": None,
                     "waiting": False,
                 }
             )
@@ -446,7 +509,7 @@ class Approvals:
             ref = choice
         else:
             raise InvalidArgument(f"{choice!r} is not one of {handoff_id}'s candidates ({', '.join(refs)})")
-        with self._lock:
+        with entry.lock:
             if entry.answer.done():
                 raise InvalidArgument(f"hand-off {handoff_id!r} was already answered or closed")
             entry.picked = ref
@@ -474,7 +537,15 @@ class Approvals:
             approval_id=str(payload["handoff_id"]),
         )
         element: dict[str, Any] = {"role": None, "name": None, "ref": None, "context": None}
-        entry = DeskEntry(req, call.root.source, element, payload.get("screenshot"), kind="pick", candidates=candidates)
+        entry = DeskEntry(
+            req,
+            call.root.source,
+            element,
+            payload.get("screenshot"),
+            client=call.root.client,
+            kind="pick",
+            candidates=candidates,
+        )
         hold = call.root.lock
         started = time.monotonic()  # after the handler: its time-out has ended already
         if hold is None:
@@ -488,13 +559,11 @@ class Approvals:
 
     def pause(self) -> None:
         """Pause the agent: its calls end ``PAUSED`` until :meth:`resume`; the person's go on."""
-        self.paused = True
-        self._changed()
+        self.desk.pause()
 
     def resume(self) -> None:
         """Let the agent's calls run again."""
-        self.paused = False
-        self._changed()
+        self.desk.resume()
 
     async def _wait(self, call: CallContext, req: ApprovalRequest, page: Any, target: Any) -> tuple[bool, str]:
         """Offer ``req`` at the desk and to the call's own client; wait for the first answer.
@@ -542,10 +611,10 @@ class Approvals:
         self, call: CallContext, req: ApprovalRequest, page: Any, started: float
     ) -> tuple[bool, str]:
         element, shot = await self._element(req, page)
-        entry = DeskEntry(req, call.root.source, element, shot)
+        entry = DeskEntry(req, call.root.source, element, shot, client=call.root.client)
         answer = await self._await_entry(call, entry, started)
         if answer is None:
-            limit = float(self.host.config.approval_timeout_s)
+            limit = float(self.agent_settings.approval_timeout_s)
             self._note(call, req, "timed out", "nobody")
             raise ApprovalTimeout(
                 f"{_what(req)} waited {limit:g} s for a person's approval and nobody answered; nothing was done",
@@ -580,7 +649,7 @@ class Approvals:
                 withdraw = root.ask_fn(asked, from_client)
             except Exception:  # noqa: BLE001 - the client could not be asked; the desk still can
                 pass
-        limit = float(self.host.config.approval_timeout_s)
+        limit = float(self.agent_settings.approval_timeout_s)
         waiter = asyncio.wrap_future(entry.answer)
         what = "a pick" if entry.kind == "pick" else "approval"
         try:
@@ -593,7 +662,7 @@ class Approvals:
                 except TimeoutError:
                     waited = time.monotonic() - started
                     root.progress(round(waited, 1), limit, f"waiting for {what} {req.approval_id}: {_what(req)}")
-            with self._lock:
+            with entry.lock:
                 if entry.answer.cancel() or not entry.answer.done():
                     return None
             return entry.answer.result()  # answered at the last instant
