@@ -54,7 +54,7 @@ VERBS: dict[str, tuple[str, dict[str, Any], tuple[str, ...]]] = {
     "discover": ("discover_capabilities", {}, ("query",)),
 }
 #: Words of ``%oc`` that are not tools.
-COMMANDS = ("help", "tools", "mcp", "record", "close", "approve", "deny", "approvals")
+COMMANDS = ("help", "tools", "mcp", "record", "close", "approve", "deny", "approvals", "pick")
 #: ``%oc record …``: a person's demonstration (the opt-in tool group ``record``, offered on first use).
 RECORD_SUBCOMMANDS = ("start", "status", "stop")
 RECORD_USAGE = (
@@ -68,7 +68,7 @@ _NUMBER = re.compile(r"^-?\d+(\.\d+)?([eE][+-]?\d+)?$")
 USAGE = (
     "usage: %oc TOOL [VALUE ...] [--name value ...] | %oc click|fill|press|read|shot ... | "
     "%oc help [TOOL] | %oc tools | %oc discover QUERY | %oc mcp start|status|stop|pause|resume | "
-    "%oc record start|status|stop | %oc approvals | %oc approve ID | %oc deny ID | %oc close"
+    "%oc record start|status|stop | %oc approvals | %oc approve ID | %oc deny ID | %oc pick ID N | %oc close"
 )
 
 
