@@ -31,15 +31,17 @@ from typing import Any
 
 from ..errors import InvalidArgument
 from ..perception.refs import script as perception_script
-from ..perception.selectors import frame_fingerprint
+from ..perception.selectors import frame_fingerprint, stored_chain
 from .capture import artifact_for
 
-__all__ = ["DemoStep", "Demonstration", "demonstration_of", "field_keys", "secret_name"]
+__all__ = ["DemoStep", "Demonstration", "demonstration_of", "field_keys", "file_param", "secret_name"]
 
 #: Steps one demonstration keeps; later input is counted in ``Demonstration.dropped``, not kept.
 MAX_STEPS = 500
-#: Notes of input that could not become a step (file choices), newest kept.
+#: Notes of input that could not become a step, newest kept.
 MAX_SKIPPED = 50
+#: File names one file choice keeps (the step's value, shown to the person; never replayed).
+MAX_FILES = 20
 #: How long after a step a navigation without a ``Sec-Fetch-Site`` header counts as caused by it.
 CAUSE_WINDOW_S = 3.0
 _KEY_SYMBOL = "ocnb.recorder."
@@ -58,7 +60,7 @@ def _now() -> str:
 class DemoStep:
     """One recorded step: an element act (with chain and fingerprint) or a navigation."""
 
-    action: str  # click, fill, check, uncheck, select, press, navigate
+    action: str  # click, fill, check, uncheck, select, press, navigate, upload
     tab_id: str | None
     url: str
     chain: list[dict[str, Any]] = field(default_factory=list)
@@ -84,6 +86,8 @@ class DemoStep:
             text = f"choose {self.value!r} in {what}"
         elif self.action == "press":
             text = f"press {self.key}" + (f" in {what}" if self.chain else "")
+        elif self.action == "upload":
+            text = f"upload file(s) to {what}"
         else:
             text = f"{self.action} {what}"
         return text[:120]
@@ -97,6 +101,13 @@ def field_keys(fp: dict[str, Any], chain: list[dict[str, Any]]) -> set[str]:
             keys.add(str(e["value"])[1:].lower())
     keys.discard("")
     return keys
+
+
+def file_param(fp: dict[str, Any], chain: list[dict[str, Any]]) -> str:
+    """The ``${file_…}`` parameter of a file input's paths: ``file_`` and its name attribute, label or id."""
+    ids = [str(e["value"])[1:] for e in chain if e.get("type") == "css" and str(e.get("value", "")).startswith("#")]
+    base = str(fp.get("name_attr") or fp.get("label") or (ids[0] if ids else "") or fp.get("name") or "upload")
+    return "file_" + (re.sub(r"[^A-Za-z0-9]+", "_", base).strip("_").lower() or "upload")
 
 
 def secret_name(fp: dict[str, Any], taken: set[str]) -> str:
@@ -246,13 +257,9 @@ class Demonstration:
         if fp:
             fp["frame"] = frame_fingerprint(page, frame)
         element = (id(frame), str(frame.url), int(msg.get("id") or 0)) if msg.get("id") else None
-        if kind == "file":
-            self.skipped.append({"input": "file choice", "field": fp.get("name"), "reason": "not replayable yet"})
-            del self.skipped[:-MAX_SKIPPED]
+        if kind not in ("click", "fill", "check", "uncheck", "select", "press", "file"):
             return
-        if kind not in ("click", "fill", "check", "uncheck", "select", "press"):
-            return
-        if kind in ("fill", "select", "check", "uncheck", "click") and not chain:
+        if kind != "press" and not chain:
             return
         self._last_act[tab.id] = time.monotonic()
         last = self.steps[-1] if self.steps else None
@@ -278,6 +285,13 @@ class Demonstration:
         elif kind == "press":
             step.key = str(msg.get("key") or "")
             if not step.key:
+                return
+        elif kind == "file":  # the page sees only the names: the paths are a parameter at replay
+            files = msg.get("files")
+            step.action = "upload"
+            step.value = [str(f)[:200] for f in files[:MAX_FILES]] if isinstance(files, list) else []
+            if last is not None and last.action == "upload" and last.element == element:
+                last.value = step.value  # chosen again: the last choice stands
                 return
         self._append(step)
 
@@ -335,7 +349,7 @@ class Demonstration:
         out = []
         for i, step in enumerate(self.steps):
             value = step.value
-            keys = field_keys(step.fingerprint, step.chain) if step.action in ("fill", "select") else set()
+            keys = field_keys(step.fingerprint, step.chain) if step.action in ("fill", "select", "upload") else set()
             hit = next((k for k in keys if k in secrets_), None)
             if hit is not None and step.action == "fill":
                 value = "${SECRET:" + secrets_[hit] + "}"
@@ -344,11 +358,18 @@ class Demonstration:
             if hit is not None and step.secret is None:
                 value = "${" + params[hit] + "}"
                 used.add(hit)
+            elif step.action == "upload":  # the real paths never reach the page: always a parameter
+                value = "${" + file_param(step.fingerprint, step.chain) + "}"
             out.append(self._entry(step, value, (labels or {}).get(i) or step.describe(), risky_words))
         unknown = sorted((set(params) | set(secrets_)) - used)
         if unknown:
             fields = sorted(
-                {k for s in self.steps if s.action in ("fill", "select") for k in field_keys(s.fingerprint, s.chain)}
+                {
+                    k
+                    for s in self.steps
+                    if s.action in ("fill", "select", "upload")
+                    for k in field_keys(s.fingerprint, s.chain)
+                }
             )
             raise InvalidArgument(
                 f"no recorded field is called {', '.join(map(repr, unknown))}; fields: {', '.join(fields) or 'none'}",
@@ -363,6 +384,21 @@ class Demonstration:
             tool = "tabs_create" if step.new_tab else "navigate"
             args = {"url": step.url}
             low = artifact_for(tool, args, {"url": step.url}, risky_words)
+        elif step.action == "upload":
+            tool = "file_upload"
+            role, name = step.fingerprint.get("role") or "", step.fingerprint.get("name") or ""
+            args = {"query": f'{role} "{name}"' if role and name else name or role, "paths": value}
+            low = [
+                {
+                    "kind": "upload",
+                    "selectors": stored_chain(step.chain),
+                    "frame_ordinal": int((step.fingerprint.get("frame") or {}).get("ordinal", 0) or 0),
+                    "args": {"action": "upload", "paths": value},
+                    "risky": False,
+                    "target": step.target(),
+                    "fingerprint": step.fingerprint,
+                }
+            ]
         else:
             tool = "interact"
             action = "fill" if step.action == "fill" else step.action
@@ -398,7 +434,9 @@ class Demonstration:
             else:
                 item["target"] = s.target()
                 item["selectors"] = len(s.chain)
-            if s.value is not None:
+            if s.action == "upload":  # the names the page saw; replay takes the paths as a parameter
+                item["files"], item["param"] = s.value, file_param(s.fingerprint, s.chain)
+            elif s.value is not None:
                 item["value"] = s.value
             if s.key:
                 item["key"] = s.key

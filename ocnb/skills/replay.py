@@ -22,12 +22,14 @@ import functools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from ..audit.secret_origins import check_step
 from ..dispatch import ToolContext
 from ..errors import ArtifactResolutionFailed, InvalidArgument, MissingSecret, OcnbError, Timeout, from_playwright
+from ..files import allowed_files
 from ..perception.actions import check_key, checked, perform
 from ..perception.fills import plain_text
 from ..perception.selectors import (
@@ -84,6 +86,9 @@ async def _act(page: Any, element: Any, step: dict[str, Any], timeout_ms: int, r
         return
     if element is None:
         raise ArtifactResolutionFailed("step has no element")
+    if kind == "upload":  # paths checked against the upload root before any step ran (_upload_paths)
+        await element.set_input_files(list(args["paths"]), timeout=timeout_ms)
+        return
     if kind == "fill" and action != "type":
         action = await _fill_action(element, step)
     elif kind in ("press", "scroll", "select", "submit"):
@@ -98,6 +103,19 @@ async def _act(page: Any, element: Any, step: dict[str, Any], timeout_ms: int, r
         timeout=timeout_ms,
         read_back=read_back if action == "fill" else None,
     )
+
+
+def _upload_paths(step: dict[str, Any], index: int, root: Any) -> dict[str, Any]:
+    """An upload step with its ``paths`` (a ``${file_…}`` parameter filled in: a path or a list of
+    paths) resolved under the upload root (:func:`ocnb.files.allowed_files`); bad ones refused."""
+    paths = step.get("args", {}).get("paths")
+    if isinstance(paths, str):
+        paths = [paths]
+    if not isinstance(paths, list) or not paths or not all(isinstance(p, str) and p for p in paths):
+        raise InvalidArgument(
+            f"step {index} (upload) needs a file path or a list of them; got {paths!r}", details={"step_index": index}
+        )
+    return {**step, "args": {**step["args"], "paths": allowed_files(paths, root)}}
 
 
 def _plain_fill(step: dict[str, Any]) -> bool:
@@ -248,6 +266,8 @@ async def _replay(
     require_params([s.get("args") for s in steps], params)
     # ${param} in, with each param's JSON type kept (as execute_plan does); ${SECRET:…} only as a step runs.
     steps = [{**s, "args": fill_params(s.get("args", {}), params)} for s in steps]
+    root = getattr(ctx.config, "upload_root", None) or Path.cwd()
+    steps = [_upload_paths(s, lo + i, root) if s["kind"] == "upload" else s for i, s in enumerate(steps)]
     secrets = ctx.session.secrets
     bound = bool(secrets.bound)  # secrets bound to origins: each step checked first (check_step)
     unknown = secrets.missing([s.get("args") for s in steps])

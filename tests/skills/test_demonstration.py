@@ -410,3 +410,82 @@ def test_a_demonstrated_skill_exports_and_runs_over_rows(drift, ocnb_home, tmp_p
     assert df["ok"].all(), df.to_string()
     assert len(df) == 3
     _no_password_under(ocnb_home)
+
+
+def test_a_file_chosen_by_the_person_replays_from_a_path_parameter(site, ocnb_home, chrome, tmp_path) -> None:
+    """The person picks a file through the page's file chooser (the page sees only its name): the step
+    is a file_upload whose paths are ``${file_attachment}``; replay needs that parameter, takes only
+    files under the upload root, and the server receives the file given at replay."""
+    chosen = tmp_path / "person" / "cv-by-hand.txt"
+    chosen.parent.mkdir()
+    chosen.write_bytes(b"typed by a person")
+    uploads = tmp_path / "uploads"
+    uploads.mkdir()
+    (uploads / "report.csv").write_bytes(b"a,b\n1,2\n3,4\n")
+    (tmp_path / "outside.txt").write_bytes(b"not for the page")
+    s = ocnb.Session(cdp=chrome, home=ocnb_home, caps=("record",), upload_root=uploads)
+    url = site.page("upload.html")
+    assert s.navigate(url=url).ok
+    person = Person(chrome)
+    try:
+        assert s.record_start().ok
+        page = person.page("upload.html")
+        trusted = page.evaluate_handle(
+            """() => { const seen = []; document.getElementById("attachment")
+                 .addEventListener("change", (e) => seen.push(e.isTrusted)); return seen; }"""
+        )
+        # The person picks the file in the browser's chooser: the chooser the click opens is taken
+        # over on the DevTools side (Page.fileChooserOpened) and answered with DOM.setFileInputFiles, as
+        # the real dialog answers (trusted input and change events). Playwright's own set_files
+        # (page.expect_file_chooser) dispatches untrusted events from a script: the recorder ignores them.
+        cdp = page.context.new_cdp_session(page)
+        opened: list[dict[str, Any]] = []
+        cdp.on("Page.fileChooserOpened", lambda event: opened.append(event))
+        cdp.send("Page.enable")
+        cdp.send("Page.setInterceptFileChooserDialog", {"enabled": True})
+        person.click(page, "#attachment")  # the person's click opens the chooser
+        deadline = time.time() + 5
+        while not opened and time.time() < deadline:
+            page.wait_for_timeout(50)
+        assert opened, "no file chooser opened"
+        cdp.send("DOM.setFileInputFiles", {"files": [str(chosen)], "backendNodeId": opened[0]["backendNodeId"]})
+        page.wait_for_function("document.getElementById('file-count').textContent === '1 file(s) chosen'")
+        assert trusted.json_value() == [True]  # what the page saw: a trusted change
+        person.click(page, "button[type=submit]")
+        page.wait_for_url("**/echo")
+        time.sleep(0.3)
+        stop = s.record_stop(name="send a file")
+    finally:
+        person.close()
+    try:
+        assert stop.ok, stop
+        steps = stop.data["steps"]
+        assert [st["action"] for st in steps] == ["navigate", "upload", "click"], steps
+        assert steps[1]["files"] == ["cv-by-hand.txt"] and steps[1]["param"] == "file_attachment"
+        assert stop.data["signature"] == {"params": ["file_attachment"], "secrets": []}
+        skill = s.oc_skill_recall(name="send a file").data["skills"][0]
+        assert skill["steps"][1]["tool"] == "file_upload"
+        low = skill["steps"][1]["replay_artifact"]["steps"][0]
+        assert low["kind"] == "upload" and low["args"]["paths"] == "${file_attachment}"
+        assert any(e["type"] == "css" for e in low["selectors"]) and low["fingerprint"]["type"] == "file"
+        assert str(chosen.parent) not in json.dumps(skill)  # the page never saw the path; neither does the skill
+
+        def replay(params: dict[str, Any]) -> Any:
+            assert s.navigate(url=url).ok
+            return s.oc_skill_replay(skill_id=skill["id"], params=params, step_range={"from": 1}, step_timeout_ms=4000)
+
+        missing = replay({})
+        assert not missing.ok and missing.error.code == "INVALID_ARGUMENT", missing
+        assert "file_attachment" in missing.error.message
+        outside = replay({"file_attachment": str(tmp_path / "outside.txt")})
+        assert not outside.ok and outside.error.code == "FILE_NOT_ALLOWED", outside
+        escape = replay({"file_attachment": "../outside.txt"})
+        assert not escape.ok and escape.error.code == "FILE_NOT_ALLOWED", escape
+        assert s.call("javascript_tool", expression="location.pathname").data["result"] == "/upload.html"
+        done = replay({"file_attachment": "report.csv"})  # relative: under the upload root
+        assert done.ok, done
+        echoed = s.call("javascript_tool", expression="document.getElementById('fields').innerText").data["result"]
+        assert "report.csv (12 bytes)" in echoed, echoed  # what the server received
+        assert "cv-by-hand" not in echoed
+    finally:
+        s.close()
