@@ -40,6 +40,8 @@ __all__ = ["DemoStep", "Demonstration", "demonstration_of", "field_keys", "file_
 MAX_STEPS = 500
 #: Notes of input that could not become a step, newest kept.
 MAX_SKIPPED = 50
+#: Characters of a dialog's message and a prompt's answer kept.
+MAX_DIALOG_TEXT = 2000
 #: File names one file choice keeps (the step's value, shown to the person; never replayed).
 MAX_FILES = 20
 #: How long after a step a navigation without a ``Sec-Fetch-Site`` header counts as caused by it.
@@ -71,6 +73,8 @@ class DemoStep:
     new_tab: bool = False
     label: str = ""
     element: tuple[int, str, int] | None = None  # (frame, document url, element number): one field
+    #: The dialog this step opened and how it was answered: type, message, accept (and a prompt's text).
+    dialog: dict[str, Any] | None = None
     recorded_at: str = field(default_factory=_now)
 
     def target(self) -> dict[str, Any]:
@@ -142,6 +146,8 @@ class Demonstration:
         self._last_act: dict[str | None, float] = {}
         self._new_tabs: set[str] = set()
         self._secret_names: dict[tuple[int, str, int], str] = {}
+        self._cdp: list[Any] = []
+        self._holding = False
 
     # -- start and stop --------------------------------------------------------------------------
     async def start(self, secret_fields: list[str] | tuple[str, ...] = ()) -> dict[str, Any]:
@@ -163,6 +169,8 @@ class Demonstration:
         self._disposables.append(await context.expose_binding(self._binding, self._on_report))
         self._disposables.append(await context.add_init_script(source))
         self.active = True
+        self._state.dialogs.held += 1  # dialogs are the person's to answer meanwhile
+        self._holding = True
         for tab in list(self._state.tabs.values()):
             await self._watch(tab.page, source)
         self._on(context, "page", self._on_page)
@@ -174,6 +182,13 @@ class Demonstration:
     async def stop(self) -> None:
         """Stop recording: remove the script and binding, silence the recorders already in documents."""
         self.active = False
+        if self._holding:
+            self._holding = False
+            self._state.dialogs.held -= 1
+        sessions, self._cdp = self._cdp, []
+        for cdp in sessions:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(cdp.detach(), 2)
         for emitter, event, handler in self._listeners:
             with contextlib.suppress(Exception):
                 emitter.remove_listener(event, handler)
@@ -200,6 +215,7 @@ class Demonstration:
 
     async def _watch(self, page: Any, source: str | None) -> None:
         self._on(page, "request", lambda request, p=page: self._on_request(p, request))
+        await self._watch_dialogs(page)
         if source is None:
             return
         for frame in list(page.frames):  # documents already open: the init script is for new ones
@@ -213,6 +229,42 @@ class Demonstration:
         self._on(page, "request", lambda request, p=page: self._on_request(p, request))
         self._on(page, "framenavigated", lambda frame, p=page: self._on_framenavigated(p, frame))
         asyncio.ensure_future(self._new_tab(page, tab.id))
+        asyncio.ensure_future(self._watch_dialogs(page))
+
+    async def _watch_dialogs(self, page: Any) -> None:
+        """Hear how the page's dialogs are answered, whoever answers (``Page.javascriptDialogClosed``
+        tells the answer and a prompt's text; the Playwright side of ocnb sees only the opening)."""
+        with contextlib.suppress(Exception):
+            cdp = await page.context.new_cdp_session(page)
+            self._cdp.append(cdp)
+            opened: dict[str, Any] = {}
+            cdp.on("Page.javascriptDialogOpening", lambda event: opened.update(event))
+            cdp.on("Page.javascriptDialogClosed", lambda event: self._dialog_closed(page, dict(opened), event))
+            await asyncio.wait_for(cdp.send("Page.enable"), 5)
+
+    def _dialog_closed(self, page: Any, opened: dict[str, Any], event: dict[str, Any]) -> None:
+        tab = self._state.tab_of(page)
+        if tab is None:
+            return
+        accepted = bool(event.get("result"))
+        self._state.dialogs.closed(tab, accepted)  # answered in the window or by another driver
+        if not self.active:
+            return
+        answer: dict[str, Any] = {
+            "type": str(opened.get("type") or ""),
+            "message": str(opened.get("message") or "")[:MAX_DIALOG_TEXT],
+            "accept": accepted,
+        }
+        if answer["type"] == "prompt" and accepted:
+            answer["text"] = str(event.get("userInput") or "")[:MAX_DIALOG_TEXT]
+        step = next((s for s in reversed(self.steps) if s.tab_id == tab.id), None)
+        if step is None:
+            self.skipped.append(
+                {"input": "dialog answered", "message": answer["message"], "reason": "no step before it"}
+            )
+            del self.skipped[:-MAX_SKIPPED]
+            return
+        step.dialog = answer
 
     async def _new_tab(self, page: Any, tab_id: str) -> None:
         """A tab nobody's page opened (no opener): its first address is a step, even when it loaded
@@ -360,7 +412,21 @@ class Demonstration:
                 used.add(hit)
             elif step.action == "upload":  # the real paths never reach the page: always a parameter
                 value = "${" + file_param(step.fingerprint, step.chain) + "}"
-            out.append(self._entry(step, value, (labels or {}).get(i) or step.describe(), risky_words))
+            dialog = dict(step.dialog) if step.dialog else None
+            if dialog is not None and "text" in dialog:  # a prompt's answer: by "prompt" or its message
+                said = {"prompt", str(dialog["message"]).strip().lower()}
+                hit = next((k for k in said if k in secrets_), None)
+                if hit is not None:
+                    dialog["text"] = "${SECRET:" + secrets_[hit] + "}"
+                    used.add(hit)
+                hit = next((k for k in said if k in params), None)
+                if hit is not None:
+                    dialog["text"] = "${" + params[hit] + "}"
+                    used.add(hit)
+            entry = self._entry(step, value, (labels or {}).get(i) or step.describe(), risky_words)
+            if dialog is not None:
+                entry["steps"][-1]["args"]["dialog"] = dialog  # replay answers it so (Dialogs.arm)
+            out.append(entry)
         unknown = sorted((set(params) | set(secrets_)) - used)
         if unknown:
             fields = sorted(
@@ -370,6 +436,7 @@ class Demonstration:
                     if s.action in ("fill", "select", "upload")
                     for k in field_keys(s.fingerprint, s.chain)
                 }
+                | {"prompt" for s in self.steps if s.dialog and "text" in s.dialog}
             )
             raise InvalidArgument(
                 f"no recorded field is called {', '.join(map(repr, unknown))}; fields: {', '.join(fields) or 'none'}",
@@ -440,6 +507,8 @@ class Demonstration:
                 item["value"] = s.value
             if s.key:
                 item["key"] = s.key
+            if s.dialog:
+                item["dialog"] = s.dialog
             out.append(item)
         return out
 

@@ -375,6 +375,9 @@ async def _replay(
         if secrets is not None:
             step = {**step, "args": secrets.substitute(shown_args)}
         ok = False
+        # the answer the recording gave the dialog this step opens (a demonstration): armed while it runs
+        answer = step["args"].get("dialog")
+        slot = ctx.browser.dialogs.arm(tab, answer) if isinstance(answer, dict) and tab is not None else None
         try:
             element = None
             locator = None
@@ -444,9 +447,12 @@ async def _replay(
                     )
             ok = True
         finally:
+            if slot is not None:
+                ctx.browser.dialogs.disarm(tab)
             elapsed = round((time.perf_counter() - t0) * 1000, 2)
             report["step_results"].append(
                 {
+                    **({"dialog": slot["outcome"]} if slot is not None else {}),
                     "index": index,
                     "kind": step["kind"],
                     "resolved_via": resolved_via,

@@ -328,7 +328,7 @@ async def record_stop(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         start_url=start_url,
     )
     demo.clear()
-    names = [s.get("args") for s in steps]
+    names = [s.get("args") for s in steps] + [low.get("args") for e in entries for low in e["steps"]]
     out.update(
         skill_id=skill["id"],
         domain=domain,

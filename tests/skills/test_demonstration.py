@@ -489,3 +489,67 @@ def test_a_file_chosen_by_the_person_replays_from_a_path_parameter(site, ocnb_ho
         assert "cv-by-hand" not in echoed
     finally:
         s.close()
+
+
+def test_dialogs_the_person_answers_replay_answered_the_same_way(site, ocnb_home, chrome) -> None:
+    """While recording, a dialog is the person's to answer (ocnb's policy, "accept" here, holds off):
+    the person dismisses a confirm and types into a prompt in their own driver; headless, a prompt is
+    answered through dialog_answer. Replay answers each dialog as recorded — the confirm dismissed,
+    although the session's policy would accept it — and a prompt's text can be a parameter."""
+    s = ocnb.Session(cdp=chrome, home=ocnb_home, caps=("record", "dialogs"))
+    url = site.page("dialogs.html")
+    assert s.navigate(url=url).ok
+    person = Person(chrome)
+    result = "document.getElementById('dialog-result').textContent"
+    try:
+        assert s.record_start().ok
+        page = person.page("dialogs.html")
+        answers = {"confirm": None, "prompt": "Grace"}  # None: dismiss
+        page.on("dialog", lambda d: d.dismiss() if answers[d.type] is None else d.accept(answers[d.type]))
+        person.click(page, "#show-confirm")
+        page.wait_for_function(f"{result} === 'confirm: false'")
+        person.click(page, "#show-prompt")
+        page.wait_for_function(f"{result} === 'prompt: Grace'")
+    finally:
+        person.close()  # from here no other driver answers: ocnb's dialog_answer does (the headless way)
+    try:
+        opened = s.interact(query='button "Show prompt"')
+        assert opened.ok and opened.data["completed"] is False, opened  # held for the person
+        assert opened.data["pending_dialog"]["type"] == "prompt"
+        answered = s.call("dialog_answer", text="Hopper")
+        assert answered.ok and answered.data["action"] == "accepted", answered
+        assert s.call("javascript_tool", expression=result).data["result"] == "prompt: Hopper"
+        status = s.record_status()
+        assert status.ok, status
+        stop = s.record_stop(name="answer dialogs", params={"prompt": "name"})
+        assert stop.ok, stop
+        steps = stop.data["steps"]
+        assert [(st["action"], st.get("dialog")) for st in steps] == [
+            ("navigate", None),
+            ("click", {"type": "confirm", "message": "Do you want to continue?", "accept": False}),
+            ("click", {"type": "prompt", "message": "What is your name?", "accept": True, "text": "Grace"}),
+            ("click", {"type": "prompt", "message": "What is your name?", "accept": True, "text": "Hopper"}),
+        ], steps
+        assert stop.data["signature"] == {"params": ["name"], "secrets": []}
+        skill = s.oc_skill_recall(name="answer dialogs").data["skills"][0]
+        low = [st["replay_artifact"]["steps"][0] for st in skill["steps"]]
+        assert [st["args"].get("dialog", {}).get("text") for st in low] == [None, None, "${name}", "${name}"]
+        # after the recording the session's policy ("accept") is back: a confirm is accepted at once
+        assert s.interact(query='button "Show confirm"').ok
+        assert s.call("javascript_tool", expression=result).data["result"] == "confirm: true"
+
+        assert s.navigate(url=url).ok
+        r = s.oc_skill_replay(skill_id=skill["id"], step_range={"from": 1, "to": 1}, step_timeout_ms=4000)
+        assert r.ok, r
+        assert r.data["step_results"][0]["dialog"] == "answered"
+        assert s.call("javascript_tool", expression=result).data["result"] == "confirm: false"
+        missing = s.oc_skill_replay(skill_id=skill["id"], step_range={"from": 2})
+        assert not missing.ok and missing.error.code == "INVALID_ARGUMENT" and "name" in missing.error.message
+        r = s.oc_skill_replay(
+            skill_id=skill["id"], params={"name": "Lin"}, step_range={"from": 2, "to": 2}, step_timeout_ms=4000
+        )
+        assert r.ok, r
+        assert s.call("javascript_tool", expression=result).data["result"] == "prompt: Lin"
+        assert [d["action"] for d in s.state.tab().dialogs][-2:] == ["dismissed", "accepted"]
+    finally:
+        s.close()
