@@ -9,10 +9,11 @@ its host: each one keeps its state in its own object, which the session creates 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
@@ -30,6 +31,7 @@ __all__ = [
     "AfterHook",
     "BeforeHook",
     "CallContext",
+    "CallLock",
     "Extensions",
     "Host",
     "Pipeline",
@@ -173,6 +175,8 @@ class CallContext:
     parent: CallContext | None = None
     #: The ``asyncio.timeout`` around the handler while it runs: a wait for a person pauses it.
     deadline: Any = None
+    #: The session's call lock as this top-level call holds it (None for a nested call: see :attr:`root`).
+    lock: CallLock | None = None
     #: The name the MCP client gave for itself (``clientInfo.name``), for its journal line; None elsewhere.
     client: str | None = None
 
@@ -196,6 +200,46 @@ class CallContext:
                 self.progress_fn(done, total, message)
             except Exception:  # noqa: BLE001 - progress is a courtesy; it never fails a call
                 pass
+
+
+class CallLock:
+    """The session's call lock as one top-level call holds it (:func:`ocnb.dispatch.dispatch_async`).
+
+    A call that waits for a person (the approval desk) lets it go meanwhile (:meth:`released`), so
+    the person's own calls run; it takes it back before it acts. Only this holder releases it: the
+    steps of a plan or a replay run under their top-level call's hold and never lock again.
+    """
+
+    def __init__(self, lock: asyncio.Lock) -> None:
+        self.lock = lock
+        self.held = False
+
+    async def acquire(self) -> None:
+        await self.lock.acquire()
+        self.held = True
+
+    def release(self) -> None:
+        """Let the lock go if this holder has it (idempotent)."""
+        if self.held:
+            self.held = False
+            self.lock.release()
+
+    @contextlib.asynccontextmanager
+    async def released(self) -> AsyncIterator[bool]:
+        """Let the lock go for the block; take it back after it (not when the call is cancelled: the
+        caller is gone, and the holder then has nothing to release). Yields whether it let it go."""
+        if not self.held:
+            yield False
+            return
+        self.release()
+        try:
+            yield True
+        except asyncio.CancelledError:
+            raise
+        except BaseException:
+            await self.acquire()
+            raise
+        await self.acquire()
 
 
 BeforeHook = Callable[[CallContext], Any]

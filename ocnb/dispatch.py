@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .calls import SOURCES, AskFn, CallContext, Host, ProgressFn
+from .calls import SOURCES, AskFn, CallContext, CallLock, Host, ProgressFn
 from .display import Waiting
 from .display import options as display_options
 from .errors import (
@@ -265,10 +265,12 @@ async def dispatch_async(
             return await _pipeline(session, tool, args, source, record, progress, ask, client)
         token = _nested.set(True)
         _current.set(None)  # a top-level call is nobody's step, whatever task it was started from
+        hold = CallLock(session.call_lock())
         try:
-            async with session.call_lock():
-                return await _pipeline(session, tool, args, source, record, progress, ask, client)
+            await hold.acquire()
+            return await _pipeline(session, tool, args, source, record, progress, ask, client, hold)
         finally:
+            hold.release()  # unless a wait for a person let it go and the call was cancelled then
             _nested.reset(token)
     except OcnbError as exc:
         return ToolResult(ok=False, tool=_tool_name(tool), error=ToolError.from_exception(exc))
@@ -306,6 +308,7 @@ async def _pipeline(
     progress: ProgressFn | None = None,
     ask: AskFn | None = None,
     client: str | None = None,
+    lock: CallLock | None = None,
 ) -> ToolResult:
     name = _tool_name(tool)
     given, problems = check_args(args) if isinstance(args, dict) else ({}, [])
@@ -321,6 +324,7 @@ async def _pipeline(
         ask_fn=ask,
         parent=_current.get(),
         client=client,
+        lock=lock,
     )
     current = _current.set(call)
     try:

@@ -53,9 +53,19 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ..calls import CallContext, Host
-from ..errors import ApprovalDenied, ApprovalRequired, ApprovalTimeout, InvalidArgument, Paused
+from ..errors import (
+    ApprovalDenied,
+    ApprovalRequired,
+    ApprovalTimeout,
+    InvalidArgument,
+    OcnbError,
+    Paused,
+    StaleRef,
+    TargetNavigatedAway,
+)
 from ..files import atomic_write_bytes
 from ..perception.context import place_candidates
+from ..perception.targets import changed_since
 from .sanitize import sanitize_args
 from .secrets import SecretStore
 
@@ -269,7 +279,7 @@ class Approvals:
         if reason is None:
             return
         req = self.request(call, target, str(getattr(page, "url", "") or ""), reason)
-        await self.decide(call, req, page=page)
+        await self.decide(call, req, page=page, target=target)
 
     async def risk(self, tool: str, target: Any, *, action: str, key: str | None = None) -> str | None:
         """Why the action is risky, or None: ``file_upload``, a risky word in the element's name
@@ -306,7 +316,7 @@ class Approvals:
         )
 
     # -- who decides --------------------------------------------------------------------------
-    async def decide(self, call: CallContext, req: ApprovalRequest, *, page: Any = None) -> None:
+    async def decide(self, call: CallContext, req: ApprovalRequest, *, page: Any = None, target: Any = None) -> None:
         """Return when ``req`` is approved; raise ``APPROVAL_DENIED``, ``APPROVAL_TIMEOUT`` or
         ``APPROVAL_REQUIRED`` otherwise (see the module's docstring for who is asked)."""
         answer = self._take_settled(call, req)
@@ -320,7 +330,7 @@ class Approvals:
                 approved = False
                 req = ApprovalRequest(**{**req.to_dict(), "reason": f"{req.reason}; the approver raised {exc!r}"[:300]})
         elif call.agent and (self.attended or call.root.ask_fn is not None):
-            approved, by = await self._wait(call, req, page)
+            approved, by = await self._wait(call, req, page, target)
         else:
             self.held[req.approval_id] = (req, {"tool": call.name, "args": dict(call.args)})
             while len(self.held) > PENDING_MAX:
@@ -405,8 +415,51 @@ class Approvals:
         self.paused = False
         self._changed()
 
-    async def _wait(self, call: CallContext, req: ApprovalRequest, page: Any) -> tuple[bool, str]:
-        """Offer ``req`` at the desk and to the call's own client; wait for the first answer."""
+    async def _wait(self, call: CallContext, req: ApprovalRequest, page: Any, target: Any) -> tuple[bool, str]:
+        """Offer ``req`` at the desk and to the call's own client; wait for the first answer.
+
+        The session's call lock is let go while it waits (the person's own calls run meanwhile) and
+        taken back before the answer counts; a yes then holds only if the page and the element are
+        still the ones the person approved (:meth:`_recheck`). The call's time-outs are paused for all
+        of it, taking the lock back too: the person's call that holds it is not this call's time."""
+        hold = call.root.lock
+        paused = _pause_deadlines(call)
+        started = time.monotonic()
+        try:
+            if hold is None:
+                return await self._wait_unlocked(call, req, page, started)
+            async with hold.released() as let_go:
+                answer = await self._wait_unlocked(call, req, page, started)
+        finally:
+            _resume_deadlines(paused, time.monotonic() - started)
+        if answer[0] and let_go:
+            await self._recheck(call, req, page, target, by=answer[1])
+        return answer
+
+    async def _recheck(self, call: CallContext, req: ApprovalRequest, page: Any, target: Any, *, by: str) -> None:
+        """After a wait during which other calls could run: refuse when the page navigated
+        (``TARGET_NAVIGATED_AWAY``) or the element is gone or changed its role or name (``STALE_REF``)."""
+        url = str(getattr(page, "url", "") or "") if page is not None else _page_url(self.host, call)
+        error: OcnbError | None = None
+        if url != req.url:
+            error = TargetNavigatedAway(
+                f"{_what(req)}: approved by {by}, but the page navigated away while it waited; nothing was done"
+            )
+        elif target is not None and (change := await changed_since(page, target)) is not None:
+            error = StaleRef(
+                f"{_what(req)}: approved by {by}, but while it waited {change}; nothing was done",
+                details={"ref": req.ref},
+            )
+        if error is None:
+            return
+        error.details = {**req.to_dict(), **(error.details or {}), "decided_by": by, "now": url}
+        self._note(call, req, "approved", by)
+        call.summary_note = f"approval: approved by {by}, page changed meanwhile"
+        raise error
+
+    async def _wait_unlocked(
+        self, call: CallContext, req: ApprovalRequest, page: Any, started: float
+    ) -> tuple[bool, str]:
         element, shot = await self._element(req, page)
         entry = DeskEntry(req, call.root.source, element, shot)
         self.waiting[req.approval_id] = entry
@@ -428,8 +481,6 @@ class Approvals:
             except Exception:  # noqa: BLE001 - the client could not be asked; the desk still can
                 pass
         limit = float(self.host.config.approval_timeout_s)
-        paused = _pause_deadlines(call)
-        started = time.monotonic()
         waiter = asyncio.wrap_future(entry.answer)
         try:
             while True:
@@ -453,7 +504,6 @@ class Approvals:
             self.waiting.pop(req.approval_id, None)
             with contextlib.suppress(Exception):
                 withdraw()
-            _resume_deadlines(paused, time.monotonic() - started)
             self._changed()
 
     async def _element(self, req: ApprovalRequest, page: Any) -> tuple[dict[str, Any], str | None]:

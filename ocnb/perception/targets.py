@@ -34,7 +34,7 @@ from .affordance import takes
 from .point import element_at, parse_point
 from .refs import REF_PATTERN, call, page_refs, resolve_ref
 
-__all__ = ["Resolved", "candidates", "find", "focused", "query_dom", "resolve_target"]
+__all__ = ["Resolved", "candidates", "changed_since", "find", "focused", "query_dom", "resolve_target"]
 
 #: Words in a query that hint at a role (and are dropped from the name to match).
 ROLE_HINTS: dict[str, tuple[str, ...]] = {
@@ -251,6 +251,24 @@ async def _ambiguous(page: Any, query: str, stage: str, hits: list[dict[str, Any
         f"{len(hits)} elements {what} {query!r} by {stage}: {listed}; use a ref or a more specific query",
         details={"query": query, "stage": stage, "candidates": cands},
     )
+
+
+async def changed_since(page: Any, r: Resolved) -> str | None:
+    """How the resolved element ``r`` changed since it was resolved, or None when it is still the
+    same: in the document (its frame attached, the element connected) with the same role and
+    accessible name — and, for the focused element (a key press without a target), still focused.
+    A page that navigated or reloaded destroys the element, so it says "gone"."""
+    try:
+        if r.frame.is_detached() or not await r.element.evaluate("e => e.isConnected"):
+            return "it is gone from the page"
+        if r.via == "focus" and not await r.element.evaluate("e => e.getRootNode().activeElement === e"):
+            return "the focus moved away from it"
+        info = await call(r.frame, page, {"op": "info", "el": r.element})
+    except Exception:  # noqa: BLE001 - its document went away (navigated, reloaded, closed)
+        return "it is gone from the page"
+    if (info.get("role"), info.get("name")) != (r.role, r.name):
+        return f"it is now {info.get('role') or 'element'} {info.get('name')!r}"
+    return None
 
 
 async def resolve_target(

@@ -293,3 +293,74 @@ def test_a_late_client_answer_loses_to_the_desk(kernel: tuple[Any, dict[str, Any
     assert pay_site.received("POST", "/pay") == []
     (line,) = journal(kc, "interact", since)
     assert "denied by notebook" in line["summary"]
+
+
+def test_the_person_keeps_working_while_the_agent_waits(
+    kernel: tuple[Any, dict[str, Any]], pay_site: ApprovalSite
+) -> None:
+    """The waiting call lets the session's call lock go: the person's own call runs at once; approved
+    afterwards, on the same page and element, the agent's call acts once."""
+    kc, info = kernel
+    open_page(kc, pay_site)
+    since = last_seq(kc)
+    future, _ = agent(info, ("interact", {"query": "Pay now", "action": "click"}))
+    (request,) = pending(kc)
+    t0 = time.monotonic()
+    res = _ok(kc, "%oc read_page")
+    took = time.monotonic() - t0
+    assert res["error"] is None and took < 15, took  # before: blocked until the agent's call ended (60 s)
+    assert "Pay now" in _value(kc, "str(s.call('read_page').data)")  # and again from Python
+    assert not future.done() and pay_site.received("POST", "/pay") == []
+    _ok(kc, f"%oc approve {request['approval_id']}")
+    (result,) = future.result(timeout=30)
+    assert result["ok"] is True, result
+    assert len(received(pay_site, "/pay", 5.0)) == 1
+    time.sleep(0.5)
+    assert len(pay_site.received("POST", "/pay")) == 1
+    (line,) = journal(kc, "interact", since)
+    assert line["ok"] and "approved by notebook" in line["summary"]
+
+
+def test_approved_after_the_person_navigated_away_nothing_is_done(
+    kernel: tuple[Any, dict[str, Any]], pay_site: ApprovalSite
+) -> None:
+    """The person navigates while the agent's "Pay now" waits; the late yes acts on nothing."""
+    kc, info = kernel
+    open_page(kc, pay_site)
+    since = last_seq(kc)
+    future, _ = agent(info, ("interact", {"query": "Pay now", "action": "click"}))
+    (request,) = pending(kc)
+    t0 = time.monotonic()
+    _ok(kc, f"%oc navigate {pay_site.url}mine")
+    assert time.monotonic() - t0 < 15 and pay_site.received("GET", "/mine")
+    _ok(kc, f"%oc approve {request['approval_id']}")
+    (result,) = future.result(timeout=30)
+    assert result["error"]["code"] == "TARGET_NAVIGATED_AWAY", result
+    assert "nothing was done" in result["error"]["message"] and result["error"]["details"]["decided_by"] == "notebook"
+    time.sleep(1.0)
+    assert pay_site.received("POST", "/pay") == []  # the server never heard of a payment
+    (line,) = journal(kc, "interact", since)
+    assert line["error_code"] == "TARGET_NAVIGATED_AWAY" and "page changed meanwhile" in line["summary"]
+    assert _value(kc, "s.call('tabs_context').data['tabs'][0]['url']") == f"{pay_site.url}mine"
+
+
+def test_approved_after_the_element_changed_nothing_is_done(
+    kernel: tuple[Any, dict[str, Any]], pay_site: ApprovalSite
+) -> None:
+    """While the agent's "Pay now" waits, the page re-labels that very button (its script, or the
+    person): the yes was for "Pay now", so the call ends ``STALE_REF`` and nothing is sent."""
+    kc, info = kernel
+    open_page(kc, pay_site)
+    since = last_seq(kc)
+    future, _ = agent(info, ("interact", {"query": "Pay now", "action": "click"}))
+    (request,) = pending(kc)
+    relabel = "[...document.querySelectorAll('button')].find(b => b.textContent === 'Pay now').textContent = 'Pay 999 EUR now'"
+    _ok(kc, f"s.run(s.state.tabs[s.state.active_id].page.evaluate({relabel!r}))")
+    _ok(kc, f"desk.approve({request['approval_id']!r})")
+    (result,) = future.result(timeout=30)
+    assert result["error"]["code"] == "STALE_REF", result
+    assert "Pay 999 EUR now" in result["error"]["message"] and "nothing was done" in result["error"]["message"]
+    time.sleep(1.0)
+    assert pay_site.received("POST", "/pay") == []
+    (line,) = journal(kc, "interact", since)
+    assert line["error_code"] == "STALE_REF" and "page changed meanwhile" in line["summary"]

@@ -178,3 +178,87 @@ async def test_the_agents_policy_is_its_own(module_home: Path, approval_site: Ap
     finally:
         handle.stop()
         session.close()
+
+
+async def test_a_plan_step_waiting_at_the_desk_lets_the_person_work(
+    module_home: Path, approval_site: ApprovalSite
+) -> None:
+    """A plan's risky step waits at the desk under its top-level call's lock, which the wait lets go:
+    the person's own call runs meanwhile; approved, the step acts once (the site receives one payment)."""
+    import anyio
+
+    session = ocnb.Session(headless=True, home=module_home)
+    handle = serve(session, quiet=True)
+    leave = session.approvals.attend()  # a person watches the desk
+    try:
+        async with client(handle) as c:
+            assert payload(await c.call_tool("navigate", {"url": approval_site.url}))["ok"]
+            approval_site.log.clear()
+            outcome: dict[str, Any] = {}
+
+            async def run_plan() -> None:
+                steps = [{"tool": "interact", "args": {"query": "Pay now"}}]
+                outcome["plan"] = payload(await c.call_tool("execute_plan", {"steps": steps}))
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(run_plan)
+                with anyio.fail_after(30):
+                    while not (waiting := session.approvals.pending()):
+                        await anyio.sleep(0.1)
+                t0 = time.monotonic()
+                mine = await anyio.to_thread.run_sync(lambda: session.call("tabs_context"))
+                assert mine.ok and time.monotonic() - t0 < 10  # not held behind the waiting step
+                assert approval_site.received("POST", "/pay") == [] and "plan" not in outcome
+                session.approvals.answer(waiting[0]["approval_id"], True)
+        steps = outcome["plan"]["data"]["steps"]
+        assert [s.get("ok") for s in steps] == [True], outcome
+        assert len(received(approval_site, "/pay", 5.0)) == 1
+    finally:
+        leave()
+        handle.stop()
+        session.close()
+
+
+async def test_a_key_press_waiting_at_the_desk_is_refused_when_the_focus_moved(
+    module_home: Path, approval_site: ApprovalSite
+) -> None:
+    """An agent's Enter on the focused "Pay now" waits at the desk; meanwhile the focus moves to
+    "Save settings". The yes was for "Pay now": the press ends ``STALE_REF`` and neither form is sent."""
+    import anyio
+
+    session = ocnb.Session(headless=True, home=module_home)
+    handle = serve(session, quiet=True)
+    leave = session.approvals.attend()
+
+    def focus(name: str) -> None:
+        js = f"[...document.querySelectorAll('button')].find(b => b.textContent === {name!r}).focus()"
+        state = session.state
+        assert state is not None
+        session.run(state.tabs[state.active_id].page.evaluate(js))
+
+    try:
+        async with client(handle) as c:
+            assert payload(await c.call_tool("navigate", {"url": approval_site.url}))["ok"]
+            await anyio.to_thread.run_sync(focus, "Pay now")
+            approval_site.log.clear()
+            outcome: dict[str, Any] = {}
+
+            async def press() -> None:
+                outcome["press"] = payload(await c.call_tool("interact", {"action": "press", "key": "Enter"}))
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(press)
+                with anyio.fail_after(30):
+                    while not (waiting := session.approvals.pending()):
+                        await anyio.sleep(0.1)
+                assert waiting[0]["element"]["name"] == "Pay now"
+                await anyio.to_thread.run_sync(focus, "Save settings")
+                session.approvals.answer(waiting[0]["approval_id"], True)
+        error = outcome["press"]["error"]
+        assert error["code"] == "STALE_REF" and "focus moved" in error["message"], outcome
+        await anyio.sleep(1.0)
+        assert approval_site.received("POST", "/pay") == [] and approval_site.received("POST", "/save") == []
+    finally:
+        leave()
+        handle.stop()
+        session.close()
