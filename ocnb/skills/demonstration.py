@@ -75,6 +75,8 @@ class DemoStep:
     element: tuple[int, str, int] | None = None  # (frame, document url, element number): one field
     #: The dialog this step opened and how it was answered: type, message, accept (and a prompt's text).
     dialog: dict[str, Any] | None = None
+    #: When the act happened, ms since the epoch (the page's clock for input it reports).
+    at: float = field(default_factory=lambda: time.time() * 1000)
     recorded_at: str = field(default_factory=_now)
 
     def target(self) -> dict[str, Any]:
@@ -147,6 +149,8 @@ class Demonstration:
         self._new_tabs: set[str] = set()
         self._secret_names: dict[tuple[int, str, int], str] = {}
         self._cdp: list[Any] = []
+        #: Per tab: the last dialog answered (opened at, answer, the step it went to).
+        self._dialogs: dict[str, tuple[float, dict[str, Any], DemoStep]] = {}
         self._holding = False
 
     # -- start and stop --------------------------------------------------------------------------
@@ -161,7 +165,7 @@ class Demonstration:
             )
         context = self._state.live_context()
         self.steps, self.skipped, self.refused, self.dropped = [], [], 0, 0
-        self._last_act, self._new_tabs, self._secret_names = {}, set(), {}
+        self._last_act, self._new_tabs, self._secret_names, self._dialogs = {}, set(), {}, {}
         self._nonce = secrets.token_hex(16)
         self._binding = "__ocnb_rec_" + secrets.token_hex(6)
         cfg = {"binding": self._binding, "nonce": self._nonce, "secretFields": list(secret_fields)}
@@ -207,7 +211,7 @@ class Demonstration:
 
     def clear(self) -> None:
         """Forget the steps (after they were saved or discarded)."""
-        self.steps, self.skipped, self._secret_names = [], [], {}
+        self.steps, self.skipped, self._secret_names, self._dialogs = [], [], {}, {}
 
     def _on(self, emitter: Any, event: str, handler: Any) -> None:
         emitter.on(event, handler)
@@ -238,7 +242,7 @@ class Demonstration:
             cdp = await page.context.new_cdp_session(page)
             self._cdp.append(cdp)
             opened: dict[str, Any] = {}
-            cdp.on("Page.javascriptDialogOpening", lambda event: opened.update(event))
+            cdp.on("Page.javascriptDialogOpening", lambda event: opened.update(event, at=time.time() * 1000))
             cdp.on("Page.javascriptDialogClosed", lambda event: self._dialog_closed(page, dict(opened), event))
             await asyncio.wait_for(cdp.send("Page.enable"), 5)
 
@@ -257,7 +261,8 @@ class Demonstration:
         }
         if answer["type"] == "prompt" and accepted:
             answer["text"] = str(event.get("userInput") or "")[:MAX_DIALOG_TEXT]
-        step = next((s for s in reversed(self.steps) if s.tab_id == tab.id), None)
+        at = float(opened.get("at") or time.time() * 1000)
+        step = next((s for s in reversed(self.steps) if s.tab_id == tab.id and s.at <= at), None)
         if step is None:
             self.skipped.append(
                 {"input": "dialog answered", "message": answer["message"], "reason": "no step before it"}
@@ -265,6 +270,19 @@ class Demonstration:
             del self.skipped[:-MAX_SKIPPED]
             return
         step.dialog = answer
+        self._dialogs[tab.id] = (at, answer, step)
+
+    def _late_opener(self, step: DemoStep) -> None:
+        """The report of the act that opened a dialog can come after the dialog's answer (two channels
+        of DevTools): a step that happened before the tab's last dialog opened, and after the step its
+        answer went to, is the one that opened it."""
+        last = self._dialogs.get(step.tab_id or "")
+        if last is None or step.dialog is not None:
+            return
+        at, answer, went_to = last
+        if went_to.at < step.at <= at and went_to.dialog is answer:
+            went_to.dialog, step.dialog = None, answer
+            self._dialogs[step.tab_id or ""] = (at, answer, step)
 
     async def _new_tab(self, page: Any, tab_id: str) -> None:
         """A tab nobody's page opened (no opener): its first address is a step, even when it loaded
@@ -320,6 +338,8 @@ class Demonstration:
                 last.value = str(msg.get("value") or "")
             return  # typing coalesced into one fill per field
         step = DemoStep(kind, tab.id, page.url, chain=chain, fingerprint=fp, element=element)
+        if isinstance(msg.get("t"), int | float):
+            step.at = float(msg["t"])
         if kind == "fill":
             if msg.get("secret") and element is not None:
                 name = self._secret_names.get(element)
@@ -352,6 +372,7 @@ class Demonstration:
             self.dropped += 1
             return
         self.steps.append(step)
+        self._late_opener(step)
 
     def _on_request(self, page: Any, request: Any) -> None:
         if not self.active:
