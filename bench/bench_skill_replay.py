@@ -102,14 +102,14 @@ def _record(s: ocnb.Session, url: str) -> str:
 @contextmanager
 def _verification_off() -> Iterator[None]:
     """Replay without fingerprints (for measuring what verification costs; never a user setting)."""
-    from ocnb.skills import replay as replay_module
+    from ocnb.tools import skills as step_tool  # replay_step, the internal tool a replay acts through
 
-    saved = replay_module.step_fingerprint
-    replay_module.step_fingerprint = lambda step: {}  # type: ignore[assignment]
+    saved = step_tool.step_fingerprint
+    step_tool.step_fingerprint = lambda step: {}  # type: ignore[assignment]
     try:
         yield
     finally:
-        replay_module.step_fingerprint = saved
+        step_tool.step_fingerprint = saved
 
 
 def main(argv: list[str] | None = None) -> dict[str, float]:

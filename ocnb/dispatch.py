@@ -36,7 +36,7 @@ from .errors import (
     from_playwright,
 )
 from .jsonsafe import check_args, fix_text, is_strict_json, strict_copy
-from .registry import ToolDef
+from .registry import ToolDef, internal_tooldef
 from .results import ToolError, ToolResult
 
 if TYPE_CHECKING:
@@ -119,10 +119,14 @@ class ToolContext:
         """Tell the face that ``done`` of ``total`` steps are finished (no-op when nobody listens)."""
         self.call.progress(done, total, message)
 
-    async def dispatch(self, tool: str, args: dict[str, Any] | None = None, *, source: str | None = None) -> ToolResult:
-        """Run another tool from inside a handler (plans, replay): same pipeline, no re-locking."""
+    async def dispatch(
+        self, tool: str, args: dict[str, Any] | None = None, *, source: str | None = None, record: bool = True
+    ) -> ToolResult:
+        """Run another tool from inside a handler (plans, replay): same pipeline, no re-locking.
+        ``record=False``: no journal line or trace event of its own (a replay's steps: the replay's
+        own line and ``replay_step`` trace events stand for them)."""
         return await dispatch_async(
-            self.session, tool, args or {}, source=source or self.call.source, client=self.call.client
+            self.session, tool, args or {}, source=source or self.call.source, client=self.call.client, record=record
         )
 
 
@@ -347,6 +351,8 @@ async def _run_call(
         if not isinstance(tool, str) or not tool:
             raise UnknownTool("the tool name must be a non-empty string", details={"tool": name})
         tooldef = session.registry.get(tool)
+        if tooldef is None and source == "replay":  # a replay's own step tool, offered by no face
+            tooldef = internal_tooldef(tool)
         if tooldef is None:
             raise UnknownTool(f"no tool {name!r}; see expand_tools for the list", details={"tool": name})
         call.tooldef = tooldef

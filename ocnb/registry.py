@@ -26,6 +26,7 @@ __all__ = [
     "all_tooldefs",
     "build_registry",
     "capability_groups",
+    "internal_tooldef",
     "tool",
     "use_catalogue",
 ]
@@ -101,6 +102,8 @@ class ToolDef:
 
 
 _ALL: dict[str, ToolDef] = {}
+#: Tools no face offers, run by dispatch for replay calls only (``@tool(internal=True)``).
+_INTERNAL: dict[str, ToolDef] = {}
 _CATALOGUE: Callable[[], object] | None = None
 _LOADED = False
 _LOAD_LOCK = threading.Lock()
@@ -122,6 +125,7 @@ def tool(
     reveals: Callable[[Any], Iterable[str]] | None = None,
     examples: Iterable[str] = (),
     page_text: Iterable[str] = (),
+    internal: bool = False,
 ) -> Callable[[Handler], Handler]:
     """Declare a tool. Give a full ``schema``, or ``properties`` + ``required`` to build one.
 
@@ -129,6 +133,9 @@ def tool(
     argument and the standard audit-label line to the description. ``examples`` are requests the
     tool serves, in a user's words, for capability discovery only. ``page_text`` names the parts of
     its result a page controls (keys of ``data``, ``error.message``, ``error.details``), fenced for a model.
+    ``internal``: a tool no face offers (not in any registry, ``tools/list``, the capability map or the
+    stubs) that dispatch runs only for a call of source ``replay`` (:func:`internal_tooldef`): how a
+    replay acts through the same pipeline as every other call.
     """
 
     def decorate(fn: Handler) -> Handler:
@@ -146,9 +153,11 @@ def tool(
             props.setdefault("intent", INTENT_SCHEMA)
             if INTENT_LINE not in desc:
                 desc = f"{desc} {INTENT_LINE}"
-        if name in _ALL and _ALL[name].handler is not fn:
+        table = _INTERNAL if internal else _ALL
+        existing = _ALL.get(name) or _INTERNAL.get(name)
+        if existing is not None and existing.handler is not fn:
             raise ValueError(f"tool {name!r} is declared twice")
-        _ALL[name] = ToolDef(
+        table[name] = ToolDef(
             name=name,
             description=desc,
             input_schema=input_schema,
@@ -186,6 +195,12 @@ def all_tooldefs() -> list[ToolDef]:
     """Every declared tool of every group, sorted by name."""
     _load_catalogue()
     return [_ALL[k] for k in sorted(_ALL)]
+
+
+def internal_tooldef(name: str) -> ToolDef | None:
+    """The internal tool ``name`` (``@tool(internal=True)``), or None."""
+    _load_catalogue()
+    return _INTERNAL.get(name)
 
 
 def capability_groups() -> dict[str, list[str]]:

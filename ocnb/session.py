@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ._tool_methods import ToolMethods
-from .audit.approval import Approvals, Approver
+from .audit.approval import Approvals, Approver, Desk
 from .audit.fence import Fence
 from .audit.handoff import Handoffs
 from .audit.hooks import AuditLayer
@@ -82,6 +82,9 @@ class Session(ToolMethods):
             for an MCP client's call, ``agent_confirm``) says needs approval (:mod:`ocnb.audit.approval`);
             without it a person's such call is ``APPROVAL_REQUIRED``, and an agent's waits at the
             approval desk (``session.approvals.pending()`` / ``.answer(id, approved)``).
+        desk: another session's approval desk (``other.approvals.desk``) for this session's agent
+            calls to wait at — its pause, its agent policy, its person's answers; an isolated MCP
+            client's session uses its served session's. Default: a desk of its own.
         settings: a :class:`~ocnb.settings.Settings` (default: :meth:`Settings.from_env`); keyword
             overrides of its fields are accepted too (``Session(handoff=True)``). ``config=`` is the old
             name of the same argument. The caller's object is never changed: settings are frozen.
@@ -102,6 +105,7 @@ class Session(ToolMethods):
         session_id: str | None = None,
         shared_browser: SharedBrowser | None = None,
         approve: Approver | None = None,
+        desk: Desk | None = None,
         **overrides: Any,
     ) -> None:
         if settings is not None and config is not None:
@@ -148,7 +152,7 @@ class Session(ToolMethods):
         #: This session's page-text fence (its random token), for results handed to a model.
         self.fence = Fence()
         #: Approval before irreversible actions (``confirm``; the ``approve`` callable; open requests).
-        self.approvals = Approvals(self, self.audit.secrets, approve)
+        self.approvals = Approvals(self, self.audit.secrets, approve, desk=desk)
         #: Browser crashes seen, and the one code a call that ran into one gets.
         self.crash_watch = CrashWatch(self)
         #: What the origin policy refused during each call (``allowed_origins``/``blocked_origins``).

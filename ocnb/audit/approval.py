@@ -34,6 +34,10 @@ happens in the page before a yes, and the call's journal line ends with ``approv
 The person can also pause the agent (:meth:`Approvals.pause`): its calls then end ``PAUSED``,
 journaled, nothing done; the person's own calls go on.
 
+The desk's state — the waiting requests, whether a person attends, the pause and whose agent policy
+applies — is a :class:`Desk` of its own, which a session may share: an ``--isolated`` MCP client's
+session waits at its served session's desk (``Session(desk=served.approvals.desk)``).
+
 Skill capture marks its risky steps with the same vocabulary (:func:`risky_word`), and skill replay
 asks the same approver before a risky step (:meth:`Approvals.replay_approved`).
 """
@@ -76,6 +80,7 @@ __all__ = [
     "RISKY_WORDS",
     "ApprovalRequest",
     "Approvals",
+    "Desk",
     "DeskEntry",
     "Approver",
     "risky_word",
@@ -183,6 +188,8 @@ class DeskEntry:
     element: dict[str, Any]
     screenshot: str | None
     opened: float = field(default_factory=time.time)
+    #: The MCP client's name (``clientInfo.name``) — an isolated client's request at its served session's desk.
+    client: str | None = None
     #: ``(approved, by)`` once answered — the first answer; the others are refused.
     answer: concurrent.futures.Future[tuple[bool, str]] = field(default_factory=concurrent.futures.Future)
 
@@ -195,6 +202,7 @@ class DeskEntry:
             "page": req["url"],
             "why": req["reason"],
             "source": self.source,
+            "client": self.client,
             "screenshot": self.screenshot,
             "waiting": True,
             "opened": self.opened,
@@ -212,30 +220,93 @@ class _Settled:
     by: str
 
 
+class Desk:
+    """The approval desk: agents' calls waiting for the person's answer, the person's presence at it,
+    and whether the agent is paused — shared by a served session and its isolated MCP clients' sessions.
+
+    ``policy()`` returns the settings whose ``agent_confirm`` and ``approval_timeout_s`` the agents'
+    calls at this desk follow (its owner's, read at each call).
+    """
+
+    def __init__(self, policy: Callable[[], Any]) -> None:
+        self.policy = policy
+        #: Agents' calls waiting, by ``approval_id`` (any session at this desk).
+        self.waiting: dict[str, DeskEntry] = {}
+        #: Called (no arguments, from any thread) when the desk changes: a request opens or closes,
+        #: the agent is paused or resumed.
+        self.listeners: list[Callable[[], None]] = []
+        #: While true, the agents' calls end ``PAUSED``.
+        self.paused = False
+        self._attendants = 0
+        self._lock = threading.Lock()
+
+    @property
+    def attended(self) -> bool:
+        return self._attendants > 0
+
+    def attend(self) -> Callable[[], None]:
+        """Say a person watches the desk; returns the function that says they left (idempotent)."""
+        with self._lock:
+            self._attendants += 1
+        left = threading.Event()
+
+        def leave() -> None:
+            if not left.is_set():
+                left.set()
+                with self._lock:
+                    self._attendants -= 1
+
+        return leave
+
+    def pause(self) -> None:
+        self.paused = True
+        self.changed()
+
+    def resume(self) -> None:
+        self.paused = False
+        self.changed()
+
+    def changed(self) -> None:
+        for listener in list(self.listeners):
+            with contextlib.suppress(Exception):  # a display never fails a call
+                listener()
+
+
 class Approvals:
     """A session's approval layer: the approver, the open requests and the faces' answers to them.
 
     ``approve`` is ``Session(approve=…)``; ``secrets`` masks what a request shows.
     """
 
-    def __init__(self, host: Host, secrets: SecretStore, approve: Approver | None = None) -> None:
+    def __init__(
+        self, host: Host, secrets: SecretStore, approve: Approver | None = None, *, desk: Desk | None = None
+    ) -> None:
         if approve is not None and not callable(approve):
             raise TypeError(f"approve must be a callable taking an ApprovalRequest, not {type(approve).__name__}")
         self.host = host
         self.secrets = secrets
         self.approve = approve
+        #: The approval desk this session's agent calls wait at: its own, or (an isolated MCP client's
+        #: session) the served session's, so that the person's desk, answers and pause reach it.
+        self.desk: Desk = desk if desk is not None else Desk(lambda: host.config)
         #: Held requests (``APPROVAL_REQUIRED``: a person's call, or nobody to ask), by ``approval_id``.
         self.held: dict[str, tuple[ApprovalRequest, dict[str, Any]]] = {}
-        #: Agents' calls waiting at the desk, by ``approval_id``.
-        self.waiting: dict[str, DeskEntry] = {}
+        #: Agents' calls waiting at the desk, by ``approval_id`` (the desk's, shared by the sessions at it).
+        self.waiting: dict[str, DeskEntry] = self.desk.waiting
         self._settled: list[_Settled] = []
-        self._lock = threading.Lock()
-        self._attendants = 0
         #: Called (no arguments, from any thread) when the desk changes: a request opens or closes,
-        #: the agent is paused or resumed. The desk widget redraws on it.
-        self.listeners: list[Callable[[], None]] = []
-        #: While true, an agent's calls end ``PAUSED`` (:meth:`pause`).
-        self.paused = False
+        #: the agent is paused or resumed. The desk widget redraws on it (the desk's list).
+        self.listeners: list[Callable[[], None]] = self.desk.listeners
+
+    @property
+    def paused(self) -> bool:
+        """While true, an agent's calls end ``PAUSED`` (:meth:`pause`; the desk's state)."""
+        return self.desk.paused
+
+    @property
+    def agent_settings(self) -> Any:
+        """The settings whose ``agent_confirm`` and ``approval_timeout_s`` an agent's call follows: the desk's owner's."""
+        return self.desk.policy()
 
     # -- the policy ---------------------------------------------------------------------------
     @property
@@ -245,8 +316,7 @@ class Approvals:
 
     def mode_for(self, call: CallContext) -> str:
         """The policy of ``call``'s caller: ``agent_confirm`` for an agent's call, else ``confirm``."""
-        config = self.host.config
-        return str(config.agent_confirm if call.agent else config.confirm)
+        return str(self.agent_settings.agent_confirm if call.agent else self.host.config.confirm)
 
     def gate(self, call: CallContext) -> None:
         """Before-hook (early): an agent's call while the agent is paused ends ``PAUSED``, nothing done."""
@@ -353,22 +423,12 @@ class Approvals:
     @property
     def attended(self) -> bool:
         """Whether a person is at the desk (``%oc mcp start``'s widget, a desk widget, :meth:`attend`)."""
-        return self._attendants > 0
+        return self.desk.attended
 
     def attend(self) -> Callable[[], None]:
         """Say a person watches the desk: an agent's request then waits for an answer instead of
         failing at once. Returns the function that says they left (idempotent)."""
-        with self._lock:
-            self._attendants += 1
-        left = threading.Event()
-
-        def leave() -> None:
-            if not left.is_set():
-                left.set()
-                with self._lock:
-                    self._attendants -= 1
-
-        return leave
+        return self.desk.attend()
 
     def pending(self) -> list[dict[str, Any]]:
         """Open requests, oldest first: agents' calls waiting at the desk (``waiting: True``), then
@@ -380,7 +440,15 @@ class Approvals:
             d = req.to_dict()
             element = {"role": req.role, "name": req.name, "ref": req.ref, "context": None}
             held.append(
-                {**d, "element": element, "page": d["url"], "why": d["reason"], "source": None, "waiting": False}
+                {
+                    **d,
+                    "element": element,
+                    "page": d["url"],
+                    "why": d["reason"],
+                    "source": None,
+                    "client": None,
+                    "waiting": False,
+                }
             )
         return waiting + held
 
@@ -407,13 +475,11 @@ class Approvals:
 
     def pause(self) -> None:
         """Pause the agent: its calls end ``PAUSED`` until :meth:`resume`; the person's go on."""
-        self.paused = True
-        self._changed()
+        self.desk.pause()
 
     def resume(self) -> None:
         """Let the agent's calls run again."""
-        self.paused = False
-        self._changed()
+        self.desk.resume()
 
     async def _wait(self, call: CallContext, req: ApprovalRequest, page: Any, target: Any) -> tuple[bool, str]:
         """Offer ``req`` at the desk and to the call's own client; wait for the first answer.
@@ -461,7 +527,7 @@ class Approvals:
         self, call: CallContext, req: ApprovalRequest, page: Any, started: float
     ) -> tuple[bool, str]:
         element, shot = await self._element(req, page)
-        entry = DeskEntry(req, call.root.source, element, shot)
+        entry = DeskEntry(req, call.root.source, element, shot, client=call.root.client)
         self.waiting[req.approval_id] = entry
         if call.record:
             self.host.trace_event(
@@ -480,7 +546,7 @@ class Approvals:
                 withdraw = root.ask_fn(req.to_dict(), from_client)
             except Exception:  # noqa: BLE001 - the client could not be asked; the desk still can
                 pass
-        limit = float(self.host.config.approval_timeout_s)
+        limit = float(self.agent_settings.approval_timeout_s)
         waiter = asyncio.wrap_future(entry.answer)
         try:
             while True:

@@ -54,7 +54,8 @@ __all__ = [
 DESTINATION_TOOLS = frozenset({"navigate", "tabs_create"})
 #: Tools that check a bound secret themselves, once they know the frame, page or origin it goes to.
 #: ``execute_plan`` runs each step through dispatch, where the step is checked as its own call;
-#: ``oc_skill_replay`` checks each step, its params filled in, before it acts (:func:`check_step`).
+#: ``oc_skill_replay`` runs each step as a ``replay_step`` call, which checks the step, its params and
+#: secrets filled in, once its element is resolved and before it acts (:func:`check_step`).
 HANDLER_CHECKED = frozenset(
     {
         "form_input",
@@ -66,6 +67,7 @@ HANDLER_CHECKED = frozenset(
         "network_conditions",
         "execute_plan",
         "oc_skill_replay",
+        "replay_step",
     }
 )
 

@@ -4,7 +4,11 @@ Each client session — the streamable-HTTP session (``Mcp-Session-Id``), or the
 stdio server — is served by a :class:`~ocnb.session.Session` of its own whose browser context is
 opened in the served session's browser (:class:`~ocnb.browser.shared.HostedBrowser`): its own tabs,
 cookies and storage, the served session's settings (its origin policy, confirm policy, caps) and
-secrets, the same journal on disk (each line naming the client). It is closed when the client goes:
+secrets, the same journal on disk (each line naming the client). Its agent calls wait at the served
+session's approval desk (:class:`~ocnb.audit.approval.Desk`): they appear in the served session's
+``approvals.pending()`` and desk widget with the client's name, the person's answer there settles them
+(the first answer wins, against the client's own elicitation too), the served session's pause stops
+them, and its ``agent_confirm`` / ``approval_timeout_s`` apply. It is closed when the client goes:
 its HTTP session is deleted or ends, the stdio pipe closes, or the server stops.
 
 A 2026-era client sends each request on its own with no session to key a context on; in isolated
@@ -19,6 +23,8 @@ import contextlib
 import logging
 import re
 import threading
+from collections import deque
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
@@ -28,6 +34,9 @@ from ..browser.shared import HostedBrowser
 from .sdk_seams import connection_of
 
 if TYPE_CHECKING:
+    from ..audit.journal import Journal
+    from ..calls import CallContext
+    from ..results import ToolResult
     from ..session import Session
 
 __all__ = ["ClientSessions", "client_name"]
@@ -36,6 +45,8 @@ log = logging.getLogger("ocnb.mcp")
 
 #: The key of the one client a stdio server has.
 STDIO = "stdio"
+#: How many clients' journals (the open ones and the last closed) the agent's live feed keeps reading.
+JOURNALS_KEPT = 20
 _NAME_RE = re.compile(r"[^\w.\- ]+")
 
 
@@ -61,6 +72,9 @@ class ClientSessions:
         self.names: dict[str, str | None] = {}
         self._lock = threading.Lock()
         self._closed = False
+        #: The clients' journals (in memory) with their session ids, newest last: the live feed's rows.
+        self._journals: deque[tuple[Journal, str]] = deque(maxlen=JOURNALS_KEPT)
+        self._call_listeners: list[Callable[[], None]] = []
 
     def key(self, peer: Any) -> str | None:
         """The client a request comes from (``ctx.session``): its HTTP session id, ``stdio``, or None."""
@@ -94,7 +108,12 @@ class ClientSessions:
             if found is not None and not found.closed:
                 return found
             parent = self.session
-            mine = Session(settings=parent.settings, shared_browser=self.browser, approve=parent.approvals.approve)
+            mine = Session(
+                settings=parent.settings,
+                shared_browser=self.browser,
+                approve=parent.approvals.approve,
+                desk=parent.approvals.desk,  # the person's desk, pause and agent policy reach this client
+            )
             secrets = parent.secrets
             mine.secrets.update({name: secrets.value_of(name) for name in secrets.names})
             for name in secrets.bound:
@@ -102,12 +121,34 @@ class ClientSessions:
                 if origins:
                     mine.secrets.bind(name, origins)
             self.open[key] = mine
+            self._journals.append((mine.journal, mine.id))
+            mine.pipeline.outer_after.append(self._landed)
             connection = connection_of(peer)
             self.names[key] = client_name(connection)
         if not self.stdio and connection is not None:  # closed when the client's HTTP session ends
             connection.exit_stack.push_async_callback(self.close_client, key)
         log.info("isolated MCP client %s (%s): session %s", key, self.names[key], mine.id)
         return mine
+
+    def entries(self) -> list[dict[str, Any]]:
+        """The clients' journal entries (in memory; closed clients' too, the last :data:`JOURNALS_KEPT`), oldest first."""
+        with self._lock:
+            journals = list(self._journals)
+        out = [e for journal, sid in journals for e in journal.entries if e.get("session_id") in (None, sid)]
+        return sorted(out, key=lambda e: str(e.get("ts") or ""))
+
+    def on_call(self, fn: Callable[[], None]) -> Callable[[], None]:
+        """Call ``fn()`` (on the browser thread: keep it quick) after each recorded call of any client;
+        returns the function that stops it."""
+        self._call_listeners.append(fn)
+        return lambda: self._call_listeners.remove(fn) if fn in self._call_listeners else None
+
+    def _landed(self, call: CallContext, result: ToolResult) -> None:
+        if not call.record:
+            return
+        for fn in list(self._call_listeners):
+            with contextlib.suppress(Exception):  # a display never fails a call
+                fn()
 
     def named(self, name: str | None = None) -> Session:
         """The open session of the client called ``name``; without a name, the only one open."""

@@ -110,7 +110,7 @@ def _panel(running: Any) -> Any:
         from ..widgets.desk import AgentPanel
     except ImportError:
         return None
-    return AgentPanel(running.session, running.safe_banner(), policy_line(running.session))
+    return AgentPanel(running.session, running.safe_banner(), policy_line(running.session), running.bridge.clients)
 
 
 def _pause(pause: bool, running: Any, session: Callable[[], Session]) -> None:

@@ -436,10 +436,6 @@ class Demonstration:
             dialog = dict(step.dialog) if step.dialog else None
             if dialog is not None and "text" in dialog:  # a prompt's answer: by "prompt" or its message
                 said = {"prompt", str(dialog["message"]).strip().lower()}
-                hit = next((k for k in said if k in secrets_), None)
-                if hit is not None:
-                    dialog["text"] = "${SECRET:" + secrets_[hit] + "}"
-                    used.add(hit)
                 hit = next((k for k in said if k in params), None)
                 if hit is not None:
                     dialog["text"] = "${" + params[hit] + "}"

@@ -1,24 +1,26 @@
 """Deterministic replay of a recorded skill from its selector chains — no LLM, no read_page, no find.
 
-Before a step acts, its element is resolved and vouched for by :func:`ocnb.perception.selectors.resolve`:
-an entry of the chain singles it out, and it agrees with the fingerprint recorded with the step
-(role, name, tag, type, name/autocomplete attributes, label, frame) and is visible (``resolved_via``
-names the entry). Where the chain's first entry singles out such an element, resolving, verifying and
-acting are one Playwright call (``fused``: the ``ocnb-verified`` selector engine runs the same in-page
-check inside Playwright's actionability loop); otherwise the engine declines before acting and the
-step is resolved on its own first. The replay hands control back with a precise code when the page has changed:
-``ARTIFACT_MISSING``, ``RISKY_STEP_BLOCKED``, ``PAGE_MISMATCH`` (checked before anything runs),
-``ARTIFACT_RESOLUTION_FAILED`` (with the differing fields, the refused candidate and candidates),
-``STEP_TIMEOUT``, ``TARGET_NAVIGATED_AWAY``, ``CONTRACT_FAILED``. A risky step asks the session's approver
-first (:mod:`ocnb.audit.approval`: ``APPROVAL_DENIED``, or ``RISKY_STEP_BLOCKED`` with nobody to ask and
-``allow_risky`` false; ``allow_risky`` skips asking only with ``confirm="never"``). A failed replay's result data is
-:func:`envelope`: ``{ok: false, failure: {code, step_index, detail, evidence_bundle_path?}, …}``.
+A replay is a :class:`ReplayRun` in named phases: ``preflight`` (the steps, parameters, secrets,
+approval of risky steps and the start page, all checked before anything runs), then for each step
+``act`` (one call of the internal ``replay_step`` tool through :meth:`ToolContext.dispatch`, source
+``replay``: it resolves the step's selector chain, verifies the element against the step's fingerprint
+and acts, so the secrets, the origin policy, dialogs, error codes, the journal and the trace apply to
+it as to every call), ``verify`` (still on the skill's origins; the step's post-assert contract) and
+``record`` (a typed :class:`StepResult`, the trace event, progress). Where the chain's first entry
+singles out an agreeing element, resolving, verifying and acting are one Playwright call (``fused``).
+
+The replay hands control back with a precise code when the page has changed: ``ARTIFACT_MISSING``,
+``RISKY_STEP_BLOCKED``, ``PAGE_MISMATCH`` (checked before anything runs), ``ARTIFACT_RESOLUTION_FAILED``
+(with the differing fields, the refused candidate and candidates), ``STEP_TIMEOUT``,
+``TARGET_NAVIGATED_AWAY``, ``CONTRACT_FAILED``. A risky step asks the session's approver first
+(:mod:`ocnb.audit.approval`: ``APPROVAL_DENIED``, or ``RISKY_STEP_BLOCKED`` with nobody to ask and
+``allow_risky`` false; ``allow_risky`` skips asking only with ``confirm="never"``). A failed replay's
+result data is :func:`envelope`: ``{ok: false, failure: {code, step_index, detail, evidence_bundle_path?}, …}``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import functools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,26 +28,17 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..audit.secret_origins import check_step
 from ..dispatch import ToolContext
-from ..errors import ArtifactResolutionFailed, InvalidArgument, MissingSecret, OcnbError, Timeout, from_playwright
+from ..errors import InvalidArgument, MissingSecret, OcnbError, error_class
 from ..files import allowed_files
-from ..perception.actions import check_key, checked, perform
-from ..perception.fills import plain_text
-from ..perception.selectors import (
-    ChainRefused,
-    engine_declined,
-    register_engine,
-    step_fingerprint,
-    stored_chain,
-    tolerated_fields,
-    verified_locator,
-)
-from ..perception.selectors import resolve as resolve_chain
+from ..perception.selectors import tolerated_fields
 from ..placeholders import fill_params, require_params
-from ..urls import check_url
+from ..results import ToolResult
 
-__all__ = ["CommitHook", "envelope", "envelope_hook", "flatten", "replay_skill"]
+__all__ = ["CommitHook", "ReplayRun", "StepResult", "envelope", "envelope_hook", "flatten", "replay_skill"]
+
+#: The internal tool a replay acts through (:mod:`ocnb.tools.skills`), one dispatched call a step.
+STEP_TOOL = "replay_step"
 
 
 @dataclass(frozen=True)
@@ -68,84 +61,56 @@ def _origin_path(url: str) -> str:
     return f"{p.scheme}://{p.netloc}{p.path}"
 
 
-async def _act(page: Any, element: Any, step: dict[str, Any], timeout_ms: int, read_back: Any = None) -> None:
-    kind = step["kind"]
-    args = step.get("args", {})
-    action = args.get("action", "")
-    value = args.get("value")
-    if kind == "navigate":
-        await page.goto(check_url(str(args["url"])), timeout=timeout_ms)
-        return
-    if kind == "press":
-        try:  # a key from a ${param} or a hand-edited skill: refused before anything is pressed
-            check_key(args.get("key"))
-        except ValueError as exc:
-            raise InvalidArgument(f"step key: {exc}") from None
-    if kind == "press" and element is None:
-        await page.keyboard.press(str(args["key"]))
-        return
-    if element is None:
-        raise ArtifactResolutionFailed("step has no element")
-    if kind == "upload":  # paths checked against the upload root before any step ran (_upload_paths)
-        await element.set_input_files(list(args["paths"]), timeout=timeout_ms)
-        return
-    if kind == "fill" and action != "type":
-        action = await _fill_action(element, step)
-    elif kind in ("press", "scroll", "select", "submit"):
-        action = {"press": "press", "scroll": "scroll_into_view", "select": "select", "submit": "click"}[kind]
-    elif kind != "fill" and action not in ("double_click", "check", "uncheck", "hover"):
-        action = "click"
-    await perform(
-        element,
-        action,
-        value=value,
-        key=args.get("key"),
-        timeout=timeout_ms,
-        read_back=read_back if action == "fill" else None,
-    )
-
-
-def _upload_paths(step: dict[str, Any], index: int, root: Any) -> dict[str, Any]:
+def upload_step(step: dict[str, Any], root: Any, index: int | None = None) -> dict[str, Any]:
     """An upload step with its ``paths`` (a ``${file_…}`` parameter filled in: a path or a list of
     paths) resolved under the upload root (:func:`ocnb.files.allowed_files`); bad ones refused."""
     paths = step.get("args", {}).get("paths")
     if isinstance(paths, str):
         paths = [paths]
+    which = "an upload step" if index is None else f"step {index} (upload)"
     if not isinstance(paths, list) or not paths or not all(isinstance(p, str) and p for p in paths):
-        raise InvalidArgument(
-            f"step {index} (upload) needs a file path or a list of them; got {paths!r}", details={"step_index": index}
-        )
+        raise InvalidArgument(f"{which} needs a file path or a list of them; got {paths!r}")
     return {**step, "args": {**step["args"], "paths": allowed_files(paths, root)}}
 
 
-def _plain_fill(step: dict[str, Any]) -> bool:
-    """Whether the step fills a field its fingerprint records as a plain text field (a textarea or a
-    text-like input): its fused locator then also vouches that the field is enabled and editable."""
-    fp = step.get("fingerprint") or {}
-    return (
-        step["kind"] == "fill"
-        and step.get("args", {}).get("action") != "type"
-        and plain_text(fp.get("tag"), fp.get("type"))
-    )
+class ReplayFailed(Exception):
+    """A phase's verdict that the replay stops here: ``failure`` becomes the report's ``failure``."""
+
+    def __init__(self, code: str, index: int, detail: str, **extra: Any) -> None:
+        super().__init__(detail)
+        self.failure: dict[str, Any] = {"code": code, "step_index": index, "detail": detail, **extra}
 
 
-async def _fill_action(element: Any, step: dict[str, Any]) -> str:
-    """What "fill" means for this element: fill a text field, choose an option, or (un)check a box."""
-    fp = step.get("fingerprint") or step.get("target") or {}
-    if fp.get("role") in ("textbox", "searchbox"):
-        return "fill"  # known from the recording (and verified): no need to ask the page
-    if fp.get("tag"):
-        tag, kind = fp["tag"], fp.get("type", "")
-    else:
-        tag, kind = await element.evaluate("e => [e.tagName.toLowerCase(), (e.type || '').toLowerCase()]")
-    if tag == "select":
-        return "select"
-    if kind in ("checkbox", "radio"):
-        try:  # one rule with form_input: a word that is neither yes nor no is refused, never "uncheck"
-            return "check" if checked(step.get("args", {}).get("value")) else "uncheck"
-        except ValueError as exc:
-            raise InvalidArgument(f"step value: {exc}") from None
-    return "fill"
+@dataclass
+class StepResult:
+    """What one step did: an entry of the report's ``step_results``."""
+
+    index: int
+    kind: str
+    resolved_via: str | None = None
+    selector_attempts: int = 0
+    verified: bool | None = None
+    #: None for a fused step: it resolves, verifies and acts in one call (no separate resolve time)
+    resolve_ms: float | None = 0.0
+    fused: bool = False
+    elapsed_ms: float = 0.0
+    ok: bool = False
+    #: The recorded dialog answer of the step (a demonstration): answered, changed or not shown.
+    dialog: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            **({"dialog": self.dialog} if self.dialog is not None else {}),
+            "index": self.index,
+            "kind": self.kind,
+            "resolved_via": self.resolved_via,
+            "selector_attempts": self.selector_attempts,
+            "verified": self.verified,
+            "resolve_ms": self.resolve_ms,
+            "fused": self.fused,
+            "elapsed_ms": self.elapsed_ms,
+            "ok": self.ok,
+        }
 
 
 def envelope(report: dict[str, Any]) -> dict[str, Any]:
@@ -204,291 +169,267 @@ async def replay_skill(
     far as its ``data`` (:func:`envelope`), with the step it interrupted as ``failure.step_index``, so
     a batch can tell whether the row got as far as a step that acts on the site.
     """
-    report: dict[str, Any] = {
-        "ok": False,
-        "skill_id": skill["id"],
-        "steps_executed": 0,
-        "steps_total": 0,
-        "step_results": [],
-    }
+    run = ReplayRun(
+        ctx,
+        skill,
+        params=params or {},
+        step_range=step_range,
+        stop_on_contract_failure=stop_on_contract_failure,
+        step_timeout_ms=step_timeout_ms,
+        allow_risky=allow_risky,
+        tolerate=tolerate,
+    )
     try:
-        return await _replay(
-            ctx,
-            skill,
-            report,
-            params=params,
-            step_range=step_range,
-            stop_on_contract_failure=stop_on_contract_failure,
-            step_timeout_ms=step_timeout_ms,
-            allow_risky=allow_risky,
-            tolerate=tolerate,
-        )
-    except Exception as exc:  # noqa: BLE001 - translated here as dispatch would, to carry the report
-        err = exc if isinstance(exc, OcnbError) else from_playwright(exc)
-        if err.data is None and report["step_results"]:  # interrupted in (or after) a step: say which
-            index = report["step_results"][-1]["index"]
-            err.data = envelope({**report, "failure": {"code": err.code, "step_index": index, "detail": err.message}})
-        if err is exc:
-            raise
-        raise err from exc
+        return await run.run()
+    except OcnbError as err:
+        if err.data is None and run.report["step_results"]:  # interrupted in (or after) a step: say which
+            index = run.report["step_results"][-1]["index"]
+            failure = {"code": err.code, "step_index": index, "detail": err.message}
+            err.data = envelope({**run.report, "failure": failure})
+        raise
 
 
-async def _replay(
-    ctx: ToolContext,
-    skill: dict[str, Any],
-    report: dict[str, Any],
-    *,
-    params: dict[str, Any] | None,
-    step_range: dict[str, int] | None,
-    stop_on_contract_failure: bool,
-    step_timeout_ms: int,
-    allow_risky: bool,
-    tolerate: list[str] | None,
-) -> dict[str, Any]:
-    from ..contracts import ContractStore, PageObservations, create_bundle, evaluate_until
+class ReplayRun:
+    """One replay of one skill, in phases: :meth:`preflight`, then per step :meth:`act`,
+    :meth:`verify` and :meth:`record`, then the skill's own contract. ``report`` is what it returns."""
 
-    params = params or {}
-    tolerated = tolerated_fields(tolerate)
-    steps = flatten(skill)
-    if steps is None:
-        report["failure"] = {
-            "code": "ARTIFACT_MISSING",
-            "step_index": 0,
-            "detail": "the skill was recorded without replay artifacts; re-record it with capture_artifact: true",
+    def __init__(
+        self,
+        ctx: ToolContext,
+        skill: dict[str, Any],
+        *,
+        params: dict[str, Any],
+        step_range: dict[str, int] | None,
+        stop_on_contract_failure: bool,
+        step_timeout_ms: int,
+        allow_risky: bool,
+        tolerate: list[str] | None,
+    ) -> None:
+        self.ctx = ctx
+        self.skill = skill
+        self.params = params
+        self.step_range = step_range or {}
+        self.stop_on_contract_failure = stop_on_contract_failure
+        self.timeout_ms = step_timeout_ms
+        self.allow_risky = allow_risky
+        self.tolerate = list(tolerate or [])
+        self.report: dict[str, Any] = {
+            "ok": False,
+            "skill_id": skill["id"],
+            "steps_executed": 0,
+            "steps_total": 0,
+            "step_results": [],
         }
-        return report
-    lo = (step_range or {}).get("from", 0)
-    hi = (step_range or {}).get("to", len(steps) - 1)
-    if not (0 <= lo <= hi < len(steps)):
-        raise InvalidArgument(f"step_range must satisfy 0 ≤ from ≤ to < {len(steps)}")
-    steps = steps[lo : hi + 1]
-    report["steps_total"] = len(steps)
-    require_params([s.get("args") for s in steps], params)
-    # ${param} in, with each param's JSON type kept (as execute_plan does); ${SECRET:…} only as a step runs.
-    steps = [{**s, "args": fill_params(s.get("args", {}), params)} for s in steps]
-    root = getattr(ctx.config, "upload_root", None) or Path.cwd()
-    steps = [_upload_paths(s, lo + i, root) if s["kind"] == "upload" else s for i, s in enumerate(steps)]
-    secrets = ctx.session.secrets
-    bound = bool(secrets.bound)  # secrets bound to origins: each step checked first (check_step)
-    unknown = secrets.missing([s.get("args") for s in steps])
-    if unknown:
-        raise MissingSecret(f"unknown secret(s): {', '.join(unknown)}")
-    # A risky step asks the session's approver (ocnb.audit.approval), before any step runs.
-    approvals = ctx.session.approvals
-    risky = approvals.risky_steps(steps, lo)
-    if not await approvals.replay_approved(ctx.call, risky, allow_risky=allow_risky):
-        index, s = risky[0]
-        name = (s.get("target") or {}).get("name")
-        report["failure"] = {
-            "code": "RISKY_STEP_BLOCKED",
-            "step_index": index,
-            "detail": f"step {index} ({s['kind']} {name!r}) is risky; pass allow_risky: true to run it",
-        }
-        return report
-    page = await ctx.page()
-    tab = ctx.browser.tab_of(page)
-    home = ctx.home
-    origins = {_origin(s["url"]) for s in steps if s.get("url")} | {
-        _origin(str(s["args"]["url"])) for s in steps if s["kind"] == "navigate"
-    }
-    first = steps[0]
-    if first["kind"] != "navigate" and first.get("url") and _origin_path(page.url) != _origin_path(first["url"]):
-        report["failure"] = {
-            "code": "PAGE_MISMATCH",
-            "step_index": lo,
-            "detail": f"the tab is at {page.url} but the skill starts at {first['url']}",
-        }
-        return report
+        self.steps: list[dict[str, Any]] = []
+        self.lo = self.hi = 0
+        self.origins: set[str] = set()
+        self.tab_id: str | None = None
 
-    async def check_contract(contract_id: str) -> tuple[Any, Any]:
+    async def run(self) -> dict[str, Any]:
+        """Every phase in order; a :class:`ReplayFailed` ends the run with its failure in the report."""
+        try:
+            await self.preflight()
+            for i, step in enumerate(self.steps):
+                await self.step(i, step)
+            await self.skill_contract()
+        except ReplayFailed as failed:
+            self.report["failure"] = failed.failure
+            return self.report
+        self.report["ok"] = True
+        return self.report
+
+    # -- preflight: nothing has run yet ----------------------------------------------------------------
+    async def preflight(self) -> None:
+        """The steps in range with their params filled in; unknown params and secrets, risky steps
+        without approval and a tab on another page refused before any step runs."""
+        tolerated_fields(self.tolerate)  # an unknown word: INVALID_ARGUMENT before anything runs
+        steps = flatten(self.skill)
+        if steps is None:
+            detail = "the skill was recorded without replay artifacts; re-record it with capture_artifact: true"
+            raise ReplayFailed("ARTIFACT_MISSING", 0, detail)
+        self.lo = self.step_range.get("from", 0)
+        self.hi = self.step_range.get("to", len(steps) - 1)
+        if not (0 <= self.lo <= self.hi < len(steps)):
+            raise InvalidArgument(f"step_range must satisfy 0 ≤ from ≤ to < {len(steps)}")
+        steps = steps[self.lo : self.hi + 1]
+        self.report["steps_total"] = len(steps)
+        require_params([s.get("args") for s in steps], self.params)
+        # ${param} in, with each param's JSON type kept (as execute_plan does); ${SECRET:…} stay
+        # placeholders: dispatch fills them in for each step's call and masks them in what it records.
+        self.steps = [{**s, "args": fill_params(s.get("args", {}), self.params)} for s in steps]
+        root = getattr(self.ctx.config, "upload_root", None) or Path.cwd()
+        for i, s in enumerate(self.steps):  # every file path under the upload root before any step runs
+            if s["kind"] == "upload":
+                upload_step(s, root, self.lo + i)
+        unknown = self.ctx.session.secrets.missing([s.get("args") for s in self.steps])
+        if unknown:
+            raise MissingSecret(f"unknown secret(s): {', '.join(unknown)}")
+        await self._approved()
+        page = await self.ctx.page()
+        tab = self.ctx.browser.tab_of(page)
+        self.tab_id = tab.id if tab is not None else None
+        self.origins = {_origin(s["url"]) for s in self.steps if s.get("url")}
+        self.origins |= {_origin(str(s["args"]["url"])) for s in self.steps if s["kind"] == "navigate"}
+        first = self.steps[0]
+        if first["kind"] != "navigate" and first.get("url") and _origin_path(page.url) != _origin_path(first["url"]):
+            detail = f"the tab is at {page.url} but the skill starts at {first['url']}"
+            raise ReplayFailed("PAGE_MISMATCH", self.lo, detail)
+
+    async def _approved(self) -> None:
+        """A risky step asks the session's approver (ocnb.audit.approval) once, before any step runs."""
+        approvals = self.ctx.session.approvals
+        risky = approvals.risky_steps(self.steps, self.lo)
+        if not await approvals.replay_approved(self.ctx.call, risky, allow_risky=self.allow_risky):
+            index, s = risky[0]
+            name = (s.get("target") or {}).get("name")
+            detail = f"step {index} ({s['kind']} {name!r}) is risky; pass allow_risky: true to run it"
+            raise ReplayFailed("RISKY_STEP_BLOCKED", index, detail)
+
+    # -- one step: act, verify, record ---------------------------------------------------------------
+    async def step(self, i: int, step: dict[str, Any]) -> None:
+        """One step through its phases; its :class:`StepResult` is recorded whatever happens."""
+        index = self.lo + i
+        hook = self.ctx.session.extensions.get(CommitHook)  # a batch's, around one row (never a tool argument)
+        if hook is not None and index == hook.step:
+            await asyncio.to_thread(hook.call)
+        t0 = time.perf_counter()
+        result = StepResult(index=index, kind=step["kind"])
+        # the answer the recording gave the dialog this step opens (a demonstration): armed while it runs
+        answer = step.get("args", {}).get("dialog")
+        tab = self.ctx.browser.tabs.get(self.tab_id or "")
+        slot = self.ctx.browser.dialogs.arm(tab, answer) if isinstance(answer, dict) and tab is not None else None
+        try:
+            url = await self.act(index, step, result)
+            await self.verify(index, step, url)
+            result.ok = True
+        finally:
+            if slot is not None:
+                self.ctx.browser.dialogs.disarm(tab)
+                result.dialog = slot["outcome"]
+            result.elapsed_ms = round((time.perf_counter() - t0) * 1000, 2)
+            self.record(i, step, result)
+
+    async def act(self, index: int, step: dict[str, Any], result: StepResult) -> str:
+        """Resolve, verify against the fingerprint and act: one ``replay_step`` call through dispatch.
+        Returns the page's URL after the step."""
+        keys = ("kind", "args", "selectors", "fingerprint", "target", "frame_ordinal")
+        sent = {k: step[k] for k in keys if step.get(k) is not None}
+        args: dict[str, Any] = {"step": sent, "timeout_ms": self.timeout_ms}
+        if self.tolerate:
+            args["tolerate"] = self.tolerate
+        if self.tab_id is not None:
+            args["tab_id"] = self.tab_id
+        # record=False: the journal keeps one line for the replay (as a person reads it), the trace
+        # its replay_step events; every other hook (secrets, origins, approvals, dialogs, errors) runs
+        got = await self.ctx.dispatch(STEP_TOOL, args, source="replay", record=False)
+        if not got.ok:
+            await self._step_failed(index, step, got)
+        data = got.data
+        for key in ("resolved_via", "selector_attempts", "verified", "resolve_ms", "fused"):
+            setattr(result, key, data[key])
+        return str(data["url"])
+
+    async def _step_failed(self, index: int, step: dict[str, Any], got: ToolResult) -> None:
+        """A failed step call as the replay's failure: resolution and timeouts by code, anything
+        else raised with its own code (the report goes with it, see :func:`replay_skill`)."""
+        err = got.error
+        assert err is not None
+        if err.code == "ARTIFACT_RESOLUTION_FAILED":
+            details = dict(err.details or {})
+            bundle = await self.evidence(
+                f"replay step {index}: {err.message}",
+                {"skill_id": self.skill["id"], "step_index": index, "selectors": step.get("selectors")},
+            )
+            extra = {"evidence_bundle_path": bundle} if bundle else {}
+            raise ReplayFailed("ARTIFACT_RESOLUTION_FAILED", index, err.message, **extra, **details)
+        if err.code == "STEP_TIMEOUT":
+            raise ReplayFailed("STEP_TIMEOUT", index, f"step {index} ({step['kind']}) {err.message}")
+        if err.code == "TIMEOUT":  # Playwright's own timeout inside the step
+            raise ReplayFailed("STEP_TIMEOUT", index, err.message)
+        raise error_class(err.code)(err.message, details=err.details)
+
+    async def verify(self, index: int, step: dict[str, Any], url: str) -> None:
+        """After the step: the page is still on the skill's origins, and its post-assert holds."""
+        if self.origins and _origin(url) not in self.origins and not url.startswith(("about:", "data:")):
+            detail = f"the page went to {url}, outside {', '.join(sorted(self.origins))}"
+            raise ReplayFailed("TARGET_NAVIGATED_AWAY", index, detail)
+        post = step.get("post_assert")
+        if not (post and post.get("contract_id")):
+            return
+        contract, outcome = await self.check_contract(post["contract_id"])
+        if not outcome.passed and self.stop_on_contract_failure:
+            bundle = await self.evidence(
+                f"contract {contract.id} failed after step {index}", {"failures": outcome.failures}
+            )
+            detail = f"post-assert {contract.id} failed: {outcome.failures[:3]}"
+            raise ReplayFailed("CONTRACT_FAILED", index, detail, **({"evidence_bundle_path": bundle} if bundle else {}))
+
+    def record(self, i: int, step: dict[str, Any], result: StepResult) -> None:
+        """The step's result in the report, its ``replay_step`` trace event, progress for a face."""
+        self.report["step_results"].append(result.to_dict())
+        if result.ok:
+            self.report["steps_executed"] += 1
+        self.ctx.progress(i + 1, len(self.steps), step["kind"])
+        trace = self.ctx.session.trace_event
+        if callable(trace):
+            body = {
+                "skill_id": self.skill["id"],
+                "step_index": result.index,
+                "args": step["args"],  # params filled in, secrets still placeholders
+                "resolved_via": result.resolved_via,
+                "selector_attempts": result.selector_attempts,
+                "elapsed_ms": result.elapsed_ms,
+                "ok": result.ok,
+            }
+            trace("replay_step", body)
+
+    # -- the skill's contract, and what contracts and evidence need -------------------------------------
+    async def skill_contract(self) -> None:
+        """The skill's own contract, when the run reached its last step."""
+        if not self.skill.get("contract_id") or self.hi != len(flatten(self.skill) or []) - 1:
+            return
+        contract, outcome = await self.check_contract(self.skill["contract_id"])
+        if not outcome.passed:
+            bundle = await self.evidence(f"skill contract {contract.id} failed", {"failures": outcome.failures})
+            detail = f"skill contract {contract.id} failed: {outcome.failures[:3]}"
+            raise ReplayFailed(
+                "CONTRACT_FAILED", self.hi, detail, **({"evidence_bundle_path": bundle} if bundle else {})
+            )
+
+    async def check_contract(self, contract_id: str) -> tuple[Any, Any]:
         """The stored contract and its outcome on the tab (polled up to the step timeout)."""
-        contract = contracts.get(contract_id)
+        from ..contracts import ContractStore, PageObservations, evaluate_until
+
+        contract = ContractStore(self.ctx.home).get(contract_id)
+        page = await self.ctx.page(self.tab_id)
+        tab = self.ctx.browser.tab_of(page)
         outcome = await evaluate_until(
-            _with_secrets(contract.assertion, secrets),
+            _with_secrets(contract.assertion, self.ctx.session.secrets),
             page,
             lambda: PageObservations.from_tab(tab),
-            timeout_ms=step_timeout_ms,
+            timeout_ms=self.timeout_ms,
         )
         return contract, outcome
 
-    async def evidence(reason: str, extra: dict[str, Any]) -> str | None:
+    async def evidence(self, reason: str, extra: dict[str, Any]) -> str | None:
+        """An evidence bundle of the page as the replay failed (best effort: None when it cannot be made)."""
+        from ..contracts import PageObservations, create_bundle
+
         try:
-            obs = PageObservations.from_tab(tab) if tab is not None else None
+            page = await self.ctx.page(self.tab_id)
+            tab = self.ctx.browser.tab_of(page)
             path = await create_bundle(
                 page,
-                obs,
-                home=home,
+                PageObservations.from_tab(tab) if tab is not None else None,
+                home=self.ctx.home,
                 reason=reason,
-                secrets=secrets,
+                secrets=self.ctx.session.secrets,
                 extra=extra,
-                screenshot=ctx.session.config.evidence_screenshots,
+                screenshot=self.ctx.session.config.evidence_screenshots,
             )
             return str(path)
         except Exception:  # noqa: BLE001 - evidence is best effort; the failure code stands
             return None
-
-    def fail(code: str, index: int, detail: str, bundle: str | None = None) -> dict[str, Any]:
-        report["failure"] = {"code": code, "step_index": index, "detail": detail}
-        if bundle:
-            report["failure"]["evidence_bundle_path"] = bundle
-        return report
-
-    contracts = ContractStore(home)
-    trace = ctx.session.trace_event
-    # The selector engine that lets a step resolve, verify and act in one Playwright call (see below).
-    engine = await register_engine(getattr(ctx.browser, "playwright", None))
-
-    async def act(
-        element: Any, step: dict[str, Any], index: int, fused: bool = False, read_back: Any = None
-    ) -> dict[str, Any] | bool:
-        """Run the step's action: True when done; the failure report when it failed or timed out;
-        False when a fused call was declined before acting (then the slow path resolves the step).
-        ``read_back``: ``element`` is a fused locator that vouches for a plain text field (``fillable``),
-        and this is the same locator without that condition, to read the fill back from."""
-        if bound:
-            await check_step(secrets, page, element, step)
-        try:
-            await asyncio.wait_for(_act(page, element, step, step_timeout_ms, read_back), step_timeout_ms / 1000)
-        except TimeoutError:
-            return fail(
-                "STEP_TIMEOUT", index, f"step {index} ({step['kind']}) did not finish within {step_timeout_ms} ms"
-            )
-        except OcnbError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - translated at the one seam
-            if fused and engine_declined(exc):
-                return False
-            error = from_playwright(exc)
-            if isinstance(error, Timeout):
-                return fail("STEP_TIMEOUT", index, error.message)
-            raise error from exc
-        return True
-
-    hook = ctx.session.extensions.get(CommitHook)  # a batch's, around one row (never a tool argument)
-    for i, step in enumerate(steps):
-        index = lo + i
-        if hook is not None and index == hook.step:
-            await asyncio.to_thread(hook.call)
-        t0 = time.perf_counter()
-        resolved_via, attempts, verify_ms, verified, fused = None, 0, 0.0, None, False
-        shown_args = step["args"]  # what the trace records: params filled in, secrets still placeholders
-        if secrets is not None:
-            step = {**step, "args": secrets.substitute(shown_args)}
-        ok = False
-        # the answer the recording gave the dialog this step opens (a demonstration): armed while it runs
-        answer = step["args"].get("dialog")
-        slot = ctx.browser.dialogs.arm(tab, answer) if isinstance(answer, dict) and tab is not None else None
-        try:
-            element = None
-            locator = None
-            # A bound secret needs the element's frame before acting: no fused resolve-and-act then.
-            # A fill of a plain text field: the locator also vouches that it is enabled and editable, so
-            # the fill needs no field read before it (the engine declines otherwise: resolve() below).
-            read_back = None
-            if engine and not bound and step["kind"] != "navigate" and step.get("selectors"):
-                fused_at = functools.partial(
-                    verified_locator,
-                    page,
-                    step["selectors"],
-                    step_fingerprint(step),
-                    frame_ordinal=int(step.get("frame_ordinal", 0) or 0),
-                    tolerate=tolerated,
-                )
-                locator = fused_at(fillable=_plain_fill(step))
-                read_back = fused_at() if _plain_fill(step) else None
-            if locator is not None:
-                # Resolve, verify and act in one call when the chain's first entry singles out an agreeing
-                # element; otherwise the engine declines before acting and resolve() below takes over.
-                done = await act(locator, step, index, fused=True, read_back=read_back)
-                if isinstance(done, dict):
-                    return done
-                fused = done
-                if fused:
-                    resolved_via, attempts = stored_chain(step["selectors"])[0]["type"], 1
-                    verified = any(k != "frame" for k in step_fingerprint(step))
-            if not fused and step["kind"] != "navigate" and step.get("selectors"):
-                t_resolve = time.perf_counter()
-                try:
-                    found = await resolve_chain(
-                        page,
-                        step["selectors"],
-                        step_fingerprint(step),
-                        frame_ordinal=int(step.get("frame_ordinal", 0) or 0),
-                        timeout_ms=step_timeout_ms,
-                        tolerate=tolerated,
-                    )
-                except ChainRefused as refused:
-                    bundle = await evidence(
-                        f"replay step {index}: {refused.message}",
-                        {"skill_id": skill["id"], "step_index": index, "selectors": step["selectors"]},
-                    )
-                    fail("ARTIFACT_RESOLUTION_FAILED", index, refused.message, bundle)
-                    report["failure"].update(refused.details)
-                    return report
-                element, resolved_via, attempts, verified = found.element, found.via, found.attempts, found.verified
-                verify_ms = (time.perf_counter() - t_resolve) * 1000
-            elif not fused and step["kind"] != "navigate" and step["kind"] != "press":
-                return fail("ARTIFACT_RESOLUTION_FAILED", index, "the step has an empty selector chain")
-            if not fused and isinstance(done := await act(element, step, index), dict):
-                return done
-            if origins and _origin(page.url) not in origins and not page.url.startswith(("about:", "data:")):
-                return fail(
-                    "TARGET_NAVIGATED_AWAY", index, f"the page went to {page.url}, outside {', '.join(sorted(origins))}"
-                )
-            post = step.get("post_assert")
-            if post and post.get("contract_id"):
-                contract, outcome = await check_contract(post["contract_id"])
-                if not outcome.passed and stop_on_contract_failure:
-                    bundle = await evidence(
-                        f"contract {contract.id} failed after step {index}", {"failures": outcome.failures}
-                    )
-                    return fail(
-                        "CONTRACT_FAILED", index, f"post-assert {contract.id} failed: {outcome.failures[:3]}", bundle
-                    )
-            ok = True
-        finally:
-            if slot is not None:
-                ctx.browser.dialogs.disarm(tab)
-            elapsed = round((time.perf_counter() - t0) * 1000, 2)
-            report["step_results"].append(
-                {
-                    **({"dialog": slot["outcome"]} if slot is not None else {}),
-                    "index": index,
-                    "kind": step["kind"],
-                    "resolved_via": resolved_via,
-                    "selector_attempts": attempts,
-                    "verified": verified,
-                    # a fused step resolves, verifies and acts in one call: no separate resolve time
-                    "resolve_ms": None if fused else round(verify_ms, 2),
-                    "fused": fused,
-                    "elapsed_ms": elapsed,
-                    "ok": ok,
-                }
-            )
-            if ok:
-                report["steps_executed"] += 1
-            if callable(getattr(ctx, "progress", None)):  # a face listening to the steps (MCP progress)
-                ctx.progress(i + 1, len(steps), step["kind"])
-            if callable(trace):
-                trace(
-                    "replay_step",
-                    {
-                        "skill_id": skill["id"],
-                        "step_index": index,
-                        "args": shown_args,
-                        "resolved_via": resolved_via,
-                        "selector_attempts": attempts,
-                        "elapsed_ms": elapsed,
-                        "ok": ok,
-                    },
-                )
-    if skill.get("contract_id") and hi == len(flatten(skill) or []) - 1:
-        contract, outcome = await check_contract(skill["contract_id"])
-        if not outcome.passed:
-            bundle = await evidence(f"skill contract {contract.id} failed", {"failures": outcome.failures})
-            return fail("CONTRACT_FAILED", hi, f"skill contract {contract.id} failed: {outcome.failures[:3]}", bundle)
-    report["ok"] = True
-    return report
 
 
 def _with_secrets(assertion: Any, secrets: Any) -> Any:

@@ -26,7 +26,7 @@ SNAPSHOT_SHARE = 0.9
         "show the page text and its links",
     ),
     category="dom",
-    description="Read the page as text with refs (ax_12). The text is compact; interactive elements carry refs. "
+    description="Read the page as text with refs (ax_12). Interactive elements carry refs. "
     "mode: ax (accessibility outline, default) | text | dom. filter=interactive keeps only elements with refs; "
     "depth limits nesting; ref_id reads one element's subtree; max_tokens caps the output with a truncation marker "
     "(so does a 500,000-character ceiling; truncated: true). "

@@ -70,11 +70,8 @@ def _same(a: list[Grid], b: list[Grid]) -> bool:
     ),
     category="extract",
     page_text=("content", "columns", "numbers", "footer", "tables", "url", "file", "error.details"),
-    description="Page data as CSV: tables, repeated items or fields. kind table|items (repeated cards), or fields "
-    "{name: 'css[@attr]'} per item selector; next: a pager ref/query. Numbers are typed as pandas.read_html "
-    "types them (numbers=parse also reads currency, percent and units, the unit named in the column; raw keeps "
-    "text); the result's numbers names the numeric columns. A table's footer (tfoot, trailing Total rows) is "
-    "not in the rows; footer=true returns it apart, as footer (CSV).",
+    description="Page data as CSV: tables, repeated items or fields. kind table|items, or fields "
+    "{name: 'css[@attr]'} per item selector; next: a pager ref/query; numbers: auto|parse ($, %, units)|raw.",
     properties={
         "kind": {"type": "string", "enum": ["table", "items"]},
         "ref": {"type": "string"},

@@ -64,7 +64,7 @@ async def _act(page: Any, r: Resolved, action: str, args: dict[str, Any], timeou
     description="Click, fill, type, press, select, check or hover one element. "
     "The element is a ref or a query (press or type without one: the focused element); action defaults to click; "
     "value is needed for fill/type/select, key for press. "
-    "Returns the element acted on and what changed (navigation, new tab, dialog, DOM change).",
+    "Returns what changed (navigation, new tab, dialog).",
     properties={
         **TARGET_PROPS,
         "action": {"type": "string", "enum": list(ACTIONS), "default": "click"},

@@ -1,20 +1,40 @@
-"""Skill memory tools: oc_skill_record, oc_skill_recall, oc_skill_replay, oc_skill_export; and the
-opt-in ``record`` group: record_start, record_status, record_stop (a person's demonstration as a skill)."""
+"""Skill memory tools: oc_skill_record, oc_skill_recall, oc_skill_replay, oc_skill_export; the
+opt-in ``record`` group: record_start, record_status, record_stop (a person's demonstration as a skill);
+and ``replay_step``, the internal tool (offered by no face) through which a replay acts, one call a step."""
 
 from __future__ import annotations
 
+import asyncio
+import functools
+import time
+from pathlib import Path
 from typing import Any
 
+from ..audit.secret_origins import check_step
 from ..dispatch import ToolContext
-from ..errors import Disabled, FileNotAllowed, InvalidArgument, error_class
-from ..perception.selectors import TOLERABLE
+from ..errors import ArtifactResolutionFailed, Disabled, FileNotAllowed, InvalidArgument, StepTimeout, error_class
+from ..perception.actions import check_key, checked, perform
+from ..perception.fills import plain_text
+from ..perception.selectors import (
+    TOLERABLE,
+    ChainRefused,
+    engine_declined,
+    register_engine,
+    step_fingerprint,
+    stored_chain,
+    tolerated_fields,
+    verified_locator,
+)
+from ..perception.selectors import resolve as resolve_chain
 from ..placeholders import param_names, secret_names
 from ..registry import tool
 from ..skills.capture import to_skill_steps
 from ..skills.demonstration import demonstration_of
 from ..skills.export import write_script
-from ..skills.replay import envelope, replay_skill
+from ..skills.replay import envelope, replay_skill, upload_step
+from ..skills.schema import STEP_KINDS
 from ..skills.store import SkillStore, domain_of
+from ..urls import check_url
 
 __all__ = [
     "oc_skill_export",
@@ -24,6 +44,7 @@ __all__ = [
     "record_start",
     "record_status",
     "record_stop",
+    "replay_step",
 ]
 
 
@@ -337,3 +358,180 @@ async def record_stop(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         risky=[i for i, e in enumerate(entries) if any(low.get("risky") for low in e["steps"])],
     )
     return out
+
+
+# ---- one replay step, acted through dispatch ---------------------------------------------------------
+async def _step_act(page: Any, element: Any, step: dict[str, Any], timeout_ms: int, read_back: Any = None) -> None:
+    """Run one stored step's action on its resolved ``element`` (None: a navigate, or a press on the page)."""
+    kind = step["kind"]
+    args = step.get("args", {})
+    action = args.get("action", "")
+    if kind == "navigate":
+        await page.goto(check_url(str(args["url"])), timeout=timeout_ms)
+        return
+    if kind == "press" and element is None:
+        await page.keyboard.press(str(args["key"]))
+        return
+    if kind == "upload":  # paths resolved under the upload root (upload_step)
+        await element.set_input_files(list(args["paths"]), timeout=timeout_ms)
+        return
+    if kind == "fill" and action != "type":
+        action = await _fill_action(element, step)
+    elif kind in ("press", "scroll", "select", "submit"):
+        action = {"press": "press", "scroll": "scroll_into_view", "select": "select", "submit": "click"}[kind]
+    elif kind != "fill" and action not in ("double_click", "check", "uncheck", "hover"):
+        action = "click"
+    await perform(
+        element,
+        action,
+        value=args.get("value"),
+        key=args.get("key"),
+        timeout=timeout_ms,
+        read_back=read_back if action == "fill" else None,
+    )
+
+
+def _plain_fill(step: dict[str, Any]) -> bool:
+    """Whether the step fills a field its fingerprint records as a plain text field (a textarea or a
+    text-like input): its fused locator then also vouches that the field is enabled and editable."""
+    fp = step.get("fingerprint") or {}
+    return (
+        step["kind"] == "fill"
+        and step.get("args", {}).get("action") != "type"
+        and plain_text(fp.get("tag"), fp.get("type"))
+    )
+
+
+async def _fill_action(element: Any, step: dict[str, Any]) -> str:
+    """What "fill" means for this element: fill a text field, choose an option, or (un)check a box."""
+    fp = step.get("fingerprint") or step.get("target") or {}
+    if fp.get("role") in ("textbox", "searchbox"):
+        return "fill"  # known from the recording (and verified): no need to ask the page
+    if fp.get("tag"):
+        tag, kind = fp["tag"], fp.get("type", "")
+    else:
+        tag, kind = await element.evaluate("e => [e.tagName.toLowerCase(), (e.type || '').toLowerCase()]")
+    if tag == "select":
+        return "select"
+    if kind in ("checkbox", "radio"):
+        try:  # one rule with form_input: a word that is neither yes nor no is refused, never "uncheck"
+            return "check" if checked(step.get("args", {}).get("value")) else "uncheck"
+        except ValueError as exc:
+            raise InvalidArgument(f"step value: {exc}") from None
+    return "fill"
+
+
+async def _fused(ctx: ToolContext, page: Any, step: dict[str, Any], tolerate: list[str], ms: int) -> dict | None:
+    """Resolve, verify and act in one Playwright call when the chain's first entry singles out an
+    agreeing element (the ``ocnb-verified`` engine); None when the engine declined before acting."""
+    if not await register_engine(getattr(ctx.browser, "playwright", None)):
+        return None
+    at = functools.partial(
+        verified_locator,
+        page,
+        step["selectors"],
+        step_fingerprint(step),
+        frame_ordinal=int(step.get("frame_ordinal", 0) or 0),
+        tolerate=tolerate,
+    )
+    plain = _plain_fill(step)
+    locator = at(fillable=plain)
+    if locator is None:
+        return None
+    try:
+        await _timed(_step_act(page, locator, step, ms, at() if plain else None), ms)
+    except StepTimeout:
+        raise
+    except Exception as exc:  # noqa: BLE001 - declined before acting: the slow path resolves the step
+        if engine_declined(exc):
+            return None
+        raise  # dispatch translates it
+    via = stored_chain(step["selectors"])[0]["type"]
+    verified = any(k != "frame" for k in step_fingerprint(step))
+    return {"resolved_via": via, "selector_attempts": 1, "verified": verified, "resolve_ms": None, "fused": True}
+
+
+async def _resolved(page: Any, step: dict[str, Any], tolerate: list[str], ms: int) -> tuple[Any, dict[str, Any]]:
+    """The step's element (None for a navigate or a press on the page) and how it was found."""
+    how: dict[str, Any] = {"resolved_via": None, "selector_attempts": 0, "verified": None, "resolve_ms": 0.0}
+    if step["kind"] == "navigate" or (step["kind"] == "press" and not step.get("selectors")):
+        return None, {**how, "fused": False}
+    if not step.get("selectors"):
+        raise ArtifactResolutionFailed("the step has an empty selector chain")
+    t0 = time.perf_counter()
+    try:
+        found = await resolve_chain(
+            page,
+            step["selectors"],
+            step_fingerprint(step),
+            frame_ordinal=int(step.get("frame_ordinal", 0) or 0),
+            timeout_ms=ms,
+            tolerate=tolerate,
+        )
+    except ChainRefused as refused:
+        raise ArtifactResolutionFailed(refused.message, details=refused.details) from None
+    how = {"resolved_via": found.via, "selector_attempts": found.attempts, "verified": found.verified}
+    return found.element, {**how, "resolve_ms": round((time.perf_counter() - t0) * 1000, 2), "fused": False}
+
+
+async def _one_step(ctx: ToolContext, page: Any, step: dict[str, Any], tolerate: list[str], ms: int) -> dict:
+    """Act one step: fused when it can be (and no bound secret needs the element's frame first)."""
+    secrets = ctx.session.secrets
+    if not secrets.bound and step["kind"] != "navigate" and step.get("selectors"):
+        done = await _fused(ctx, page, step, tolerate, ms)
+        if done is not None:
+            return done
+    element, how = await _resolved(page, step, tolerate, ms)
+    await check_step(secrets, page, element, step)  # a bound secret only where it may go
+    await _timed(_step_act(page, element, step, ms), ms)
+    return how
+
+
+async def _timed(act: Any, ms: int) -> None:
+    """An action that must finish within the step timeout (resolving polls for its own time)."""
+    try:
+        await asyncio.wait_for(act, ms / 1000)
+    except TimeoutError:
+        raise StepTimeout(f"did not finish within {ms} ms") from None
+
+
+@tool(
+    name="replay_step",
+    internal=True,  # offered by no face: oc_skill_replay dispatches it, one call per step
+    category="skills",
+    side_effects=True,
+    description="Act one recorded skill step: resolve its selector chain, verify the element against the "
+    "step's fingerprint, act. Fails ARTIFACT_RESOLUTION_FAILED when nothing agrees, STEP_TIMEOUT when slow.",
+    properties={
+        "step": {
+            "type": "object",
+            "properties": {
+                "kind": {"enum": list(STEP_KINDS)},
+                "args": {"type": "object"},
+                "selectors": {"type": "array"},
+                "fingerprint": {"type": "object"},
+                "frame_ordinal": {"type": "integer", "minimum": 0},
+            },
+            "required": ["kind"],
+        },
+        "tolerate": {"type": "array", "items": {"enum": list(TOLERABLE)}, "uniqueItems": True},
+        "timeout_ms": {"type": "integer", "minimum": 100, "maximum": 120000, "default": 5000},
+    },
+    required=["step"],
+)
+async def replay_step(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    """One step of :func:`ocnb.skills.replay.replay_skill`, through the pipeline every call goes through
+    (secrets filled in and masked, origin policy, dialogs, error codes, journal, trace)."""
+    step = args["step"]
+    ms = int(args.get("timeout_ms", 5000))
+    if step["kind"] == "press":
+        try:  # a key from a ${param} or a hand-edited skill: refused before anything is pressed
+            check_key(step.get("args", {}).get("key"))
+        except ValueError as exc:
+            raise InvalidArgument(f"step key: {exc}") from None
+    if step["kind"] == "upload":  # the upload root rule of file_upload, at the act as at preflight
+        step = upload_step(step, getattr(ctx.config, "upload_root", None) or Path.cwd())
+    page = await ctx.page(args.get("tab_id"))
+    tolerate = tolerated_fields(args.get("tolerate"))
+    how = await _one_step(ctx, page, step, tolerate, ms)
+    return {**how, "url": page.url}

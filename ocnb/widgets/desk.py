@@ -25,6 +25,7 @@ from ..results import ToolResult
 from .caller import SessionCaller
 from .handoff import marked_screenshot
 from .journal_view import JournalView, journal_source
+from .watch import watcher_for
 
 if TYPE_CHECKING:
     from ..session import Session
@@ -160,9 +161,11 @@ class AgentPanel(w.VBox):
         session: the session the MCP server serves.
         banner: the server's banner, without the token (``McpHandle.safe_banner()``).
         policy: the agent's policy in one line.
+        clients: an ``--isolated`` server's clients (:class:`~ocnb.mcp.clients.ClientSessions`):
+            their calls, journaled in sessions of their own, join the live feed.
     """
 
-    def __init__(self, session: Session, banner: str, policy: str) -> None:
+    def __init__(self, session: Session, banner: str, policy: str, clients: Any = None) -> None:
         self.session = session
         self.banner_text = banner
         self.banner = w.HTML(f"<pre style='margin:0'>{html.escape(banner)}</pre>")
@@ -172,8 +175,18 @@ class AgentPanel(w.VBox):
         self.state = w.HTML("")
         self.desk = ApprovalDesk(session)
         every = journal_source(session)
-        #: The agent's calls as they land (``source == "mcp"``), newest first.
-        self.feed = JournalView(session, entries=lambda: [e for e in every() if e.get("source") == "mcp"], limit=20)
+
+        def agents() -> list[dict[str, Any]]:
+            mine = [e for e in every() if e.get("source") == "mcp"]
+            if clients is None:
+                return mine
+            theirs = [e for e in clients.entries() if e.get("source") == "mcp"]
+            return sorted(mine + theirs, key=lambda e: str(e.get("ts") or ""))
+
+        #: The agent's calls as they land (``source == "mcp"``; an isolated server's clients' too), newest first.
+        self.feed = JournalView(session, entries=agents, limit=20)
+        # an isolated client's call lands in its own session: it wakes the feed's (throttled) refresher
+        self._unfollow = clients.on_call(watcher_for(session).request) if clients is not None else (lambda: None)
         self.add_class("ocnb-agent-panel")
         super().__init__(
             children=[
@@ -218,6 +231,7 @@ class AgentPanel(w.VBox):
         return bundle
 
     def close(self) -> None:
+        self._unfollow()
         listeners = self.session.approvals.listeners
         if self._show_state in listeners:
             listeners.remove(self._show_state)

@@ -273,3 +273,71 @@ def test_old_import_paths_still_work() -> None:
     from ocnb.batch import UNKNOWN_OUTCOME  # the old row module's names, from the package
 
     assert UNKNOWN_OUTCOME and ocnb.demosite.serve is ocnb.commands.demosite.serve
+
+
+#: The objects of Playwright a module drives when it calls a method on them.
+PLAYWRIGHT_OBJECTS = frozenset({"page", "locator", "element", "frame", "keyboard", "mouse", "handle", "context"})
+# (errors.py's ``from_playwright`` is the one translation; tests/package/test_seams.py lists who else calls it.)
+#: Packages that act only by dispatching tool calls (docs/architecture.md): never on Playwright itself.
+DISPATCH_ONLY = ("skills", "batch")
+#: Modules there that touch a page without acting on it, each with why.
+WATCH_ONLY = {
+    # the demonstration recorder installs its in-page listener script in each frame and reads what a
+    # person does; it never clicks, fills or navigates (a move to perception/ would be cleaner)
+    "ocnb/skills/demonstration.py",
+}
+
+
+def _receiver_names(node: ast.AST) -> set[str]:
+    """The name of a call's receiver, through calls made on the way: ``self.page`` → {page},
+    ``p.locator("#x")`` → {locator}, ``tab.page.url`` → {url} (a string's method is no Playwright call)."""
+    while isinstance(node, ast.Call):
+        node = node.func
+    if isinstance(node, ast.Attribute):
+        return {node.attr}
+    return {node.id} if isinstance(node, ast.Name) else set()
+
+
+def playwright_calls(path: Path) -> list[str]:
+    """Where ``path`` calls a Playwright object's method (``page.goto(…)``, ``self.page.locator(…)``,
+    ``element.click(…)`` …) or names ``from_playwright``: ``line: text`` for each."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    out = []
+    for node in ast.walk(tree):
+        hit = False
+        if isinstance(node, ast.Name | ast.alias) and "from_playwright" in (
+            getattr(node, "id", None),
+            getattr(node, "name", None),
+        ):
+            hit = True
+        elif isinstance(node, ast.Attribute) and node.attr == "from_playwright":
+            hit = True
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            hit = bool(_receiver_names(node.func.value) & PLAYWRIGHT_OBJECTS)
+        if hit:
+            out.append(f"{path.relative_to(ROOT)}:{getattr(node, 'lineno', 0)}: {ast.unparse(node)[:80]}")
+    return out
+
+
+def test_skills_and_batch_act_only_through_dispatch() -> None:
+    """A replay, a plan's step or a batch row acts by dispatching tool calls, so every rule of the pipeline
+    (secrets, origin policy, approvals, dialogs, error codes, journal, trace) applies to it by construction."""
+    paths = [p for pkg in DISPATCH_ONLY for p in sorted((PACKAGE / pkg).rglob("*.py"))]
+    found = [hit for p in paths if str(p.relative_to(ROOT)) not in WATCH_ONLY for hit in playwright_calls(p)]
+    assert all((ROOT / w).exists() for w in WATCH_ONLY), "drop a module that is gone from WATCH_ONLY"
+    assert not found, "act through ToolContext.dispatch / dispatch instead:\n" + "\n".join(found)
+
+
+def test_the_check_sees_a_direct_call(tmp_path: Path) -> None:
+    """The check above is not vacuous: a module that drives the page itself is caught."""
+    bad = ROOT / "ocnb" / "skills" / "_probe_not_a_module.py"
+    try:
+        bad.write_text(
+            "from ..errors import from_playwright\n\nasync def act(page, ctx):\n"
+            "    await ctx.page_obj.locator('#x').click()\n    await page.goto('about:blank')\n",
+            encoding="utf-8",
+        )
+        hits = playwright_calls(bad)
+    finally:
+        bad.unlink()
+    assert len(hits) == 3, hits  # the import, locator(…).click(), page.goto(…)

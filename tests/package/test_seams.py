@@ -36,8 +36,6 @@ TRANSLATIONS_ALLOWED = {
     # the in-page script's calls: their engine callers (selector chains, the extract pager) skip a
     # frame or retry by the error's code, before any tool sees it
     "ocnb/perception/refs.py": 3,
-    # skill replay reports a failed step (and STEP_TIMEOUT) in its own report, which dispatch never sees
-    "ocnb/skills/replay.py": 2,
 }
 
 
