@@ -27,9 +27,10 @@ from typing import Any
 
 from filelock import FileLock
 
-from .errors import CorruptFile
+from .errors import CorruptFile, FileNotAllowed, InvalidArgument
 
 __all__ = [
+    "allowed_files",
     "PRIVATE_DIR",
     "PRIVATE_FILE",
     "STALE_TEMP_S",
@@ -223,3 +224,23 @@ def file_lock(path: str | os.PathLike[str], timeout: float = 30.0) -> Iterator[N
     private_dir(p.parent)
     with FileLock(str(p) + ".lock", timeout=timeout, mode=PRIVATE_FILE):
         yield
+
+
+def allowed_files(paths: list[str], root: Path) -> list[str]:
+    """Files a page may be given (``file_upload``, a replayed upload step): ``paths`` resolved (relative
+    ones against ``root``, symlinks followed); one outside ``root`` is ``FILE_NOT_ALLOWED``."""
+    base = Path(root).expanduser().resolve()
+    out = []
+    for raw in paths:
+        p = Path(raw).expanduser()
+        p = (base / p) if not p.is_absolute() else p
+        real = p.resolve()
+        if not real.is_relative_to(base):
+            raise FileNotAllowed(
+                f"{raw} resolves to {real}, outside the upload root {base}",
+                details={"path": str(raw), "upload_root": str(base)},
+            )
+        if not real.is_file():
+            raise InvalidArgument(f"{raw} is not a file", details={"path": str(raw)})
+        out.append(str(real))
+    return out

@@ -3,6 +3,11 @@
 ``dialog_policy`` ``accept`` and ``dismiss`` answer a dialog at once; ``manual`` leaves it open for
 ``dialog_answer``, and :meth:`Dialogs.guard_call` (dispatch runs every handler through it) returns a
 call that a dialog interrupted at once and finishes it once the dialog is answered.
+
+Two things set the policy aside: while a person's demonstration is recorded (:attr:`Dialogs.held`)
+every dialog waits as under ``manual`` — it is the person's to answer (in a headed window, from
+another driver, or with ``dialog_answer``); and a replayed step that recorded a dialog's answer
+:meth:`arms <Dialogs.arm>` it, so the dialog of the same type and message is answered that way.
 """
 
 from __future__ import annotations
@@ -29,33 +34,95 @@ class Dialogs:
         self._on_event = on_event
         #: Futures of running calls, each resolved with the tab whose dialog opened under "manual".
         self._waiters: set[Any] = set()
+        #: Demonstrations recording (a person answers the dialogs): the policy is "manual" meanwhile.
+        self.held = 0
+        #: Per tab: the answer a replayed step recorded for the dialog it opens (see :meth:`arm`).
+        self._armed: dict[str, dict[str, Any]] = {}
+
+    @property
+    def policy(self) -> str:
+        """The policy in force: ``manual`` while a demonstration records, else ``dialog_policy``."""
+        return "manual" if self.held else str(self._owner.config.dialog_policy)
+
+    def arm(self, tab: Tab, answer: dict[str, Any]) -> dict[str, Any]:
+        """Answer the next dialog on ``tab`` as ``answer`` says (``type``, ``message``, ``accept``,
+        ``text``) when its type and message are the recorded ones; another dialog gets the policy.
+        Returns the slot, whose ``outcome`` becomes ``answered`` or ``changed`` (else ``not shown``)."""
+        slot = {**answer, "outcome": "not shown"}
+        self._armed[tab.id] = slot
+        return slot
+
+    def disarm(self, tab: Tab | None) -> None:
+        if tab is not None:
+            self._armed.pop(tab.id, None)
+
+    def closed(self, tab: Tab, accepted: bool) -> None:
+        """The tab's dialog was answered outside ocnb (a person in the window, another driver): a
+        dialog left waiting is no longer pending; the calls it interrupted go on by themselves."""
+        pending = tab.pending_dialog
+        if pending is None:
+            return
+        pending.record["action"] = "accepted" if accepted else "dismissed"
+        tab.pending_dialog = None
+        self._on_event(
+            "dialog",
+            {
+                "tab_id": tab.id,
+                "type": pending.record["type"],
+                "message": pending.record["message"],
+                "action": pending.record["action"],
+            },
+        )
 
     def on_dialog(self, tab: Tab, dialog: Any) -> None:
         """Record a dialog on the tab and handle it with the configured policy: ``accept`` and
         ``dismiss`` answer it at once; ``manual`` leaves it open for ``dialog_answer`` and wakes the
         running call (see :meth:`guard_call`)."""
-        policy = self._owner.config.dialog_policy
-        accept = policy == "accept"
+        slot = self._armed.get(tab.id)
+        if slot is not None and slot["outcome"] == "not shown":
+            if slot.get("type") == dialog.type and slot.get("message") == dialog.message:
+                self._armed.pop(tab.id, None)
+                slot["outcome"] = "answered"
+                self._answer_now(tab, dialog, bool(slot.get("accept")), slot.get("text"))
+                return
+            slot["outcome"] = "changed"  # another dialog than the recorded one: the policy answers it
+        policy = self.policy
+        if policy != "manual":
+            self._answer_now(tab, dialog, policy == "accept", None)
+            return
         record = {
             "ts": time.time(),
             "type": dialog.type,
             "message": dialog.message,
             "default_value": dialog.default_value,
-            "action": "pending" if policy == "manual" else "accepted" if accept else "dismissed",
+            "action": "pending",
         }
         tab.dialogs.append(record)
         self._on_event(
             "dialog",
             {"tab_id": tab.id, "type": record["type"], "message": record["message"], "action": record["action"]},
         )
-        if policy == "manual":
-            tab.pending_dialog = PendingDialog(dialog, record)
-            for waiter in list(self._waiters):
-                if not waiter.done():
-                    waiter.set_result(tab)
-            return
+        tab.pending_dialog = PendingDialog(dialog, record)
+        for waiter in list(self._waiters):
+            if not waiter.done():
+                waiter.set_result(tab)
+
+    def _answer_now(self, tab: Tab, dialog: Any, accept: bool, text: str | None) -> None:
+        """Record the dialog on the tab and answer it at once (a prompt: ``text``, else its default)."""
+        record = {
+            "ts": time.time(),
+            "type": dialog.type,
+            "message": dialog.message,
+            "default_value": dialog.default_value,
+            "action": "accepted" if accept else "dismissed",
+        }
+        tab.dialogs.append(record)
+        self._on_event(
+            "dialog",
+            {"tab_id": tab.id, "type": record["type"], "message": record["message"], "action": record["action"]},
+        )
         coro = (
-            dialog.accept(dialog.default_value)
+            dialog.accept(dialog.default_value if text is None else str(text))
             if (accept and dialog.type == "prompt")
             else (dialog.accept() if accept else dialog.dismiss())
         )
@@ -142,7 +209,7 @@ class Dialogs:
         """
         tooldef = call.tooldef
         target = self._call_tab(call)
-        manual = self._owner.config.dialog_policy == "manual"
+        manual = self.policy == "manual"
         if not manual and not any(t.pending_dialog is not None for t in self._owner.tabs.values()):
             result = await coro
             await refresh_emulation(target)

@@ -31,15 +31,19 @@ from typing import Any
 
 from ..errors import InvalidArgument
 from ..perception.refs import script as perception_script
-from ..perception.selectors import frame_fingerprint
+from ..perception.selectors import frame_fingerprint, stored_chain
 from .capture import artifact_for
 
-__all__ = ["DemoStep", "Demonstration", "demonstration_of", "field_keys", "secret_name"]
+__all__ = ["DemoStep", "Demonstration", "demonstration_of", "field_keys", "file_param", "secret_name"]
 
 #: Steps one demonstration keeps; later input is counted in ``Demonstration.dropped``, not kept.
 MAX_STEPS = 500
-#: Notes of input that could not become a step (file choices), newest kept.
+#: Notes of input that could not become a step, newest kept.
 MAX_SKIPPED = 50
+#: Characters of a dialog's message and a prompt's answer kept.
+MAX_DIALOG_TEXT = 2000
+#: File names one file choice keeps (the step's value, shown to the person; never replayed).
+MAX_FILES = 20
 #: How long after a step a navigation without a ``Sec-Fetch-Site`` header counts as caused by it.
 CAUSE_WINDOW_S = 3.0
 _KEY_SYMBOL = "ocnb.recorder."
@@ -58,7 +62,7 @@ def _now() -> str:
 class DemoStep:
     """One recorded step: an element act (with chain and fingerprint) or a navigation."""
 
-    action: str  # click, fill, check, uncheck, select, press, navigate
+    action: str  # click, fill, check, uncheck, select, press, navigate, upload
     tab_id: str | None
     url: str
     chain: list[dict[str, Any]] = field(default_factory=list)
@@ -69,6 +73,10 @@ class DemoStep:
     new_tab: bool = False
     label: str = ""
     element: tuple[int, str, int] | None = None  # (frame, document url, element number): one field
+    #: The dialog this step opened and how it was answered: type, message, accept (and a prompt's text).
+    dialog: dict[str, Any] | None = None
+    #: When the act happened, ms since the epoch (the page's clock for input it reports).
+    at: float = field(default_factory=lambda: time.time() * 1000)
     recorded_at: str = field(default_factory=_now)
 
     def target(self) -> dict[str, Any]:
@@ -84,6 +92,8 @@ class DemoStep:
             text = f"choose {self.value!r} in {what}"
         elif self.action == "press":
             text = f"press {self.key}" + (f" in {what}" if self.chain else "")
+        elif self.action == "upload":
+            text = f"upload file(s) to {what}"
         else:
             text = f"{self.action} {what}"
         return text[:120]
@@ -97,6 +107,13 @@ def field_keys(fp: dict[str, Any], chain: list[dict[str, Any]]) -> set[str]:
             keys.add(str(e["value"])[1:].lower())
     keys.discard("")
     return keys
+
+
+def file_param(fp: dict[str, Any], chain: list[dict[str, Any]]) -> str:
+    """The ``${file_…}`` parameter of a file input's paths: ``file_`` and its name attribute, label or id."""
+    ids = [str(e["value"])[1:] for e in chain if e.get("type") == "css" and str(e.get("value", "")).startswith("#")]
+    base = str(fp.get("name_attr") or fp.get("label") or (ids[0] if ids else "") or fp.get("name") or "upload")
+    return "file_" + (re.sub(r"[^A-Za-z0-9]+", "_", base).strip("_").lower() or "upload")
 
 
 def secret_name(fp: dict[str, Any], taken: set[str]) -> str:
@@ -131,6 +148,10 @@ class Demonstration:
         self._last_act: dict[str | None, float] = {}
         self._new_tabs: set[str] = set()
         self._secret_names: dict[tuple[int, str, int], str] = {}
+        self._cdp: list[Any] = []
+        #: Per tab: the last dialog answered (opened at, answer, the step it went to).
+        self._dialogs: dict[str, tuple[float, dict[str, Any], DemoStep]] = {}
+        self._holding = False
 
     # -- start and stop --------------------------------------------------------------------------
     async def start(self, secret_fields: list[str] | tuple[str, ...] = ()) -> dict[str, Any]:
@@ -144,7 +165,7 @@ class Demonstration:
             )
         context = self._state.live_context()
         self.steps, self.skipped, self.refused, self.dropped = [], [], 0, 0
-        self._last_act, self._new_tabs, self._secret_names = {}, set(), {}
+        self._last_act, self._new_tabs, self._secret_names, self._dialogs = {}, set(), {}, {}
         self._nonce = secrets.token_hex(16)
         self._binding = "__ocnb_rec_" + secrets.token_hex(6)
         cfg = {"binding": self._binding, "nonce": self._nonce, "secretFields": list(secret_fields)}
@@ -152,6 +173,8 @@ class Demonstration:
         self._disposables.append(await context.expose_binding(self._binding, self._on_report))
         self._disposables.append(await context.add_init_script(source))
         self.active = True
+        self._state.dialogs.held += 1  # dialogs are the person's to answer meanwhile
+        self._holding = True
         for tab in list(self._state.tabs.values()):
             await self._watch(tab.page, source)
         self._on(context, "page", self._on_page)
@@ -163,6 +186,13 @@ class Demonstration:
     async def stop(self) -> None:
         """Stop recording: remove the script and binding, silence the recorders already in documents."""
         self.active = False
+        if self._holding:
+            self._holding = False
+            self._state.dialogs.held -= 1
+        sessions, self._cdp = self._cdp, []
+        for cdp in sessions:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(cdp.detach(), 2)
         for emitter, event, handler in self._listeners:
             with contextlib.suppress(Exception):
                 emitter.remove_listener(event, handler)
@@ -181,7 +211,7 @@ class Demonstration:
 
     def clear(self) -> None:
         """Forget the steps (after they were saved or discarded)."""
-        self.steps, self.skipped, self._secret_names = [], [], {}
+        self.steps, self.skipped, self._secret_names, self._dialogs = [], [], {}, {}
 
     def _on(self, emitter: Any, event: str, handler: Any) -> None:
         emitter.on(event, handler)
@@ -189,6 +219,7 @@ class Demonstration:
 
     async def _watch(self, page: Any, source: str | None) -> None:
         self._on(page, "request", lambda request, p=page: self._on_request(p, request))
+        await self._watch_dialogs(page)
         if source is None:
             return
         for frame in list(page.frames):  # documents already open: the init script is for new ones
@@ -202,6 +233,56 @@ class Demonstration:
         self._on(page, "request", lambda request, p=page: self._on_request(p, request))
         self._on(page, "framenavigated", lambda frame, p=page: self._on_framenavigated(p, frame))
         asyncio.ensure_future(self._new_tab(page, tab.id))
+        asyncio.ensure_future(self._watch_dialogs(page))
+
+    async def _watch_dialogs(self, page: Any) -> None:
+        """Hear how the page's dialogs are answered, whoever answers (``Page.javascriptDialogClosed``
+        tells the answer and a prompt's text; the Playwright side of ocnb sees only the opening)."""
+        with contextlib.suppress(Exception):
+            cdp = await page.context.new_cdp_session(page)
+            self._cdp.append(cdp)
+            opened: dict[str, Any] = {}
+            cdp.on("Page.javascriptDialogOpening", lambda event: opened.update(event, at=time.time() * 1000))
+            cdp.on("Page.javascriptDialogClosed", lambda event: self._dialog_closed(page, dict(opened), event))
+            await asyncio.wait_for(cdp.send("Page.enable"), 5)
+
+    def _dialog_closed(self, page: Any, opened: dict[str, Any], event: dict[str, Any]) -> None:
+        tab = self._state.tab_of(page)
+        if tab is None:
+            return
+        accepted = bool(event.get("result"))
+        self._state.dialogs.closed(tab, accepted)  # answered in the window or by another driver
+        if not self.active:
+            return
+        answer: dict[str, Any] = {
+            "type": str(opened.get("type") or ""),
+            "message": str(opened.get("message") or "")[:MAX_DIALOG_TEXT],
+            "accept": accepted,
+        }
+        if answer["type"] == "prompt" and accepted:
+            answer["text"] = str(event.get("userInput") or "")[:MAX_DIALOG_TEXT]
+        at = float(opened.get("at") or time.time() * 1000)
+        step = next((s for s in reversed(self.steps) if s.tab_id == tab.id and s.at <= at), None)
+        if step is None:
+            self.skipped.append(
+                {"input": "dialog answered", "message": answer["message"], "reason": "no step before it"}
+            )
+            del self.skipped[:-MAX_SKIPPED]
+            return
+        step.dialog = answer
+        self._dialogs[tab.id] = (at, answer, step)
+
+    def _late_opener(self, step: DemoStep) -> None:
+        """The report of the act that opened a dialog can come after the dialog's answer (two channels
+        of DevTools): a step that happened before the tab's last dialog opened, and after the step its
+        answer went to, is the one that opened it."""
+        last = self._dialogs.get(step.tab_id or "")
+        if last is None or step.dialog is not None:
+            return
+        at, answer, went_to = last
+        if went_to.at < step.at <= at and went_to.dialog is answer:
+            went_to.dialog, step.dialog = None, answer
+            self._dialogs[step.tab_id or ""] = (at, answer, step)
 
     async def _new_tab(self, page: Any, tab_id: str) -> None:
         """A tab nobody's page opened (no opener): its first address is a step, even when it loaded
@@ -246,13 +327,9 @@ class Demonstration:
         if fp:
             fp["frame"] = frame_fingerprint(page, frame)
         element = (id(frame), str(frame.url), int(msg.get("id") or 0)) if msg.get("id") else None
-        if kind == "file":
-            self.skipped.append({"input": "file choice", "field": fp.get("name"), "reason": "not replayable yet"})
-            del self.skipped[:-MAX_SKIPPED]
+        if kind not in ("click", "fill", "check", "uncheck", "select", "press", "file"):
             return
-        if kind not in ("click", "fill", "check", "uncheck", "select", "press"):
-            return
-        if kind in ("fill", "select", "check", "uncheck", "click") and not chain:
+        if kind != "press" and not chain:
             return
         self._last_act[tab.id] = time.monotonic()
         last = self.steps[-1] if self.steps else None
@@ -261,6 +338,8 @@ class Demonstration:
                 last.value = str(msg.get("value") or "")
             return  # typing coalesced into one fill per field
         step = DemoStep(kind, tab.id, page.url, chain=chain, fingerprint=fp, element=element)
+        if isinstance(msg.get("t"), int | float):
+            step.at = float(msg["t"])
         if kind == "fill":
             if msg.get("secret") and element is not None:
                 name = self._secret_names.get(element)
@@ -279,6 +358,13 @@ class Demonstration:
             step.key = str(msg.get("key") or "")
             if not step.key:
                 return
+        elif kind == "file":  # the page sees only the names: the paths are a parameter at replay
+            files = msg.get("files")
+            step.action = "upload"
+            step.value = [str(f)[:200] for f in files[:MAX_FILES]] if isinstance(files, list) else []
+            if last is not None and last.action == "upload" and last.element == element:
+                last.value = step.value  # chosen again: the last choice stands
+                return
         self._append(step)
 
     def _append(self, step: DemoStep) -> None:
@@ -286,6 +372,7 @@ class Demonstration:
             self.dropped += 1
             return
         self.steps.append(step)
+        self._late_opener(step)
 
     def _on_request(self, page: Any, request: Any) -> None:
         if not self.active:
@@ -335,7 +422,7 @@ class Demonstration:
         out = []
         for i, step in enumerate(self.steps):
             value = step.value
-            keys = field_keys(step.fingerprint, step.chain) if step.action in ("fill", "select") else set()
+            keys = field_keys(step.fingerprint, step.chain) if step.action in ("fill", "select", "upload") else set()
             hit = next((k for k in keys if k in secrets_), None)
             if hit is not None and step.action == "fill":
                 value = "${SECRET:" + secrets_[hit] + "}"
@@ -344,11 +431,29 @@ class Demonstration:
             if hit is not None and step.secret is None:
                 value = "${" + params[hit] + "}"
                 used.add(hit)
-            out.append(self._entry(step, value, (labels or {}).get(i) or step.describe(), risky_words))
+            elif step.action == "upload":  # the real paths never reach the page: always a parameter
+                value = "${" + file_param(step.fingerprint, step.chain) + "}"
+            dialog = dict(step.dialog) if step.dialog else None
+            if dialog is not None and "text" in dialog:  # a prompt's answer: by "prompt" or its message
+                said = {"prompt", str(dialog["message"]).strip().lower()}
+                hit = next((k for k in said if k in params), None)
+                if hit is not None:
+                    dialog["text"] = "${" + params[hit] + "}"
+                    used.add(hit)
+            entry = self._entry(step, value, (labels or {}).get(i) or step.describe(), risky_words)
+            if dialog is not None:
+                entry["steps"][-1]["args"]["dialog"] = dialog  # replay answers it so (Dialogs.arm)
+            out.append(entry)
         unknown = sorted((set(params) | set(secrets_)) - used)
         if unknown:
             fields = sorted(
-                {k for s in self.steps if s.action in ("fill", "select") for k in field_keys(s.fingerprint, s.chain)}
+                {
+                    k
+                    for s in self.steps
+                    if s.action in ("fill", "select", "upload")
+                    for k in field_keys(s.fingerprint, s.chain)
+                }
+                | {"prompt" for s in self.steps if s.dialog and "text" in s.dialog}
             )
             raise InvalidArgument(
                 f"no recorded field is called {', '.join(map(repr, unknown))}; fields: {', '.join(fields) or 'none'}",
@@ -363,6 +468,21 @@ class Demonstration:
             tool = "tabs_create" if step.new_tab else "navigate"
             args = {"url": step.url}
             low = artifact_for(tool, args, {"url": step.url}, risky_words)
+        elif step.action == "upload":
+            tool = "file_upload"
+            role, name = step.fingerprint.get("role") or "", step.fingerprint.get("name") or ""
+            args = {"query": f'{role} "{name}"' if role and name else name or role, "paths": value}
+            low = [
+                {
+                    "kind": "upload",
+                    "selectors": stored_chain(step.chain),
+                    "frame_ordinal": int((step.fingerprint.get("frame") or {}).get("ordinal", 0) or 0),
+                    "args": {"action": "upload", "paths": value},
+                    "risky": False,
+                    "target": step.target(),
+                    "fingerprint": step.fingerprint,
+                }
+            ]
         else:
             tool = "interact"
             action = "fill" if step.action == "fill" else step.action
@@ -398,10 +518,14 @@ class Demonstration:
             else:
                 item["target"] = s.target()
                 item["selectors"] = len(s.chain)
-            if s.value is not None:
+            if s.action == "upload":  # the names the page saw; replay takes the paths as a parameter
+                item["files"], item["param"] = s.value, file_param(s.fingerprint, s.chain)
+            elif s.value is not None:
                 item["value"] = s.value
             if s.key:
                 item["key"] = s.key
+            if s.dialog:
+                item["dialog"] = s.dialog
             out.append(item)
         return out
 

@@ -189,6 +189,9 @@ def run(page, params, tolerate=(), timeout_s=5.0):
                 el.fill(str(args.get("value", "")))
         elif kind == "fill":
             el.type(str(args.get("value", "")))
+        elif kind == "upload":  # the paths the caller gives (--file_… PATH); the script runs as its caller
+            paths = args.get("paths")
+            el.set_input_files([paths] if isinstance(paths, str) else list(paths))
         elif action == "double_click":
             el.dblclick()
         elif action == "check":

@@ -24,11 +24,13 @@ import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from ..dispatch import ToolContext
 from ..errors import InvalidArgument, MissingSecret, OcnbError, error_class
+from ..files import allowed_files
 from ..perception.selectors import tolerated_fields
 from ..placeholders import fill_params, require_params
 from ..results import ToolResult
@@ -59,6 +61,18 @@ def _origin_path(url: str) -> str:
     return f"{p.scheme}://{p.netloc}{p.path}"
 
 
+def upload_step(step: dict[str, Any], root: Any, index: int | None = None) -> dict[str, Any]:
+    """An upload step with its ``paths`` (a ``${file_…}`` parameter filled in: a path or a list of
+    paths) resolved under the upload root (:func:`ocnb.files.allowed_files`); bad ones refused."""
+    paths = step.get("args", {}).get("paths")
+    if isinstance(paths, str):
+        paths = [paths]
+    which = "an upload step" if index is None else f"step {index} (upload)"
+    if not isinstance(paths, list) or not paths or not all(isinstance(p, str) and p for p in paths):
+        raise InvalidArgument(f"{which} needs a file path or a list of them; got {paths!r}")
+    return {**step, "args": {**step["args"], "paths": allowed_files(paths, root)}}
+
+
 class ReplayFailed(Exception):
     """A phase's verdict that the replay stops here: ``failure`` becomes the report's ``failure``."""
 
@@ -81,9 +95,12 @@ class StepResult:
     fused: bool = False
     elapsed_ms: float = 0.0
     ok: bool = False
+    #: The recorded dialog answer of the step (a demonstration): answered, changed or not shown.
+    dialog: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            **({"dialog": self.dialog} if self.dialog is not None else {}),
             "index": self.index,
             "kind": self.kind,
             "resolved_via": self.resolved_via,
@@ -240,6 +257,10 @@ class ReplayRun:
         # ${param} in, with each param's JSON type kept (as execute_plan does); ${SECRET:…} stay
         # placeholders: dispatch fills them in for each step's call and masks them in what it records.
         self.steps = [{**s, "args": fill_params(s.get("args", {}), self.params)} for s in steps]
+        root = getattr(self.ctx.config, "upload_root", None) or Path.cwd()
+        for i, s in enumerate(self.steps):  # every file path under the upload root before any step runs
+            if s["kind"] == "upload":
+                upload_step(s, root, self.lo + i)
         unknown = self.ctx.session.secrets.missing([s.get("args") for s in self.steps])
         if unknown:
             raise MissingSecret(f"unknown secret(s): {', '.join(unknown)}")
@@ -273,11 +294,18 @@ class ReplayRun:
             await asyncio.to_thread(hook.call)
         t0 = time.perf_counter()
         result = StepResult(index=index, kind=step["kind"])
+        # the answer the recording gave the dialog this step opens (a demonstration): armed while it runs
+        answer = step.get("args", {}).get("dialog")
+        tab = self.ctx.browser.tabs.get(self.tab_id or "")
+        slot = self.ctx.browser.dialogs.arm(tab, answer) if isinstance(answer, dict) and tab is not None else None
         try:
             url = await self.act(index, step, result)
             await self.verify(index, step, url)
             result.ok = True
         finally:
+            if slot is not None:
+                self.ctx.browser.dialogs.disarm(tab)
+                result.dialog = slot["outcome"]
             result.elapsed_ms = round((time.perf_counter() - t0) * 1000, 2)
             self.record(i, step, result)
 

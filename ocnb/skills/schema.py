@@ -41,7 +41,7 @@ __all__ = [
 FILE_SCHEMA_VERSIONS = (1, 2)
 #: Versions of a step's ``replay_artifact`` ocnb reads (2 adds per-step element fingerprints).
 ARTIFACT_SCHEMA_VERSIONS = (1, 2)
-STEP_KINDS = ("click", "fill", "navigate", "press", "select", "submit", "scroll")
+STEP_KINDS = ("click", "fill", "navigate", "press", "select", "submit", "scroll", "upload")
 #: Step kinds that may run without an element (navigate; press on the page's keyboard).
 KINDS_WITHOUT_ELEMENT = ("navigate", "press")
 

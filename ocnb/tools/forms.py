@@ -11,7 +11,8 @@ from typing import Any
 
 from ..audit.secret_origins import check_target
 from ..dispatch import ToolContext
-from ..errors import FileNotAllowed, InvalidArgument, OcnbError, from_playwright
+from ..errors import InvalidArgument, OcnbError, from_playwright
+from ..files import allowed_files
 from ..perception.actions import checked, perform
 from ..perception.fills import Field, field_of, prepare, restore
 from ..perception.sliders import set_slider
@@ -189,25 +190,6 @@ def _field_error(exc: Exception, key: str, **details: Any) -> OcnbError:
     err.details = {**err.details, "field": key, **details}
     err.message = f"field {key!r}: {err.message}"
     return err
-
-
-def allowed_files(paths: list[str], root: Path) -> list[str]:
-    """Resolve ``paths`` (relative ones against ``root``, symlinks followed) and refuse any outside ``root``."""
-    base = Path(root).expanduser().resolve()
-    out = []
-    for raw in paths:
-        p = Path(raw).expanduser()
-        p = (base / p) if not p.is_absolute() else p
-        real = p.resolve()
-        if not real.is_relative_to(base):
-            raise FileNotAllowed(
-                f"{raw} resolves to {real}, outside the upload root {base}",
-                details={"path": str(raw), "upload_root": str(base)},
-            )
-        if not real.is_file():
-            raise InvalidArgument(f"{raw} is not a file", details={"path": str(raw)})
-        out.append(str(real))
-    return out
 
 
 @tool(

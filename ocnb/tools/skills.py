@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import time
+from pathlib import Path
 from typing import Any
 
 from ..audit.secret_origins import check_step
@@ -30,7 +31,7 @@ from ..registry import tool
 from ..skills.capture import to_skill_steps
 from ..skills.demonstration import demonstration_of
 from ..skills.export import write_script
-from ..skills.replay import envelope, replay_skill
+from ..skills.replay import envelope, replay_skill, upload_step
 from ..skills.schema import STEP_KINDS
 from ..skills.store import SkillStore, domain_of
 from ..urls import check_url
@@ -348,7 +349,7 @@ async def record_stop(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         start_url=start_url,
     )
     demo.clear()
-    names = [s.get("args") for s in steps]
+    names = [s.get("args") for s in steps] + [low.get("args") for e in entries for low in e["steps"]]
     out.update(
         skill_id=skill["id"],
         domain=domain,
@@ -370,6 +371,9 @@ async def _step_act(page: Any, element: Any, step: dict[str, Any], timeout_ms: i
         return
     if kind == "press" and element is None:
         await page.keyboard.press(str(args["key"]))
+        return
+    if kind == "upload":  # paths resolved under the upload root (upload_step)
+        await element.set_input_files(list(args["paths"]), timeout=timeout_ms)
         return
     if kind == "fill" and action != "type":
         action = await _fill_action(element, step)
@@ -525,6 +529,8 @@ async def replay_step(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
             check_key(step.get("args", {}).get("key"))
         except ValueError as exc:
             raise InvalidArgument(f"step key: {exc}") from None
+    if step["kind"] == "upload":  # the upload root rule of file_upload, at the act as at preflight
+        step = upload_step(step, getattr(ctx.config, "upload_root", None) or Path.cwd())
     page = await ctx.page(args.get("tab_id"))
     tolerate = tolerated_fields(args.get("tolerate"))
     how = await _one_step(ctx, page, step, tolerate, ms)

@@ -410,3 +410,146 @@ def test_a_demonstrated_skill_exports_and_runs_over_rows(drift, ocnb_home, tmp_p
     assert df["ok"].all(), df.to_string()
     assert len(df) == 3
     _no_password_under(ocnb_home)
+
+
+def test_a_file_chosen_by_the_person_replays_from_a_path_parameter(site, ocnb_home, chrome, tmp_path) -> None:
+    """The person picks a file through the page's file chooser (the page sees only its name): the step
+    is a file_upload whose paths are ``${file_attachment}``; replay needs that parameter, takes only
+    files under the upload root, and the server receives the file given at replay."""
+    chosen = tmp_path / "person" / "cv-by-hand.txt"
+    chosen.parent.mkdir()
+    chosen.write_bytes(b"typed by a person")
+    uploads = tmp_path / "uploads"
+    uploads.mkdir()
+    (uploads / "report.csv").write_bytes(b"a,b\n1,2\n3,4\n")
+    (tmp_path / "outside.txt").write_bytes(b"not for the page")
+    s = ocnb.Session(cdp=chrome, home=ocnb_home, caps=("record",), upload_root=uploads)
+    url = site.page("upload.html")
+    assert s.navigate(url=url).ok
+    person = Person(chrome)
+    try:
+        assert s.record_start().ok
+        page = person.page("upload.html")
+        trusted = page.evaluate_handle(
+            """() => { const seen = []; document.getElementById("attachment")
+                 .addEventListener("change", (e) => seen.push(e.isTrusted)); return seen; }"""
+        )
+        # The person picks the file in the browser's chooser: the chooser the click opens is taken
+        # over on the DevTools side (Page.fileChooserOpened) and answered with DOM.setFileInputFiles, as
+        # the real dialog answers (trusted input and change events). Playwright's own set_files
+        # (page.expect_file_chooser) dispatches untrusted events from a script: the recorder ignores them.
+        cdp = page.context.new_cdp_session(page)
+        opened: list[dict[str, Any]] = []
+        cdp.on("Page.fileChooserOpened", lambda event: opened.append(event))
+        cdp.send("Page.enable")
+        cdp.send("Page.setInterceptFileChooserDialog", {"enabled": True})
+        person.click(page, "#attachment")  # the person's click opens the chooser
+        deadline = time.time() + 5
+        while not opened and time.time() < deadline:
+            page.wait_for_timeout(50)
+        assert opened, "no file chooser opened"
+        cdp.send("DOM.setFileInputFiles", {"files": [str(chosen)], "backendNodeId": opened[0]["backendNodeId"]})
+        page.wait_for_function("document.getElementById('file-count').textContent === '1 file(s) chosen'")
+        assert trusted.json_value() == [True]  # what the page saw: a trusted change
+        person.click(page, "button[type=submit]")
+        page.wait_for_url("**/echo")
+        time.sleep(0.3)
+        stop = s.record_stop(name="send a file")
+    finally:
+        person.close()
+    try:
+        assert stop.ok, stop
+        steps = stop.data["steps"]
+        assert [st["action"] for st in steps] == ["navigate", "upload", "click"], steps
+        assert steps[1]["files"] == ["cv-by-hand.txt"] and steps[1]["param"] == "file_attachment"
+        assert stop.data["signature"] == {"params": ["file_attachment"], "secrets": []}
+        skill = s.oc_skill_recall(name="send a file").data["skills"][0]
+        assert skill["steps"][1]["tool"] == "file_upload"
+        low = skill["steps"][1]["replay_artifact"]["steps"][0]
+        assert low["kind"] == "upload" and low["args"]["paths"] == "${file_attachment}"
+        assert any(e["type"] == "css" for e in low["selectors"]) and low["fingerprint"]["type"] == "file"
+        assert str(chosen.parent) not in json.dumps(skill)  # the page never saw the path; neither does the skill
+
+        def replay(params: dict[str, Any]) -> Any:
+            assert s.navigate(url=url).ok
+            return s.oc_skill_replay(skill_id=skill["id"], params=params, step_range={"from": 1}, step_timeout_ms=4000)
+
+        missing = replay({})
+        assert not missing.ok and missing.error.code == "INVALID_ARGUMENT", missing
+        assert "file_attachment" in missing.error.message
+        outside = replay({"file_attachment": str(tmp_path / "outside.txt")})
+        assert not outside.ok and outside.error.code == "FILE_NOT_ALLOWED", outside
+        escape = replay({"file_attachment": "../outside.txt"})
+        assert not escape.ok and escape.error.code == "FILE_NOT_ALLOWED", escape
+        assert s.call("javascript_tool", expression="location.pathname").data["result"] == "/upload.html"
+        done = replay({"file_attachment": "report.csv"})  # relative: under the upload root
+        assert done.ok, done
+        echoed = s.call("javascript_tool", expression="document.getElementById('fields').innerText").data["result"]
+        assert "report.csv (12 bytes)" in echoed, echoed  # what the server received
+        assert "cv-by-hand" not in echoed
+    finally:
+        s.close()
+
+
+def test_dialogs_the_person_answers_replay_answered_the_same_way(site, ocnb_home, chrome) -> None:
+    """While recording, a dialog is the person's to answer (ocnb's policy, "accept" here, holds off):
+    the person dismisses a confirm and types into a prompt in their own driver; headless, a prompt is
+    answered through dialog_answer. Replay answers each dialog as recorded — the confirm dismissed,
+    although the session's policy would accept it — and a prompt's text can be a parameter."""
+    s = ocnb.Session(cdp=chrome, home=ocnb_home, caps=("record", "dialogs"))
+    url = site.page("dialogs.html")
+    assert s.navigate(url=url).ok
+    person = Person(chrome)
+    result = "document.getElementById('dialog-result').textContent"
+    try:
+        assert s.record_start().ok
+        page = person.page("dialogs.html")
+        answers = {"confirm": None, "prompt": "Grace"}  # None: dismiss
+        page.on("dialog", lambda d: d.dismiss() if answers[d.type] is None else d.accept(answers[d.type]))
+        person.click(page, "#show-confirm")
+        page.wait_for_function(f"{result} === 'confirm: false'")
+        person.click(page, "#show-prompt")
+        page.wait_for_function(f"{result} === 'prompt: Grace'")
+    finally:
+        person.close()  # from here no other driver answers: ocnb's dialog_answer does (the headless way)
+    try:
+        opened = s.interact(query='button "Show prompt"')
+        assert opened.ok and opened.data["completed"] is False, opened  # held for the person
+        assert opened.data["pending_dialog"]["type"] == "prompt"
+        answered = s.call("dialog_answer", text="Hopper")
+        assert answered.ok and answered.data["action"] == "accepted", answered
+        assert s.call("javascript_tool", expression=result).data["result"] == "prompt: Hopper"
+        status = s.record_status()
+        assert status.ok, status
+        stop = s.record_stop(name="answer dialogs", params={"prompt": "name"})
+        assert stop.ok, stop
+        steps = stop.data["steps"]
+        assert [(st["action"], st.get("dialog")) for st in steps] == [
+            ("navigate", None),
+            ("click", {"type": "confirm", "message": "Do you want to continue?", "accept": False}),
+            ("click", {"type": "prompt", "message": "What is your name?", "accept": True, "text": "Grace"}),
+            ("click", {"type": "prompt", "message": "What is your name?", "accept": True, "text": "Hopper"}),
+        ], steps
+        assert stop.data["signature"] == {"params": ["name"], "secrets": []}
+        skill = s.oc_skill_recall(name="answer dialogs").data["skills"][0]
+        low = [st["replay_artifact"]["steps"][0] for st in skill["steps"]]
+        assert [st["args"].get("dialog", {}).get("text") for st in low] == [None, None, "${name}", "${name}"]
+        # after the recording the session's policy ("accept") is back: a confirm is accepted at once
+        assert s.interact(query='button "Show confirm"').ok
+        assert s.call("javascript_tool", expression=result).data["result"] == "confirm: true"
+
+        assert s.navigate(url=url).ok
+        r = s.oc_skill_replay(skill_id=skill["id"], step_range={"from": 1, "to": 1}, step_timeout_ms=4000)
+        assert r.ok, r
+        assert r.data["step_results"][0]["dialog"] == "answered"
+        assert s.call("javascript_tool", expression=result).data["result"] == "confirm: false"
+        missing = s.oc_skill_replay(skill_id=skill["id"], step_range={"from": 2})
+        assert not missing.ok and missing.error.code == "INVALID_ARGUMENT" and "name" in missing.error.message
+        r = s.oc_skill_replay(
+            skill_id=skill["id"], params={"name": "Lin"}, step_range={"from": 2, "to": 2}, step_timeout_ms=4000
+        )
+        assert r.ok, r
+        assert s.call("javascript_tool", expression=result).data["result"] == "prompt: Lin"
+        assert [d["action"] for d in s.state.tab().dialogs][-2:] == ["dismissed", "accepted"]
+    finally:
+        s.close()
