@@ -15,15 +15,33 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
+from ..calls import CallContext
 from ..errors import DialogOpen, InvalidArgument, OcnbError
 from .tabs import PendingDialog, Tab, TabSet, refresh_emulation
 
-__all__ = ["RESUME_WAIT_S", "Dialogs"]
+__all__ = ["RESUME_WAIT_S", "Dialogs", "Interruptible", "about_to_act"]
 
 #: How long ``dialog_answer`` waits for the calls a dialog interrupted to finish once it is answered.
 RESUME_WAIT_S = 5.0
+
+
+@dataclass
+class Interruptible:
+    """The dialog layer's state of one call: what its handler was about to do (its element and
+    action) when a dialog interrupted it, for the result (``completed: false``)."""
+
+    act: dict[str, Any] | None = None
+
+
+def about_to_act(call: CallContext, act: dict[str, Any], *, keep: bool = False) -> None:
+    """Say what the call's handler is about to do (``{"element", "action"}``, or a point): should a
+    dialog interrupt it, its result says this. ``keep``: an act said earlier in the call stays."""
+    state = call.slot(Interruptible)
+    if state.act is None or not keep:
+        state.act = act
 
 
 class Dialogs:
@@ -191,18 +209,18 @@ class Dialogs:
             "resumed": resumed,
         }
 
-    def _call_tab(self, call: Any) -> Tab | None:
+    def _call_tab(self, call: CallContext) -> Tab | None:
         tab_id = call.exec_args.get("tab_id") if isinstance(call.exec_args, dict) else None
         owner = self._owner
         return owner.tabs.get(tab_id if isinstance(tab_id, str) else (owner.active_id or ""))
 
-    async def guard_call(self, call: Any, coro: Any) -> Any:
+    async def guard_call(self, call: CallContext, coro: Any) -> Any:
         """Run one call's handler (dispatch does, for every call) under the dialog rules.
 
         Under ``dialog_policy="manual"`` a page-using call on a tab whose dialog waits is refused at
         once (``DIALOG_OPEN``: the page is frozen, the call would hang), except the ``dialogs``
         tools; a call during which a dialog opens returns at once with ``completed: false`` and the
-        ``pending_dialog`` (what the handler put in ``call.partial`` first, e.g. the element
+        ``pending_dialog`` (what the handler said with :func:`about_to_act` first, e.g. the element
         about to be clicked), and finishes in the background once the dialog is answered. While a
         dialog waits, every result's data (a dict) carries ``pending_dialog``. A tab with emulation
         gets it re-applied after the call.
@@ -246,7 +264,8 @@ class Dialogs:
                 described = pending_dialog.describe(tab.id)
             else:  # answered already (by another face): nothing to report but that the call goes on
                 described = None
-            partial = call.partial
+            said = call.peek(Interruptible)
+            partial = said.act if said is not None else None
             return {**(partial if isinstance(partial, dict) else {}), "completed": False, "pending_dialog": described}
         await refresh_emulation(target)
         waiting = self.pending()

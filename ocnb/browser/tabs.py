@@ -17,7 +17,7 @@ from typing import Any, Protocol, TypeVar
 
 from ..settings import Settings
 
-__all__ = ["PendingDialog", "RequestRecord", "Ring", "Tab", "TabSet", "refresh_emulation"]
+__all__ = ["Emulation", "PendingDialog", "RequestRecord", "Ring", "Tab", "TabSet", "refresh_emulation"]
 
 T = TypeVar("T")
 
@@ -98,6 +98,14 @@ class PendingDialog:
         }
 
 
+class Emulation(Protocol):
+    """What the ``emulate`` tool leaves on a tab (:class:`ocnb.tools.emulation.TabEmulation`): overrides
+    that :func:`refresh_emulation` re-applies after each call (Playwright's own screenshots reset
+    device metrics)."""
+
+    async def refresh(self) -> None: ...
+
+
 @dataclass
 class Tab:
     """One page of the context plus what ocnb observed on it (bounded ring buffers)."""
@@ -122,8 +130,8 @@ class Tab:
     #: A dialog waiting for ``dialog_answer`` (``dialog_policy="manual"``).
     pending_dialog: PendingDialog | None = None
     #: Emulation the ``emulate`` tool set on this tab (re-applied after each call: Playwright's own
-    #: screenshots reset device metrics); any object with ``async refresh()``.
-    emulation: Any = None
+    #: screenshots reset device metrics).
+    emulation: Emulation | None = None
     #: Requests still waiting for their end, by ``id()`` of the Playwright request.
     open_requests: dict[int, RequestRecord] = field(default_factory=dict, repr=False)
 

@@ -31,7 +31,7 @@ from ..registry import tool
 from ..skills.capture import to_skill_steps
 from ..skills.demonstration import demonstration_of
 from ..skills.export import write_script
-from ..skills.replay import envelope, replay_skill, upload_step
+from ..skills.replay import envelope, failure_envelope, replay_skill, upload_step
 from ..skills.schema import STEP_KINDS
 from ..skills.store import SkillStore, domain_of
 from ..urls import check_url
@@ -148,6 +148,7 @@ async def oc_skill_recall(ctx: ToolContext, args: dict[str, Any]) -> dict[str, A
     category="skills",
     side_effects=True,
     intent=True,  # the request it served: learned as an example of the skill (discovery_learn)
+    failure_data=failure_envelope,  # {ok: false, failure} even when refused before a report exists
     description="Replay a skill from its selector chains. It never reads the page. "
     "Each step's element is checked against its recorded fingerprint before acting; "
     "fails with a precise code when the page has changed; risky steps need allow_risky.",
@@ -173,7 +174,7 @@ async def oc_skill_recall(ctx: ToolContext, args: dict[str, Any]) -> dict[str, A
 )
 async def oc_skill_replay(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     # A failure of any code carries {ok: false, failure: {code, step_index, detail}} as data
-    # (ocnb.skills.replay.envelope_hook adds it to failures raised before a replay report exists).
+    # (its failure_data, ocnb.skills.replay.failure_envelope, to failures raised before a report exists).
     if not ctx.config.skill_replay:
         raise Disabled("skill replay is switched off (OCNB_SKILL_REPLAY=0)")
     skill = SkillStore(ctx.home).get(args["skill_id"])
