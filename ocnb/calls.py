@@ -37,6 +37,7 @@ __all__ = [
     "Pipeline",
     "ProgressFn",
     "RecentResults",
+    "Slots",
 ]
 
 #: Faces a call can come from (recorded in the journal as ``source``).
@@ -135,9 +136,38 @@ class Host(Protocol):
         """Write one non-call event (navigation, console, replay_step …) to the session's trace."""
 
 
+class Slots:
+    """Typed state that layers keep on an object they share (a call, a tab), one object per class.
+
+    ``obj.slot(Kind)`` is the ``Kind`` object of ``obj``, made by ``Kind()`` on first use;
+    ``obj.peek(Kind)`` is it or None (never makes one). ``Kind`` is a class of the layer that owns the
+    state: only that layer's package touches it, and other layers call the owner's functions
+    (``tests/core/test_layer_state.py`` checks it). The object holding them declares ``_slots``.
+    """
+
+    _slots: dict[type, object]
+
+    def slot(self, kind: type[S]) -> S:
+        """The ``kind`` object here, made by ``kind()`` on first use."""
+        item = self._slots.get(kind)
+        if item is None:
+            item = self._slots[kind] = kind()
+        return cast(S, item)  # stored under its own class
+
+    def peek(self, kind: type[S]) -> S | None:
+        """The ``kind`` object here if a layer made one (never makes one)."""
+        return cast("S | None", self._slots.get(kind))  # stored under its own class
+
+
 @dataclass
-class CallContext:
-    """One call as it moves through the pipeline; hooks read and annotate it."""
+class CallContext(Slots):
+    """One call as it moves through the pipeline; hooks read and annotate it.
+
+    It carries what every layer needs (the call, its timing, where it came from, its parent and
+    lock, the face's progress and ask functions); what one layer knows about the call is that
+    layer's slot (:meth:`~Slots.slot`: the audit layer's :class:`~ocnb.audit.notes.JournalLine`, the
+    task guard's, the dialog layer's …).
+    """
 
     session: Host
     name: str
@@ -168,23 +198,8 @@ class CallContext:
     lock: CallLock | None = None
     #: The name the MCP client gave for itself (``clientInfo.name``), for its journal line; None elsewhere.
     client: str | None = None
-    #: The layers' own state for this call, one object per class (:meth:`slot`).
+    #: The layers' own state for this call, one object per class (:meth:`~Slots.slot`).
     _slots: dict[type, object] = field(default_factory=dict, init=False, repr=False, compare=False)
-
-    def slot(self, kind: type[S]) -> S:
-        """The ``kind`` object of this call, made by ``kind()`` on first use: where a layer keeps
-        what it knows about one call (the audit layer's journal line, the task guard's URL before the
-        call, the dialog layer's partial act …). ``kind`` is a class of the layer that owns it; only
-        that layer's package touches it (other layers call the owner's functions), which
-        ``tests/package/test_architecture.py`` checks."""
-        item = self._slots.get(kind)
-        if item is None:
-            item = self._slots[kind] = kind()
-        return cast(S, item)  # stored under its own class
-
-    def peek(self, kind: type[S]) -> S | None:
-        """The ``kind`` object of this call if a layer made one (never makes one)."""
-        return cast("S | None", self._slots.get(kind))  # stored under its own class
 
     @property
     def root(self) -> CallContext:

@@ -28,7 +28,7 @@ from ..perception.selectors import (
 from ..perception.selectors import resolve as resolve_chain
 from ..placeholders import param_names, secret_names
 from ..registry import tool
-from ..skills.capture import to_skill_steps
+from ..skills.capture import capture_buffer, to_skill_steps
 from ..skills.demonstration import demonstration_of
 from ..skills.export import write_script
 from ..skills.replay import envelope, failure_envelope, replay_skill, upload_step
@@ -77,7 +77,7 @@ async def oc_skill_record(ctx: ToolContext, args: dict[str, Any]) -> dict[str, A
     # What is stored is what the caller gave: ${SECRET:…} placeholders, never the substituted values.
     args = {**args, **{k: v for k, v in ctx.call.args.items() if k in ("name", "description", "steps", "domain")}}
     tab = ctx.tab(args.get("tab_id"))
-    captured = list(tab.capture)
+    captured = list(capture_buffer(tab))
     steps = args.get("steps") or to_skill_steps(captured, artifacts=bool(ctx.config.skill_replay))
     if not steps:
         raise InvalidArgument(
@@ -100,7 +100,7 @@ async def oc_skill_record(ctx: ToolContext, args: dict[str, Any]) -> dict[str, A
         start_url=start_url,
     )
     if not args.get("steps"):
-        tab.capture.clear()
+        capture_buffer(tab).clear()
     return {
         "skill_id": skill["id"],
         "domain": domain,

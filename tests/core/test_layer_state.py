@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 import ocnb
+from ocnb.browser.tabs import Tab
 from ocnb.calls import CallContext
 from ocnb.results import ToolResult
 
@@ -51,6 +52,35 @@ def test_a_call_carries_only_what_every_layer_needs() -> None:
         "(call.slot(MyLayerState), see CallContext.slot and docs/architecture.md), not in a field every call carries"
     )
     assert fields == COMMON_FIELDS
+
+
+#: What a tab is: its page and what was observed on it. A layer's state of a tab is a slot too
+#: (the dialog layer's waiting dialog, the skills layer's capture buffer).
+TAB_FIELDS = {
+    "id",
+    "page",
+    "console",
+    "network",
+    "dialogs",
+    "opener",
+    "created",
+    "closing",
+    "title",
+    "crashed",
+    "emulation",
+    "open_requests",
+    "_slots",
+}
+
+
+def test_a_tab_holds_its_page_and_what_was_observed_on_it() -> None:
+    fields = {f.name for f in dataclasses.fields(Tab)}
+    added = sorted(fields - TAB_FIELDS)
+    assert not added, (
+        f"Tab got {added}: state of one layer goes in a slot of a class of that layer "
+        "(tab.slot(MyLayerState), see ocnb.calls.Slots and docs/architecture.md)"
+    )
+    assert fields == TAB_FIELDS
 
 
 def test_a_slot_is_one_object_per_class_and_per_call() -> None:
