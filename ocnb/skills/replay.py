@@ -35,16 +35,7 @@ from ..perception.selectors import tolerated_fields
 from ..placeholders import fill_params, require_params
 from ..results import ToolError, ToolResult
 
-__all__ = [
-    "CommitHook",
-    "ReplayRun",
-    "StepResult",
-    "envelope",
-    "envelope_hook",
-    "failure_envelope",
-    "flatten",
-    "replay_skill",
-]
+__all__ = ["CommitHook", "ReplayRun", "StepResult", "envelope", "failure_envelope", "flatten", "replay_skill"]
 
 #: The internal tool a replay acts through (:mod:`ocnb.tools.skills`), one dispatched call a step.
 STEP_TOOL = "replay_step"
@@ -139,15 +130,6 @@ def failure_envelope(args: dict[str, Any], error: ToolError) -> dict[str, Any]:
     ``failure_data``, which dispatch applies to that tool's calls only)."""
     failure = {"code": error.code, "step_index": None, "detail": error.message}
     return envelope({"skill_id": args.get("skill_id"), "failure": failure})
-
-
-def envelope_hook(call: Any, result: Any) -> Any:
-    """:func:`failure_envelope` as an after-hook (kept for callers of its old name; no session's
-    pipeline holds it: ``oc_skill_replay`` declares it as its ``failure_data``)."""
-    if result.ok or call.name != "oc_skill_replay" or result.data is not None or result.error is None:
-        return None
-    args = call.args if isinstance(call.args, dict) else {}
-    return ToolResult(ok=False, tool=result.tool, data=failure_envelope(args, result.error), error=result.error)
 
 
 def flatten(skill: dict[str, Any]) -> list[dict[str, Any]] | None:
