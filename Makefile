@@ -16,11 +16,16 @@ PYTEST := $(PY) -m pytest -q -p no:cacheprovider
 #: reported as skipped ("needs a browser"), not left to launch one; mark it `browser`.
 FAST := -m "not browser and not slow"
 
+#: Workers of the whole run (pytest-xdist). A module's tests stay on one worker (tests/conftest.py), the
+#: longest start first. Much of a test's time is waiting on a browser, a kernel or a subprocess, so
+#: three workers keep CI's two cores busy. JOBS=0 runs it in one process.
+JOBS ?= 3
+
 # The whole suite, as CI runs it (.ci/run); the 25 slowest tests are listed at the end.
 test: setup lint
 	$(PY) -m ocnb.commands.capmap --check
 	$(PY) -m ocnb.commands.stubs --check
-	$(PYTEST) --durations=25
+	$(PYTEST) -n $(JOBS) --dist loadgroup --no-loadscope-reorder --durations=25
 
 # The quick loop while you work: no browser, nothing slow (about 1,040 tests, 1½ minutes of CPU). Not a substitute for `make test`.
 test-fast: setup

@@ -53,11 +53,43 @@ def _tried_browser() -> threading.Event | None:
 BROWSER_FIXTURES = frozenset({"shared_session", "fresh_session", "playwright_browser", "ip"})
 
 
+#: Under ``pytest -n N --dist loadgroup`` (``make test``) each module's tests run on one worker, so a
+#: module's browser and servers start once. These modules' tests each build what they need (venvs,
+#: clusters, servers of their own) and are spread over the workers one by one.
+SPREAD = frozenset(
+    {
+        "tests/package/test_pythons.py",
+        "tests/batch/test_exactly_once.py",
+        "tests/batch/test_worker_killed.py",
+        "tests/batch/test_exactly_once_rules.py",
+    }
+)
+#: The longest modules, longest first (from ``--durations=0`` of a whole run): workers take them
+#: first, so no worker starts a ten-minute module when the others are nearly done.
+LONGEST = (
+    "tests/package/test_pythons.py",
+    "tests/batch/test_exactly_once.py",
+    "tests/batch/test_worker_killed.py",
+    "tests/package/test_fresh_venv.py",
+    "tests/batch/test_exactly_once_rules.py",
+)
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark ``browser`` every test whose fixtures (with what they use) start a Chromium."""
+    """Mark ``browser`` every test whose fixtures (with what they use) start a Chromium; on an xdist
+    worker, group each module's tests (but :data:`SPREAD`'s) and put :data:`LONGEST` first."""
     for item in items:
         if BROWSER_FIXTURES.intersection(getattr(item, "fixturenames", ())) and not item.get_closest_marker("browser"):
             item.add_marker(pytest.mark.browser)
+    if not hasattr(config, "workerinput"):
+        return  # a plain run keeps the files' order
+    rank = {path: i for i, path in enumerate(LONGEST)}
+    for item in items:
+        path = item.nodeid.split("::", 1)[0]
+        if path not in SPREAD and not item.get_closest_marker("xdist_group"):
+            item.add_marker(pytest.mark.xdist_group(path))
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:

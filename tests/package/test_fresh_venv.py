@@ -29,11 +29,11 @@ import pytest
 
 from ocnb.commands import capmap
 from ocnb.discovery.retrievers import MINILM_INSTALL, PREFERRED
+from tests.package.wheelhouse import HOUSE, filling
 
 ROOT = Path(__file__).resolve().parents[2]
 FALLBACK = "WordLlama 0.7 + BM25 0.3"
 NOTEBOOKS = sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
-HOUSE = Path(os.environ.get("OCNB_TEST_WHEELHOUSE", Path.home() / ".cache" / "ocnb" / "test-wheelhouse"))
 #: Top-level modules that only an extra brings: none of them may be in the core environment.
 EXTRA_ONLY = {
     "notebook": ("IPython", "ipywidgets", "anywidget", "nbclient", "nbconvert", "ipykernel"),
@@ -113,12 +113,13 @@ def _make_venv(base: Path, wheel: Path, extras: str) -> Venv:
     offline += ["--find-links", str(HOUSE), *_constraints(), target]
     installed = _run(offline, 400)
     if installed.returncode != 0:  # first run, or new pins: fill the wheelhouse for every extra, once
-        _drop_own_wheels()
-        fetch = [sys.executable, "-m", "pip", "download", "-q", "-d", str(HOUSE), *_constraints(), f"{wheel}[all]"]
-        fetched = _run(fetch, 600)
-        assert fetched.returncode == 0, fetched.stderr[-3000:]
-        _drop_own_wheels()
-        installed = _run(offline, 400)
+        with filling(HOUSE):
+            _drop_own_wheels()
+            fetch = [sys.executable, "-m", "pip", "download", "-q", "-d", str(HOUSE), *_constraints(), f"{wheel}[all]"]
+            fetched = _run(fetch, 600)
+            assert fetched.returncode == 0, fetched.stderr[-3000:]
+            _drop_own_wheels()
+            installed = _run(offline, 400)
     assert installed.returncode == 0, installed.stderr[-3000:]
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
     env.update(
