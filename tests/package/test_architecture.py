@@ -277,7 +277,24 @@ def test_old_import_paths_still_work() -> None:
 
 #: The objects of Playwright a module drives when it calls a method on them.
 PLAYWRIGHT_OBJECTS = frozenset({"page", "locator", "element", "frame", "keyboard", "mouse", "handle", "context"})
-# (errors.py's ``from_playwright`` is the one translation; tests/package/test_seams.py lists who else calls it.)
+#: Who may call ``from_playwright`` (errors.py's one translation of Playwright's errors) and how often,
+#: each with why. Everywhere else a Playwright error propagates to dispatch, which translates it, or the
+#: code raises the ocnb error it means (a tool adding context raises ``errors.InContext``).
+TRANSLATIONS_ALLOWED = {
+    # the seam: every handler's failure (_translated), and a hook's or the pipeline's own
+    "ocnb/dispatch.py": 2,
+    # the in-page script's calls: their engine callers (selector chains skip a frame that went away,
+    # the extract pager retries) decide by the code before any tool or dispatch sees the error
+    "ocnb/perception/refs.py": 3,
+    # navigate/page_reload/tabs_create turn INTERNAL, NAVIGATION_FAILED and TARGET_NAVIGATED_AWAY into a
+    # NAVIGATION_FAILED naming the URL; wait_for says which condition a TIMEOUT missed and calls a bad
+    # selector (INVALID_ARGUMENT) a bad selector
+    "ocnb/tools/navigation.py": 2,
+    # javascript_tool reports what would be INTERNAL (the page's own exception) as SCRIPT_ERROR
+    "ocnb/tools/js.py": 1,
+}
+#: At most this many modules besides dispatch's seam translate Playwright's errors themselves.
+TRANSLATING_MODULES_MAX = 3
 #: Packages that act only by dispatching tool calls (docs/architecture.md): never on Playwright itself.
 DISPATCH_ONLY = ("skills", "batch")
 #: Modules there that touch a page without acting on it, each with why.
@@ -341,3 +358,27 @@ def test_the_check_sees_a_direct_call(tmp_path: Path) -> None:
     finally:
         bad.unlink()
     assert len(hits) == 3, hits  # the import, locator(…).click(), page.goto(…)
+
+
+def _translation_calls() -> dict[str, int]:
+    """How many times each module of ``ocnb/`` (errors.py aside) calls ``from_playwright``."""
+    counts: dict[str, int] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = str(path.relative_to(ROOT))
+        if rel == "ocnb/errors.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call):
+                func = node.func
+                called = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+                if called == "from_playwright":
+                    counts[rel] = counts.get(rel, 0) + 1
+    return counts
+
+
+def test_playwright_errors_are_translated_in_few_places() -> None:
+    """Each call of ``from_playwright`` outside dispatch is a place that decides by the code (see
+    :data:`TRANSLATIONS_ALLOWED`); a new ``try/except Exception: raise from_playwright(...)`` around a
+    Playwright call is what dispatch already does for every handler."""
+    assert _translation_calls() == TRANSLATIONS_ALLOWED
+    assert len(set(TRANSLATIONS_ALLOWED) - {"ocnb/dispatch.py"}) <= TRANSLATING_MODULES_MAX
