@@ -45,12 +45,19 @@ class _MovedLoader(importlib.abc.Loader):
 
     def __init__(self, target: str) -> None:
         self.target = target
+        self.own_spec: importlib.machinery.ModuleSpec | None = None
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
-        return importlib.import_module(self.target)
+        module = importlib.import_module(self.target)
+        self.own_spec = module.__spec__
+        return module
 
     def exec_module(self, module: ModuleType) -> None:
-        """Nothing to run: the module was imported under its own name."""
+        """Nothing to run: the module was imported under its own name. The import system has just set
+        its ``__spec__`` to the old name's spec; put its own back, or ``__spec__.parent`` (``ocnb``)
+        would no longer match ``__package__`` (``ocnb.commands``) and every later relative import in it
+        would warn and resolve against the wrong package."""
+        module.__spec__ = self.own_spec
 
     def get_code(self, fullname: str) -> CodeType:
         """For ``python -m OLD``: code that runs the new module as ``__main__``."""
