@@ -56,6 +56,8 @@ test checks it); :func:`error_class` finds it by code. ``InvalidArgument`` is al
 Playwright's exceptions are translated at one seam, :func:`from_playwright`: by type first
 (Playwright's ``TimeoutError``, ``TargetClosedError``), then by the few messages Playwright has no type
 for (``net::ERR_…``, "Execution context was destroyed", an invalid selector, "Target crashed").
+A tool that knows what it was doing when something failed (which field of a form) raises
+:class:`InContext` around the failure and leaves the translation to the seam.
 """
 
 from __future__ import annotations
@@ -83,6 +85,7 @@ __all__ = [
     "DisallowedTool",
     "ElementNotFound",
     "FileNotAllowed",
+    "InContext",
     "InvalidArgument",
     "Interrupted",
     "InvalidIntent",
@@ -433,6 +436,18 @@ class UnknownOutcome(OcnbError):
     code = "UNKNOWN_OUTCOME"
 
 
+class InContext(Exception):
+    """A failure (Playwright's, or already an :class:`OcnbError`) and what the caller was doing when it
+    happened: :func:`from_playwright` (in dispatch) translates ``cause`` as always, then puts ``prefix``
+    before its message and ``details`` into its details. A tool raises it instead of translating itself."""
+
+    def __init__(self, cause: BaseException, prefix: str, **details: Any) -> None:
+        super().__init__(f"{prefix}: {cause}")
+        self.cause = cause
+        self.prefix = prefix
+        self.details = details
+
+
 def error_class(code: str) -> type[OcnbError]:
     """The class of ``code`` (``OcnbError`` itself for ``INTERNAL``); ``KeyError`` for an unknown code."""
     if code not in ERROR_CODES:
@@ -458,6 +473,11 @@ def from_playwright(exc: BaseException) -> OcnbError:
 
     if isinstance(exc, OcnbError):
         return exc
+    if isinstance(exc, InContext):
+        err = from_playwright(exc.cause)
+        err.details = {**err.details, **exc.details}
+        err.message = f"{exc.prefix}: {err.message}"
+        return err
     text = str(exc).strip()
     first = text.splitlines()[0] if text else type(exc).__name__
     from playwright._impl._errors import TargetClosedError

@@ -190,24 +190,11 @@ class Fence:
             if key in _LEAN_DROP or value is None or value is False or value in ([], {}, ""):
                 continue
             if key == "element" and isinstance(value, dict):
-                head["ref"] = value.get("ref")
-                if data.get("via") not in ("ref", "focus") and args.get("ref") != value.get("ref"):
-                    # found by a query (or picked by a person): say what it was; a ref or the focus the agent knows
-                    page.update({k: value[k] for k in ("role", "name") if value.get(k)})
+                _lean_element(value, data.get("via"), args, head, page)
             elif key == "url" and _same_url(value, args.get("url")):
                 continue
             elif key == "changes" and isinstance(value, dict):
-                for k, v in value.items():
-                    if v is None or v is False or v in ([], {}, ""):
-                        continue
-                    if k in _OWN_CHANGES:
-                        head[_OWN_CHANGES[k]] = v
-                    else:
-                        page[k] = v
-                if value.get("navigated"):
-                    head.pop("changed", None)  # a new document: of course it changed
-                if value.get("navigated") or value.get("new_tab"):
-                    head["next"] = "read_page"  # the old refs are gone, or the page is in another tab
+                _lean_changes(value, head, page)
             elif key == _TEXT_KEY and isinstance(value, str) and key in declared:
                 text = value
             elif key == "status" and value == 200:
@@ -250,6 +237,32 @@ class Fence:
         """What an MCP client gets for ``result`` (:meth:`for_model`) as one text: what
         ``session.fenced(result)`` returns. With ``page_text``, :meth:`blocks` for those keys."""
         return "\n".join(self.for_model(result) if page_text is None else self.blocks(result, page_text))
+
+
+def _lean_element(
+    element: dict[str, Any], via: Any, args: dict[str, Any], head: dict[str, Any], page: dict[str, Any]
+) -> None:
+    """The element a call acted on: its ref in the head; its role and name (the page's words) only
+    when the agent did not give it by ref or focus."""
+    head["ref"] = element.get("ref")
+    if via not in ("ref", "focus") and args.get("ref") != element.get("ref"):
+        # found by a query (or picked by a person): say what it was; a ref or the focus the agent knows
+        page.update({k: element[k] for k in ("role", "name") if element.get(k)})
+
+
+def _lean_changes(changes: dict[str, Any], head: dict[str, Any], page: dict[str, Any]) -> None:
+    """What a call changed: ocnb's own words in the head, the page's strings in the fence, nothing empty."""
+    for k, v in changes.items():
+        if v is None or v is False or v in ([], {}, ""):
+            continue
+        if k in _OWN_CHANGES:
+            head[_OWN_CHANGES[k]] = v
+        else:
+            page[k] = v
+    if changes.get("navigated"):
+        head.pop("changed", None)  # a new document: of course it changed
+    if changes.get("navigated") or changes.get("new_tab"):
+        head["next"] = "read_page"  # the old refs are gone, or the page is in another tab
 
 
 #: A head value written as it is (else as JSON): ocnb's ids, codes and numbers.

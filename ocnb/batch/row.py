@@ -30,7 +30,7 @@ from typing import Any
 from ..browser.routes import Rule
 from ..dispatch import dispatch
 from ..session import Session
-from ..skills.replay import CommitHook
+from ..skills.replay import CommitHook, ReplayOutcome
 from ..skills.store import SkillStore
 from .options import RowOptions
 
@@ -216,62 +216,96 @@ def replay_row(
 def _replay_stored(
     session: Session, skill: dict[str, Any], row: dict[str, Any], index: int, options: RowOptions
 ) -> RowOutcome:
-    t0 = time.perf_counter()
-    start_url = options.start_url
-    if start_url and not _starts_at(skill, start_url):
-        nav = dispatch(session, "navigate", {"url": start_url}, source="replay")
-        if not nav.ok:
-            if nav.error and nav.error.code in _TIMEOUT_CODES:
-                _stop_loading(session)
-            code = nav.error.code if nav.error else "INTERNAL"
-            return RowOutcome(_row(index, False, code, 0, 0, t0, None))  # before any step
-    args: dict[str, Any] = {"skill_id": skill["id"], "params": {k: ("" if v is None else v) for k, v in row.items()}}
-    args.update(options.replay_args())
-    on_commit = options.on_commit  # the row's ledger (ocnb.batch.ledger)
-    commit = _commit_at(skill, options) if on_commit is not None else None
-    hook = None
-    if on_commit is not None and commit is not None:  # told just before the commit step acts
-        hook = CommitHook(commit, functools.partial(on_commit, commit))
-        session.extensions.put(hook)
-    try:
-        r = dispatch(session, "oc_skill_replay", args, source="replay")
-    finally:
-        if hook is not None:
-            session.extensions.discard(hook)
-    if isinstance(r.data, dict):
-        report = r.data
-    else:
-        report = r.error.details if r.error and isinstance(r.error.details, dict) else {}
-    failure = report.get("failure") or {}
-    out = _row(
-        index,
-        r.ok,
-        None if r.ok or r.error is None else r.error.code,
-        int(report.get("steps_executed", 0)),
-        int(report.get("steps_total", 0)),
-        t0,
-        failure.get("evidence_bundle_path"),
-    )
-    if options.extract is not None:
+    return RowRun(session, skill, row, index, options).run()
+
+
+class RowRun:
+    """One row in the phases of a replay (:class:`~ocnb.skills.walk.StepWalk`): :meth:`preflight` (the
+    start page), :meth:`act` (``oc_skill_replay`` dispatched: its :class:`~ocnb.skills.replay.ReplayRun`
+    walks the skill's steps), :meth:`verify` (the row's data extracted) and :meth:`record` (the result
+    row, and whether the row was lost at or after its commit step). Every act is a dispatched call."""
+
+    def __init__(
+        self, session: Session, skill: dict[str, Any], row: dict[str, Any], index: int, options: RowOptions
+    ) -> None:
+        self.session, self.skill, self.row, self.index, self.options = session, skill, row, index, options
+        self.t0 = time.perf_counter()
+        self.commit = _commit_at(skill, options)
+
+    def run(self) -> RowOutcome:
+        refused = self.preflight()
+        if refused is not None:
+            return refused
+        replay = self.act()
+        out = _row(
+            self.index,
+            replay.ok,
+            replay.code,
+            replay.steps_executed,
+            replay.steps_total,
+            self.t0,
+            replay.evidence,
+        )
+        self.verify(replay, out)
+        return self.record(replay, out)
+
+    def preflight(self) -> RowOutcome | None:
+        """The row's start page, unless the skill's first step loads it; a failed load ends the row
+        before any step (a timed-out one leaves the page, for the next row)."""
+        start_url = self.options.start_url
+        if not start_url or _starts_at(self.skill, start_url):
+            return None
+        nav = dispatch(self.session, "navigate", {"url": start_url}, source="replay")
+        if nav.ok:
+            return None
+        if nav.error and nav.error.code in _TIMEOUT_CODES:
+            _stop_loading(self.session)
+        code = nav.error.code if nav.error else "INTERNAL"
+        return RowOutcome(_row(self.index, False, code, 0, 0, self.t0, None))  # before any step
+
+    def act(self) -> ReplayOutcome:
+        """The skill replayed with the row as its params; the row's ledger is told just before the
+        commit step acts (a :class:`CommitHook` in the session's extensions while it runs)."""
+        params = {k: ("" if v is None else v) for k, v in self.row.items()}
+        args: dict[str, Any] = {"skill_id": self.skill["id"], "params": params}
+        args.update(self.options.replay_args())
+        on_commit = self.options.on_commit  # the row's ledger (ocnb.batch.ledger)
+        hook = None
+        if on_commit is not None and self.commit is not None:
+            hook = CommitHook(self.commit, functools.partial(on_commit, self.commit))
+            self.session.extensions.put(hook)
+        try:
+            return ReplayOutcome.of(dispatch(self.session, "oc_skill_replay", args, source="replay"))
+        finally:
+            if hook is not None:
+                self.session.extensions.discard(hook)
+
+    def verify(self, replay: ReplayOutcome, out: dict[str, Any]) -> None:
+        """The row's data, read from the page the replay ended on (``extract=``): a failed read fails the row."""
+        extract = self.options.extract
+        if extract is None:
+            return
         out["extracted"] = None
-    if r.ok and options.extract is not None:  # the row's data, read from the page it ended on
-        got = dispatch(session, "extract", dict(options.extract), source="replay")
+        if not replay.ok:
+            return
+        got = dispatch(self.session, "extract", dict(extract), source="replay")
         out["extracted"] = _extracted_rows(got) if got.ok else None
         if not got.ok and got.error is not None:
             out.update(ok=False, outcome="failed", failure_code=got.error.code)
-    if not r.ok and out["failure_code"] in _TIMEOUT_CODES:
-        _stop_loading(session)
-    # the row stopped in step ``step_index`` (None: before the first step began, or after the last)
-    lost_at, commit = failure.get("step_index"), _commit_at(skill, options)
-    committed = lost_at is not None and commit is not None and int(lost_at) >= commit
-    # ``acted``: the row's commit step began, so the site may have it even when the row failed after it
-    # (a contract that found no confirmation, a later step): such a row is not one to rerun blindly
-    out["acted"] = commit is not None and (r.ok or committed or out["step_reached"] > commit)
-    if not r.ok and out["failure_code"] in CRASH_CODES:
-        return RowOutcome(out, committed)
-    if not r.ok and out["failure_code"] in _TIMEOUT_CODES and committed:
-        out["outcome"] = "unknown"  # the click timed out, say: the site may have the row all the same
-    return RowOutcome(out)
+
+    def record(self, replay: ReplayOutcome, out: dict[str, Any]) -> RowOutcome:
+        """The result row: ``acted`` (the commit step began, so the site may have the row even when it
+        failed after it), and a row lost (crashed, timed out) at or after its commit step marked so."""
+        if not replay.ok and out["failure_code"] in _TIMEOUT_CODES:
+            _stop_loading(self.session)
+        lost_at, commit = replay.stopped_at, self.commit
+        committed = lost_at is not None and commit is not None and lost_at >= commit
+        out["acted"] = commit is not None and (replay.ok or committed or out["step_reached"] > commit)
+        if not replay.ok and out["failure_code"] in CRASH_CODES:
+            return RowOutcome(out, committed)
+        if not replay.ok and out["failure_code"] in _TIMEOUT_CODES and committed:
+            out["outcome"] = "unknown"  # the click timed out, say: the site may have the row all the same
+        return RowOutcome(out)
 
 
 def _extracted_rows(result: Any) -> list[dict[str, str]]:

@@ -1,12 +1,12 @@
 """Deterministic replay of a recorded skill from its selector chains — no LLM, no read_page, no find.
 
-A replay is a :class:`ReplayRun` in named phases: ``preflight`` (the steps, parameters, secrets,
+A replay is a :class:`ReplayRun`, the :class:`~ocnb.skills.walk.StepWalk` plans share, in named phases: ``preflight`` (the steps, parameters, secrets,
 approval of risky steps and the start page, all checked before anything runs), then for each step
 ``act`` (one call of the internal ``replay_step`` tool through :meth:`ToolContext.dispatch`, source
 ``replay``: it resolves the step's selector chain, verifies the element against the step's fingerprint
 and acts, so the secrets, the origin policy, dialogs, error codes, the journal and the trace apply to
 it as to every call), ``verify`` (still on the skill's origins; the step's post-assert contract) and
-``record`` (a typed :class:`StepResult`, the trace event, progress). Where the chain's first entry
+``record`` (a typed :class:`ReplayStepResult`, the trace event, progress). Where the chain's first entry
 singles out an agreeing element, resolving, verifying and acting are one Playwright call (``fused``).
 
 The replay hands control back with a precise code when the page has changed: ``ARTIFACT_MISSING``,
@@ -21,8 +21,8 @@ result data is :func:`envelope`: ``{ok: false, failure: {code, step_index, detai
 from __future__ import annotations
 
 import asyncio
-import time
-from collections.abc import Callable
+import contextlib
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,8 +34,19 @@ from ..files import allowed_files
 from ..perception.selectors import tolerated_fields
 from ..placeholders import fill_params, require_params
 from ..results import ToolError, ToolResult
+from .walk import StepResult, StepWalk, Stop
 
-__all__ = ["CommitHook", "ReplayRun", "StepResult", "envelope", "failure_envelope", "flatten", "replay_skill"]
+__all__ = [
+    "CommitHook",
+    "ReplayOutcome",
+    "ReplayRun",
+    "ReplayStepResult",
+    "StepResult",
+    "envelope",
+    "failure_envelope",
+    "flatten",
+    "replay_skill",
+]
 
 #: The internal tool a replay acts through (:mod:`ocnb.tools.skills`), one dispatched call a step.
 STEP_TOOL = "replay_step"
@@ -73,7 +84,7 @@ def upload_step(step: dict[str, Any], root: Any, index: int | None = None) -> di
     return {**step, "args": {**step["args"], "paths": allowed_files(paths, root)}}
 
 
-class ReplayFailed(Exception):
+class ReplayFailed(Stop):
     """A phase's verdict that the replay stops here: ``failure`` becomes the report's ``failure``."""
 
     def __init__(self, code: str, index: int, detail: str, **extra: Any) -> None:
@@ -82,21 +93,19 @@ class ReplayFailed(Exception):
 
 
 @dataclass
-class StepResult:
-    """What one step did: an entry of the report's ``step_results``."""
+class ReplayStepResult(StepResult):
+    """What one replayed step did: an entry of the report's ``step_results``."""
 
-    index: int
-    kind: str
     resolved_via: str | None = None
     selector_attempts: int = 0
     verified: bool | None = None
     #: None for a fused step: it resolves, verifies and acts in one call (no separate resolve time)
     resolve_ms: float | None = 0.0
     fused: bool = False
-    elapsed_ms: float = 0.0
-    ok: bool = False
     #: The recorded dialog answer of the step (a demonstration): answered, changed or not shown.
     dialog: str | None = None
+    #: The page's URL after the step (not in the report: :meth:`ReplayRun.verify` reads it).
+    url: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -111,6 +120,39 @@ class StepResult:
             "elapsed_ms": self.elapsed_ms,
             "ok": self.ok,
         }
+
+
+@dataclass(frozen=True)
+class ReplayOutcome:
+    """An ``oc_skill_replay`` result as a batch row reads it: how far the replay got and where it stopped."""
+
+    ok: bool
+    #: the failure's code (None when ok)
+    code: str | None
+    steps_executed: int
+    steps_total: int
+    #: the step the replay stopped in (None: before the first step began, or after the last)
+    stopped_at: int | None
+    evidence: str | None
+
+    @classmethod
+    def of(cls, result: ToolResult) -> ReplayOutcome:
+        """Read from the result's report (its data, or a failure's details when it has no data)."""
+        if isinstance(result.data, dict):
+            report = result.data
+        else:
+            details = result.error.details if result.error is not None else None
+            report = details if isinstance(details, dict) else {}
+        failure = report.get("failure") or {}
+        stopped_at = failure.get("step_index")
+        return cls(
+            ok=result.ok,
+            code=None if result.ok or result.error is None else result.error.code,
+            steps_executed=int(report.get("steps_executed", 0)),
+            steps_total=int(report.get("steps_total", 0)),
+            stopped_at=None if stopped_at is None else int(stopped_at),
+            evidence=failure.get("evidence_bundle_path"),
+        )
 
 
 def envelope(report: dict[str, Any]) -> dict[str, Any]:
@@ -183,9 +225,10 @@ async def replay_skill(
         raise
 
 
-class ReplayRun:
-    """One replay of one skill, in phases: :meth:`preflight`, then per step :meth:`act`,
-    :meth:`verify` and :meth:`record`, then the skill's own contract. ``report`` is what it returns."""
+class ReplayRun(StepWalk[ReplayStepResult]):
+    """One replay of one skill, a :class:`~ocnb.skills.walk.StepWalk`: :meth:`preflight`, then per step
+    :meth:`act`, :meth:`verify` and :meth:`record`, then :meth:`finish` (the skill's own contract).
+    ``report`` is what it returns."""
 
     def __init__(
         self,
@@ -221,15 +264,11 @@ class ReplayRun:
 
     async def run(self) -> dict[str, Any]:
         """Every phase in order; a :class:`ReplayFailed` ends the run with its failure in the report."""
-        try:
-            await self.preflight()
-            for i, step in enumerate(self.steps):
-                await self.step(i, step)
-            await self.skill_contract()
-        except ReplayFailed as failed:
-            self.report["failure"] = failed.failure
-            return self.report
-        self.report["ok"] = True
+        stopped = await self.walk()
+        if isinstance(stopped, ReplayFailed):
+            self.report["failure"] = stopped.failure
+        else:
+            self.report["ok"] = True
         return self.report
 
     # -- preflight: nothing has run yet ----------------------------------------------------------------
@@ -280,32 +319,30 @@ class ReplayRun:
             raise ReplayFailed("RISKY_STEP_BLOCKED", index, detail)
 
     # -- one step: act, verify, record ---------------------------------------------------------------
-    async def step(self, i: int, step: dict[str, Any]) -> None:
-        """One step through its phases; its :class:`StepResult` is recorded whatever happens."""
+    async def begin(self, i: int, step: dict[str, Any]) -> ReplayStepResult:
+        """The step's result; a batch's commit hook is told first (before the step is timed)."""
         index = self.lo + i
         hook = self.ctx.session.extensions.get(CommitHook)  # a batch's, around one row (never a tool argument)
         if hook is not None and index == hook.step:
             await asyncio.to_thread(hook.call)
-        t0 = time.perf_counter()
-        result = StepResult(index=index, kind=step["kind"])
-        # the answer the recording gave the dialog this step opens (a demonstration): armed while it runs
+        return ReplayStepResult(index=index, kind=step["kind"])
+
+    @contextlib.asynccontextmanager
+    async def around(self, i: int, step: dict[str, Any], result: ReplayStepResult) -> AsyncIterator[None]:
+        """The answer the recording gave the dialog this step opens (a demonstration), armed while it runs."""
         answer = step.get("args", {}).get("dialog")
         tab = self.ctx.browser.tabs.get(self.tab_id or "")
         slot = self.ctx.browser.dialogs.arm(tab, answer) if isinstance(answer, dict) and tab is not None else None
         try:
-            url = await self.act(index, step, result)
-            await self.verify(index, step, url)
-            result.ok = True
+            yield
         finally:
             if slot is not None:
                 self.ctx.browser.dialogs.disarm(tab)
                 result.dialog = slot["outcome"]
-            result.elapsed_ms = round((time.perf_counter() - t0) * 1000, 2)
-            self.record(i, step, result)
 
-    async def act(self, index: int, step: dict[str, Any], result: StepResult) -> str:
-        """Resolve, verify against the fingerprint and act: one ``replay_step`` call through dispatch.
-        Returns the page's URL after the step."""
+    async def act(self, i: int, step: dict[str, Any], result: ReplayStepResult) -> None:
+        """Resolve, verify against the fingerprint and act: one ``replay_step`` call through dispatch;
+        ``result.url`` is the page's URL after the step."""
         keys = ("kind", "args", "selectors", "fingerprint", "target", "frame_ordinal")
         sent = {k: step[k] for k in keys if step.get(k) is not None}
         args: dict[str, Any] = {"step": sent, "timeout_ms": self.timeout_ms}
@@ -317,11 +354,11 @@ class ReplayRun:
         # its replay_step events; every other hook (secrets, origins, approvals, dialogs, errors) runs
         got = await self.ctx.dispatch(STEP_TOOL, args, source="replay", record=False)
         if not got.ok:
-            await self._step_failed(index, step, got)
+            await self._step_failed(result.index, step, got)
         data = got.data
         for key in ("resolved_via", "selector_attempts", "verified", "resolve_ms", "fused"):
             setattr(result, key, data[key])
-        return str(data["url"])
+        result.url = str(data["url"])
 
     async def _step_failed(self, index: int, step: dict[str, Any], got: ToolResult) -> None:
         """A failed step call as the replay's failure: resolution and timeouts by code, anything
@@ -342,15 +379,21 @@ class ReplayRun:
             raise ReplayFailed("STEP_TIMEOUT", index, err.message)
         raise error_class(err.code)(err.message, details=err.details)
 
-    async def verify(self, index: int, step: dict[str, Any], url: str) -> None:
+    async def verify(self, i: int, step: dict[str, Any], result: ReplayStepResult) -> None:
         """After the step: the page is still on the skill's origins, and its post-assert holds."""
+        index, url = result.index, result.url
         if self.origins and _origin(url) not in self.origins and not url.startswith(("about:", "data:")):
             detail = f"the page went to {url}, outside {', '.join(sorted(self.origins))}"
             raise ReplayFailed("TARGET_NAVIGATED_AWAY", index, detail)
         post = step.get("post_assert")
-        if not (post and post.get("contract_id")):
-            return
-        contract, outcome = await self.check_contract(post["contract_id"])
+        if post and post.get("contract_id"):
+            await self.post_assert(index, post["contract_id"])
+        result.ok = True
+
+    async def post_assert(self, index: int, contract_id: str) -> None:
+        """The step's post-assert contract, polled up to the step timeout; a failure ends the replay
+        unless ``stop_on_contract_failure`` is false."""
+        contract, outcome = await self.check_contract(contract_id)
         if not outcome.passed and self.stop_on_contract_failure:
             bundle = await self.evidence(
                 f"contract {contract.id} failed after step {index}", {"failures": outcome.failures}
@@ -358,7 +401,7 @@ class ReplayRun:
             detail = f"post-assert {contract.id} failed: {outcome.failures[:3]}"
             raise ReplayFailed("CONTRACT_FAILED", index, detail, **({"evidence_bundle_path": bundle} if bundle else {}))
 
-    def record(self, i: int, step: dict[str, Any], result: StepResult) -> None:
+    def record(self, i: int, step: dict[str, Any], result: ReplayStepResult) -> None:
         """The step's result in the report, its ``replay_step`` trace event, progress for a face."""
         self.report["step_results"].append(result.to_dict())
         if result.ok:
@@ -378,7 +421,7 @@ class ReplayRun:
             trace("replay_step", body)
 
     # -- the skill's contract, and what contracts and evidence need -------------------------------------
-    async def skill_contract(self) -> None:
+    async def finish(self) -> None:
         """The skill's own contract, when the run reached its last step."""
         if not self.skill.get("contract_id") or self.hi != len(flatten(self.skill) or []) - 1:
             return

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..audit.secret_origins import check_target
 from ..dispatch import ToolContext
-from ..errors import InvalidArgument, OcnbError, from_playwright
+from ..errors import InContext, InvalidArgument
 from ..files import allowed_files
 from ..perception.actions import checked, perform
 from ..perception.fills import Field, field_of, prepare, restore
@@ -183,13 +183,10 @@ async def fill_form(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     return {"fields": report, "changes": changes, "tab_id": tab.id if tab else None}
 
 
-def _field_error(exc: Exception, key: str, **details: Any) -> OcnbError:
-    """A fill_form failure as the error it is, named after its field: translated here, not only in
-    dispatch, because the field's name goes into its message and details."""
-    err = from_playwright(exc)
-    err.details = {**err.details, "field": key, **details}
-    err.message = f"field {key!r}: {err.message}"
-    return err
+def _field_error(exc: Exception, key: str, **details: Any) -> InContext:
+    """A fill_form failure named after its field: dispatch translates it as any other (by its code)
+    and puts the field's name into its message and details."""
+    return InContext(exc, f"field {key!r}", field=key, **details)
 
 
 @tool(

@@ -21,7 +21,7 @@ from typing import Any
 from ..audit.notes import note
 from ..browser.dialogs import about_to_act
 from ..dispatch import ToolContext
-from ..errors import InvalidArgument, from_playwright
+from ..errors import InvalidArgument, OcnbError
 from ..files import atomic_write_bytes
 from ..perception.point import element_at
 from ..perception.targets import resolve_target
@@ -108,9 +108,8 @@ async def interact_at(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         acting["position"] = {"x": max(0.0, x - rect["x"] - left), "y": max(0.0, y - rect["y"] - top)}
     try:
         done = await interact(ctx, acting)
-    except Exception as exc:  # noqa: BLE001 - decided by type: Playwright's refusal to fill a non-field is reworded
-        err = from_playwright(exc)
-        if err.code == "INTERNAL" and "is not an <input>" in err.message:  # Playwright's words for it
+    except Exception as exc:  # noqa: BLE001 - Playwright's refusal to fill a non-field is reworded
+        if not isinstance(exc, OcnbError) and "is not an <input>" in str(exc):  # Playwright's words for it
             what = f"{named['role']} {named['name']!r} <{hit.get('tag')}>"
             raise InvalidArgument(
                 f"the element at ({x:g}, {y:g}) is {what}, not a field; nothing was typed", details=named

@@ -10,7 +10,7 @@ from playwright._impl._errors import TargetClosedError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 import ocnb
-from ocnb.errors import PageCrashed, from_playwright
+from ocnb.errors import InContext, InvalidValue, PageCrashed, from_playwright
 
 
 @pytest.mark.parametrize(
@@ -45,6 +45,22 @@ def test_from_playwright_by_type(exc: BaseException, code: str) -> None:
 def test_page_crashed_is_a_target_closed() -> None:
     assert isinstance(from_playwright(PlaywrightError("Target crashed")), PageCrashed)
     assert "BROWSER_CRASHED" in ocnb.errors.ERROR_CODES and "PAGE_CRASHED" in ocnb.errors.ERROR_CODES
+
+
+def test_a_failure_in_context_keeps_its_code_and_gains_the_context() -> None:
+    """A tool names what it was doing (fill_form: the field) and leaves the translation to the seam."""
+    err = from_playwright(
+        InContext(PlaywrightTimeout("Locator.fill: Timeout 500ms exceeded."), "field 'Age'", field="Age")
+    )
+    assert (err.code, err.message, err.details) == (
+        "TIMEOUT",
+        "field 'Age': Locator.fill: Timeout 500ms exceeded.",
+        {"field": "Age"},
+    )
+    ours = InvalidValue("not a date", details={"expected": "YYYY-MM-DD"})
+    err = from_playwright(InContext(ours, "field 'Born'", field="Born", put_back=True))
+    assert err is ours and err.code == "INVALID_VALUE"
+    assert err.details == {"expected": "YYYY-MM-DD", "field": "Born", "put_back": True}
 
 
 @pytest.mark.browser

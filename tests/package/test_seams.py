@@ -1,15 +1,12 @@
-"""Two seams of STYLE.md, read from the source of ``ocnb/``:
-
-- a private name (``_name``) is used only in the module that defines it: no ``from .x import _name``
-  across modules (a shared helper lives in a module of its own, under a public name);
-- Playwright's errors are translated at one seam, ``dispatch``; :func:`~ocnb.errors.from_playwright`
-  is called elsewhere only where the caller decides by the error's code (each place says why).
+"""A seam of STYLE.md, read from the source of ``ocnb/``: a private name (``_name``) is used only in
+the module that defines it — no ``from .x import _name`` across modules (a shared helper lives in a
+module of its own, under a public name). Where Playwright's errors are translated is checked in
+``test_architecture.py`` (``TRANSLATIONS_ALLOWED``).
 """
 
 from __future__ import annotations
 
 import ast
-from collections import Counter
 from pathlib import Path
 
 from .test_architecture import module_files
@@ -19,24 +16,6 @@ PACKAGE = ROOT / "ocnb"
 
 #: (importer, module, name) of the private imports kept, each with the reason.
 PRIVATE_IMPORTS_ALLOWED: set[tuple[str, str, str]] = set()
-
-#: The modules that may call ``from_playwright`` and how many times, each with the reason.
-TRANSLATIONS_ALLOWED = {
-    # the seam: every handler's failure (_translated), and a hook's or the pipeline's own
-    "ocnb/dispatch.py": 2,
-    # navigate/page_reload/tabs_create name the URL that failed (nav_error); wait_for says which
-    # condition was not reached and calls a bad selector a bad selector
-    "ocnb/tools/navigation.py": 2,
-    # javascript_tool reports the page's own exception as SCRIPT_ERROR, not INTERNAL
-    "ocnb/tools/js.py": 1,
-    # fill_form names the field that failed in the error's message and details
-    "ocnb/tools/forms.py": 1,
-    # interact_at rewords Playwright's refusal to type into something that is not a field
-    "ocnb/tools/vision.py": 1,
-    # the in-page script's calls: their engine callers (selector chains, the extract pager) skip a
-    # frame or retry by the error's code, before any tool sees it
-    "ocnb/perception/refs.py": 3,
-}
 
 
 def private_imports(name: str, source: str, modules: dict[str, Path]) -> list[tuple[str, str, int]]:
@@ -89,25 +68,3 @@ def test_no_private_name_is_imported_across_modules() -> None:
     assert found >= PRIVATE_IMPORTS_ALLOWED, (
         f"no longer needed, drop from the allow-list: {PRIVATE_IMPORTS_ALLOWED - found}"
     )
-
-
-def _translation_calls() -> Counter[str]:
-    counts: Counter[str] = Counter()
-    for path in sorted(PACKAGE.rglob("*.py")):
-        rel = str(path.relative_to(ROOT))
-        if rel == "ocnb/errors.py":
-            continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Call):
-                func = node.func
-                called = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
-                if called == "from_playwright":
-                    counts[rel] += 1
-    return counts
-
-
-def test_playwright_errors_are_translated_in_few_places() -> None:
-    """Each call of ``from_playwright`` outside dispatch is a place that decides by the code (see
-    :data:`TRANSLATIONS_ALLOWED`); a new ``try/except Exception: raise from_playwright(...)`` around a
-    Playwright call is what dispatch already does for every handler."""
-    assert dict(_translation_calls()) == TRANSLATIONS_ALLOWED
