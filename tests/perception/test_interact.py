@@ -161,9 +161,9 @@ def test_file_upload_only_under_the_upload_root(session, site, tmp_path, tmp_pat
         session.configure(upload_root=old)
 
 
-KEYS_PAGE = (
+KEYS_PAGE = (  # focused by its script: Chromium applies `autofocus` a frame later, after navigate may return
     "data:text/html,<input id=q aria-label=Search autofocus>"
-    "<script>window.keys=[];addEventListener('keydown',e=>keys.push(e.key),true)</script>"
+    "<script>q.focus();window.keys=[];addEventListener('keydown',e=>keys.push(e.key),true)</script>"
 )
 
 
