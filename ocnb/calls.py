@@ -16,7 +16,7 @@ from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 from .registry import Registry, ToolDef
 from .results import ToolResult
@@ -37,6 +37,7 @@ __all__ = [
     "Pipeline",
     "ProgressFn",
     "RecentResults",
+    "Slots",
 ]
 
 #: Faces a call can come from (recorded in the journal as ``source``).
@@ -46,6 +47,7 @@ SOURCES = ("api", "magic", "widget", "mcp", "plan", "replay")
 AGENT_SOURCES = frozenset({"mcp"})
 
 T = TypeVar("T")
+S = TypeVar("S")
 
 #: How a face asks its own person about an approval while the call waits (MCP elicitation):
 #: ``ask(request, answer) -> cancel``, where ``answer(approved)`` may be called from any thread and
@@ -134,9 +136,38 @@ class Host(Protocol):
         """Write one non-call event (navigation, console, replay_step …) to the session's trace."""
 
 
+class Slots:
+    """Typed state that layers keep on an object they share (a call, a tab), one object per class.
+
+    ``obj.slot(Kind)`` is the ``Kind`` object of ``obj``, made by ``Kind()`` on first use;
+    ``obj.peek(Kind)`` is it or None (never makes one). ``Kind`` is a class of the layer that owns the
+    state: only that layer's package touches it, and other layers call the owner's functions
+    (``tests/core/test_layer_state.py`` checks it). The object holding them declares ``_slots``.
+    """
+
+    _slots: dict[type, object]
+
+    def slot(self, kind: type[S]) -> S:
+        """The ``kind`` object here, made by ``kind()`` on first use."""
+        item = self._slots.get(kind)
+        if item is None:
+            item = self._slots[kind] = kind()
+        return cast(S, item)  # stored under its own class
+
+    def peek(self, kind: type[S]) -> S | None:
+        """The ``kind`` object here if a layer made one (never makes one)."""
+        return cast("S | None", self._slots.get(kind))  # stored under its own class
+
+
 @dataclass
-class CallContext:
-    """One call as it moves through the pipeline; hooks read and annotate it."""
+class CallContext(Slots):
+    """One call as it moves through the pipeline; hooks read and annotate it.
+
+    It carries what every layer needs (the call, its timing, where it came from, its parent and
+    lock, the face's progress and ask functions); what one layer knows about the call is that
+    layer's slot (:meth:`~Slots.slot`: the audit layer's :class:`~ocnb.audit.notes.JournalLine`, the
+    task guard's, the dialog layer's …).
+    """
 
     session: Host
     name: str
@@ -153,21 +184,8 @@ class CallContext:
     #: False for calls that leave no journal entry, trace event or skill step: a refused intent,
     #: or a display-only call (``dispatch(..., record=False)``, e.g. a widget's screenshot).
     record: bool = True
-    #: What an acting handler had done when a dialog interrupted it (its element and action), for the result.
-    partial: dict[str, Any] | None = None
-    #: A line a hook or handler adds to the journal's summary of the call (approval, crash relaunch, drag target).
-    summary_note: str | None = None
-    #: True once the audit layer wrote the call's ``tool_call`` trace event (a refused call never gets one).
-    traced: bool = False
-    #: The task guard's page URL before the call ran, and whether the guard refused the call.
-    url_before: str | None = None
-    refused: bool = False
-    #: True when the skill recorder widget captured an artifact for this call itself.
-    widget_capture: bool = False
-    #: For hooks of your own; ocnb's own layers use the typed fields above.
+    #: For hooks of your own; ocnb's own layers keep their per-call state in slots (:meth:`slot`).
     extra: dict[str, Any] = field(default_factory=dict)
-    #: Requests the origin policy refused while the call ran (``{"url", "rule", "type"}``), for its journal line.
-    blocked: list[dict[str, Any]] = field(default_factory=list)
     #: Set by a face that can show progress (MCP with a ``progressToken``); None elsewhere.
     progress_fn: ProgressFn | None = None
     #: Set by a face that can ask its own person about an approval while the call waits (MCP elicitation).
@@ -175,11 +193,13 @@ class CallContext:
     #: The call this one runs inside (a plan's or a replay's step), or None for a top-level call.
     parent: CallContext | None = None
     #: The ``asyncio.timeout`` around the handler while it runs: a wait for a person pauses it.
-    deadline: Any = None
+    deadline: asyncio.Timeout | None = None
     #: The session's call lock as this top-level call holds it (None for a nested call: see :attr:`root`).
     lock: CallLock | None = None
     #: The name the MCP client gave for itself (``clientInfo.name``), for its journal line; None elsewhere.
     client: str | None = None
+    #: The layers' own state for this call, one object per class (:meth:`~Slots.slot`).
+    _slots: dict[type, object] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def root(self) -> CallContext:
@@ -243,8 +263,12 @@ class CallLock:
         await self.acquire()
 
 
-BeforeHook = Callable[[CallContext], Any]
-AfterHook = Callable[[CallContext, ToolResult], Any]
+#: A hook run before the handler: returns None, or an awaitable of None; raises an
+#: :class:`~ocnb.errors.OcnbError` to refuse the call.
+BeforeHook = Callable[[CallContext], "Awaitable[None] | None"]
+#: A hook run after the handler: returns None (the result stands) or a replacement :class:`ToolResult`,
+#: or an awaitable of either.
+AfterHook = Callable[[CallContext, ToolResult], "Awaitable[ToolResult | None] | ToolResult | None"]
 
 
 @dataclass

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .calls import SOURCES, AskFn, CallContext, CallLock, Host, ProgressFn
+from .calls import SOURCES, AfterHook, AskFn, BeforeHook, CallContext, CallLock, Host, ProgressFn
 from .display import Waiting
 from .display import options as display_options
 from .errors import (
@@ -232,17 +232,31 @@ def _call_timeout(session: ToolHost, tooldef: ToolDef, args: Any) -> float:
     return min(ms, MAX_CALL_TIMEOUT_MS + 5_000) / 1000.0
 
 
-async def _run_hooks(hooks: list[Any], *params: Any) -> Any:
-    out = None
+async def _run_before(hooks: list[BeforeHook], call: CallContext) -> None:
     for hook in hooks:  # a fresh list from the pipeline: a hook may change the pipeline's own
-        value = hook(*params)
+        value = hook(call)
+        if value is not None and inspect.isawaitable(value):
+            await value
+
+
+async def _run_after(hooks: list[AfterHook], call: CallContext, result: ToolResult) -> ToolResult:
+    """The result after every after-hook: each sees the result the one before it returned (or kept)."""
+    for hook in hooks:  # a fresh list from the pipeline: a hook may change the pipeline's own
+        value = hook(call, result)
         if value is not None and inspect.isawaitable(value):
             value = await value
-        if value is not None:
-            out = value
-            if isinstance(value, ToolResult):
-                params = (params[0], value)
-    return out
+        if isinstance(value, ToolResult):
+            result = value
+    return result
+
+
+def _with_failure_data(call: CallContext, result: ToolResult) -> ToolResult:
+    """A failed result without data, given the data its tool declares for that (``ToolDef.failure_data``:
+    a replay's ``{ok: false, failure}``). Before the session's after-hooks, so they see it as the caller will."""
+    shape = call.tooldef.failure_data if call.tooldef is not None else None
+    if shape is None or result.ok or result.data is not None or result.error is None:
+        return result
+    return ToolResult(ok=False, tool=result.tool, data=shape(call.args, result.error), error=result.error)
 
 
 async def dispatch_async(
@@ -370,7 +384,7 @@ async def _run_call(
             tooldef.check(session.config, call.args)
         call.exec_args = _copy_args(call.args)
         call.exec_args.pop("intent", None)
-        await _run_hooks(session.pipeline.before_hooks(), call)
+        await _run_before(session.pipeline.before_hooks(), call)
         data = await _run_handler(session, tooldef, call)
         result = ToolResult.success(name, data)
     except OcnbError as exc:
@@ -385,9 +399,7 @@ async def _run_call(
     result = _strict_result(result)
     call.duration_ms = (time.perf_counter() - t0) * 1000.0
     try:
-        replaced = await _run_hooks(session.pipeline.after_hooks(), call, result)
-        if isinstance(replaced, ToolResult):
-            result = replaced
+        result = await _run_after(session.pipeline.after_hooks(), call, _with_failure_data(call, result))
     except OcnbError as exc:  # an after-hook failure (e.g. disk full) is reported, not raised
         result = ToolResult(ok=False, tool=name, error=ToolError.from_exception(exc))
     except Exception as exc:  # noqa: BLE001 - nor is a bug in one
@@ -416,7 +428,7 @@ async def _record_cancelled(session: ToolHost, call: CallContext) -> None:
     """
     message = f"{call.name} was cancelled after {call.duration_ms:.0f} ms; the browser may have acted in part"
     result = ToolResult(ok=False, tool=call.name, error=ToolError.from_exception(Cancelled(message)))
-    task = asyncio.ensure_future(_run_hooks(session.pipeline.after_hooks(), call, result))
+    task = asyncio.ensure_future(_run_after(session.pipeline.after_hooks(), call, _with_failure_data(call, result)))
     try:
         await asyncio.shield(task)
     except asyncio.CancelledError:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import InvalidArgument
+from .results import ToolError
 
 __all__ = [
     "INTENT_SCHEMA",
@@ -73,6 +74,10 @@ class ToolDef:
     #: Optional argument check ``check(config, args)`` run before the browser is touched;
     #: it raises an :class:`~ocnb.errors.OcnbError` (e.g. ``BLOCKED_URL``) to refuse the call.
     check: Callable[[Any, dict[str, Any]], None] | None = field(default=None, compare=False, repr=False)
+    #: ``failure_data(args, error)``: the data a failed call of this tool carries when it carries none
+    #: (a replay's ``{ok: false, failure}`` even when it was refused before it ran). Dispatch applies it
+    #: to this tool's calls only, before the session's after-hooks.
+    failure_data: Callable[[dict[str, Any], ToolError], Any] | None = field(default=None, compare=False, repr=False)
     #: A tool that finds other tools: ``reveals(data)`` names the tools a successful result found. A face
     #: that offers tools step by step (MCP discovery mode) starts with such tools and adds the ones named.
     reveals: Callable[[Any], Iterable[str]] | None = field(default=None, compare=False, repr=False)
@@ -122,6 +127,7 @@ def tool(
     uses_page: bool = True,
     intent: bool = False,
     check: Callable[[Any, dict[str, Any]], None] | None = None,
+    failure_data: Callable[[dict[str, Any], ToolError], Any] | None = None,
     reveals: Callable[[Any], Iterable[str]] | None = None,
     examples: Iterable[str] = (),
     page_text: Iterable[str] = (),
@@ -133,6 +139,7 @@ def tool(
     argument and the standard audit-label line to the description. ``examples`` are requests the
     tool serves, in a user's words, for capability discovery only. ``page_text`` names the parts of
     its result a page controls (keys of ``data``, ``error.message``, ``error.details``), fenced for a model.
+    ``failure_data(args, error)``: the data of a failed call that carries none (see :attr:`ToolDef.failure_data`).
     ``internal``: a tool no face offers (not in any registry, ``tools/list``, the capability map or the
     stubs) that dispatch runs only for a call of source ``replay`` (:func:`internal_tooldef`): how a
     replay acts through the same pipeline as every other call.
@@ -167,6 +174,7 @@ def tool(
             side_effects=side_effects,
             uses_page=uses_page,
             check=check,
+            failure_data=failure_data,
             reveals=reveals,
             examples=tuple(examples),
             page_text=tuple(page_text),

@@ -48,7 +48,6 @@ from .registry import Registry, ToolDef
 from .results import ToolResult
 from .settings import SessionOptions, Settings
 from .skills.capture import capture_hook
-from .skills.replay import envelope_hook
 
 __all__ = ["Session", "build_session", "on_new_default", "session"]
 
@@ -173,7 +172,6 @@ class Session(ToolMethods):
             ],
             after=[
                 self.crash_watch.after,  # first: every later hook sees the one crash code
-                envelope_hook,  # a replay failure's {ok, failure} data, before masking and journaling
                 self.handoffs.after,  # NEEDS_HUMAN, before masking and journaling
                 self.origins.after,  # what the origin policy refused, before masking and journaling
                 self.audit.secrets_out,

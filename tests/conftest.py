@@ -64,13 +64,20 @@ SPREAD = frozenset(
         "tests/batch/test_exactly_once_rules.py",
     }
 )
-#: The longest modules, longest first (from ``--durations=0`` of a whole run): workers take them
-#: first, so no worker starts a ten-minute module when the others are nearly done.
+#: The longest modules, longest first (seconds of a whole run's ``--junitxml``, 2026-12): workers take
+#: them first, so no worker starts a seven-minute module when the others are nearly done.
 LONGEST = (
-    "tests/package/test_pythons.py",
-    "tests/batch/test_exactly_once.py",
+    "tests/package/test_fresh_venv.py",  # ~460 s: four fresh venvs, each extra installed
+    "tests/security/test_origin_policy.py",  # ~410 s: 188 vectors, each given 1.5 s to reach out
+    "tests/package/test_pythons.py",  # 3 x ~100 s, spread
+    "tests/batch/test_exactly_once.py",  # 7 x ~50 s, spread
     "tests/batch/test_worker_killed.py",
-    "tests/package/test_fresh_venv.py",
+    "tests/batch/test_pool.py",
+    "tests/perception/test_read_corpus.py",
+    "tests/notebooks/test_notebooks.py",
+    "tests/browser/test_crash_recovery.py",
+    "tests/notebooks/test_jupyterlab.py",
+    "tests/package/test_readme_commands.py",
     "tests/batch/test_exactly_once_rules.py",
 )
 

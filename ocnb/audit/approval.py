@@ -70,6 +70,7 @@ from ..errors import (
 from ..files import atomic_write_bytes
 from ..perception.context import place_candidates
 from ..perception.targets import changed_since
+from .notes import add_note, note
 from .sanitize import sanitize_args
 from .secrets import SecretStore
 
@@ -604,7 +605,7 @@ class Approvals:
             return
         error.details = {**req.to_dict(), **(error.details or {}), "decided_by": by, "now": url}
         self._note(call, req, "approved", by)
-        call.summary_note = f"approval: approved by {by}, page changed meanwhile"
+        note(call, f"approval: approved by {by}, page changed meanwhile")
         raise error
 
     async def _wait_unlocked(
@@ -717,15 +718,15 @@ class Approvals:
     def _note(self, call: CallContext, req: ApprovalRequest, decision: str, by: str) -> None:
         """The decision in the call's journal line (its summary) and, with the request, in its trace."""
         if decision == "timed out":
-            call.summary_note = "approval: nobody answered in time"
+            text = "approval: nobody answered in time"
         elif decision == "asked" and by == "notebook":
-            call.summary_note = "approval: held for the person's answer in the notebook"
+            text = "approval: held for the person's answer in the notebook"
         else:
-            call.summary_note = f"approval: {decision} by {by}"
+            text = f"approval: {decision} by {by}"
+        note(call, text)
         parent = call.parent
         if not call.record and parent is not None:  # a hand-off's nested act: its line is the parent's
-            note = call.summary_note
-            parent.summary_note = f"{parent.summary_note}; {note}" if parent.summary_note else note
+            add_note(parent, text)
         if call.record:
             self.host.trace_event(
                 "approval", {"call_seq": call.seq, "decision": decision, "decided_by": by, **req.to_dict()}
@@ -795,7 +796,7 @@ def _pause_deadlines(call: CallContext) -> list[tuple[Any, float]]:
     while c is not None:
         cm = c.deadline
         when = cm.when() if cm is not None else None
-        if when is not None:
+        if cm is not None and when is not None:
             try:
                 cm.reschedule(None)
             except RuntimeError:  # its scope ended (a hand-off's act runs after its parent's handler)

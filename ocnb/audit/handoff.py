@@ -17,6 +17,7 @@ from ..errors import InvalidArgument
 from ..files import atomic_write_bytes
 from ..perception.context import place_candidates
 from ..results import ToolError, ToolResult
+from .notes import note
 
 __all__ = ["HANDOFF_CODES", "Handoffs"]
 
@@ -90,14 +91,14 @@ class Handoffs:
         picked = await approvals.wait_pick(call, payload)
         payload["asked"] = True  # the desk and the client were asked already: no second question
         if picked is None:
-            call.summary_note = "hand-off: nobody picked in time"
+            note(call, "hand-off: nobody picked in time")
             return needs
         ref, by = picked
         try:
             tool, args = self.take(handoff_id, ref)
         except InvalidArgument:  # resumed meanwhile by another face
             return needs
-        call.summary_note = f"hand-off: {ref} picked by {by}"
+        note(call, f"hand-off: {ref} picked by {by}")
         from ..dispatch import dispatch_async  # noqa: PLC0415 - dispatch runs this hook
 
         result = await dispatch_async(cast(Any, self.host), tool, args, source=call.source, record=False)

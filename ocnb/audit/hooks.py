@@ -19,6 +19,7 @@ from typing import Any
 
 from ocnb.audit.journal import Journal
 from ocnb.audit.jsonl import Clock
+from ocnb.audit.notes import line_of, mark_traced
 from ocnb.audit.secret_origins import check_call
 from ocnb.audit.secrets import SecretStore
 from ocnb.audit.trace import TraceWriter
@@ -88,7 +89,7 @@ class AuditLayer:
         if not call.record:
             return
         self.trace.emit("tool_call", tool=call.name, body=_call_body(call), intent=call.intent)
-        call.traced = True
+        mark_traced(call)
 
     def secrets_in(self, call: CallContext) -> None:
         """Before-hook: replace ``${SECRET:NAME}`` in the handler's arguments (unknown → MISSING_SECRET);
@@ -119,6 +120,7 @@ class AuditLayer:
             raise OcnbError(f"the audit trail could not be written: {exc}") from None
 
     def _record(self, call: CallContext, result: ToolResult) -> None:
+        line = line_of(call)
         entry: dict[str, Any] = {
             "seq": call.seq,
             "session_id": self.session_id,
@@ -128,19 +130,19 @@ class AuditLayer:
             "ok": result.ok,
             "error_code": result.error.code if result.error is not None else None,
             "duration_ms": call.duration_ms,
-            "summary": "; ".join(filter(None, [result_summary(result), call.summary_note])),
+            "summary": "; ".join(filter(None, [result_summary(result), line.note if line else None])),
             "source": call.source,
         }
         if call.intent:
             entry["intent"] = call.intent
-        if call.blocked:
-            entry["blocked"] = call.blocked
+        if line is not None:
+            entry.update(line.entries)  # what other layers put in the line (the origin policy's blocked)
         if call.client:
             entry["client"] = call.client
         self.journal.append(entry)
         trace = self.trace
         if not trace.closed:
-            if not call.traced:  # refused before the before-hooks ran
+            if line is None or not line.traced:  # refused before the before-hooks ran
                 trace.emit("tool_call", tool=call.name, body=_call_body(call), intent=call.intent)
             body: dict[str, Any] = {"call_seq": call.seq, "ok": result.ok, "duration_ms": round(call.duration_ms, 3)}
             if result.ok:

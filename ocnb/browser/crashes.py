@@ -14,6 +14,7 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from ..audit.notes import note
 from ..calls import CallContext, Host
 from ..errors import BrowserCrashed, PageCrashed
 from ..results import ToolResult
@@ -127,7 +128,7 @@ class CrashWatch:
         """
         if self.relaunched is not None:
             self.relaunched = None
-            call.summary_note = "browser relaunched after a crash"
+            note(call, "browser relaunched after a crash")
         state: Any = self.host.state  # a BrowserState, or None before the browser starts
         if result.ok or state is None or result.error is None:
             return None

@@ -15,19 +15,79 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
+from ..calls import CallContext
 from ..errors import DialogOpen, InvalidArgument, OcnbError
-from .tabs import PendingDialog, Tab, TabSet, refresh_emulation
+from .tabs import Tab, TabSet, refresh_emulation
 
-__all__ = ["RESUME_WAIT_S", "Dialogs"]
+__all__ = ["RESUME_WAIT_S", "Dialogs", "Interruptible", "PendingDialog", "about_to_act", "pending_on"]
 
 #: How long ``dialog_answer`` waits for the calls a dialog interrupted to finish once it is answered.
 RESUME_WAIT_S = 5.0
 
 
+@dataclass(eq=False)
+class PendingDialog:
+    """A dialog left open under ``dialog_policy="manual"``: its page is frozen until it is answered.
+
+    ``record`` is its entry in ``Tab.dialogs`` (``action`` is ``pending`` until answered);
+    ``interrupted`` holds the calls that were running when it opened and returned at once
+    (``(tool, seq, task)``): they finish once it is answered.
+    """
+
+    dialog: Any
+    record: dict[str, Any]
+    interrupted: list[tuple[str, int, Any]] = field(default_factory=list)
+
+    def describe(self, tab_id: str) -> dict[str, Any]:
+        """What a result shows: ``{"tab_id", "type", "message", "default"}``."""
+        return {
+            "tab_id": tab_id,
+            "type": self.record["type"],
+            "message": self.record["message"],
+            "default": self.record.get("default_value") or "",
+        }
+
+
+@dataclass
+class TabDialog:
+    """The dialog layer's state of one tab: the dialog waiting for ``dialog_answer`` (``manual``)."""
+
+    pending: PendingDialog | None = None
+
+
+def pending_on(tab: Tab) -> PendingDialog | None:
+    """The dialog waiting on ``tab`` for ``dialog_answer``, or None."""
+    mine = tab.peek(TabDialog)
+    return mine.pending if mine is not None else None
+
+
+async def _refresh(tab: Tab | None) -> None:
+    """Re-apply the tab's emulation unless a dialog waits on it (the page is frozen)."""
+    if tab is not None and pending_on(tab) is None:
+        await refresh_emulation(tab)
+
+
+@dataclass
+class Interruptible:
+    """The dialog layer's state of one call: what its handler was about to do (its element and
+    action) when a dialog interrupted it, for the result (``completed: false``)."""
+
+    act: dict[str, Any] | None = None
+
+
+def about_to_act(call: CallContext, act: dict[str, Any], *, keep: bool = False) -> None:
+    """Say what the call's handler is about to do (``{"element", "action"}``, or a point): should a
+    dialog interrupt it, its result says this. ``keep``: an act said earlier in the call stays."""
+    state = call.slot(Interruptible)
+    if state.act is None or not keep:
+        state.act = act
+
+
 class Dialogs:
-    """The dialogs of a browser state's tabs (each tab's ``dialogs`` log and ``pending_dialog``)."""
+    """The dialogs of a browser state's tabs (each tab's ``dialogs`` log, and the dialog waiting on it)."""
 
     def __init__(self, owner: TabSet, on_event: Callable[[str, dict[str, Any]], None]) -> None:
         self._owner = owner
@@ -59,11 +119,11 @@ class Dialogs:
     def closed(self, tab: Tab, accepted: bool) -> None:
         """The tab's dialog was answered outside ocnb (a person in the window, another driver): a
         dialog left waiting is no longer pending; the calls it interrupted go on by themselves."""
-        pending = tab.pending_dialog
+        pending = pending_on(tab)
         if pending is None:
             return
         pending.record["action"] = "accepted" if accepted else "dismissed"
-        tab.pending_dialog = None
+        tab.slot(TabDialog).pending = None
         self._on_event(
             "dialog",
             {
@@ -102,7 +162,7 @@ class Dialogs:
             "dialog",
             {"tab_id": tab.id, "type": record["type"], "message": record["message"], "action": record["action"]},
         )
-        tab.pending_dialog = PendingDialog(dialog, record)
+        tab.slot(TabDialog).pending = PendingDialog(dialog, record)
         for waiter in list(self._waiters):
             if not waiter.done():
                 waiter.set_result(tab)
@@ -132,7 +192,8 @@ class Dialogs:
     # -- dialogs left open ("manual") and the calls around them ---------------------------------
     def pending(self) -> list[dict[str, Any]]:
         """Every dialog waiting for an answer, as results show it (``tab_id``, ``type``, ``message``, ``default``)."""
-        return [t.pending_dialog.describe(t.id) for t in self._owner.tabs.values() if t.pending_dialog is not None]
+        waiting = ((t, pending_on(t)) for t in self._owner.tabs.values())
+        return [p.describe(t.id) for t, p in waiting if p is not None]
 
     async def answer(self, tab: Tab, *, accept: bool = True, text: str | None = None) -> dict[str, Any]:
         """Answer the dialog waiting on ``tab``; then wait (at most :data:`RESUME_WAIT_S`) for the
@@ -142,7 +203,7 @@ class Dialogs:
         ``accept`` policy does. No dialog, or ``text`` for a dialog that is not a prompt, is
         ``INVALID_ARGUMENT`` and answers nothing.
         """
-        pending = tab.pending_dialog
+        pending = pending_on(tab)
         if pending is None:
             raise InvalidArgument(
                 f"no dialog is waiting on tab {tab.id}", details={"tab_id": tab.id, "pending": self.pending()}
@@ -162,7 +223,7 @@ class Dialogs:
             pending.record["action"] = "gone"
         else:
             pending.record["action"] = "accepted" if accept else "dismissed"
-        tab.pending_dialog = None
+        tab.slot(TabDialog).pending = None
         self._on_event(
             "dialog",
             {"tab_id": tab.id, "type": kind, "message": pending.record["message"], "action": pending.record["action"]},
@@ -191,18 +252,18 @@ class Dialogs:
             "resumed": resumed,
         }
 
-    def _call_tab(self, call: Any) -> Tab | None:
+    def _call_tab(self, call: CallContext) -> Tab | None:
         tab_id = call.exec_args.get("tab_id") if isinstance(call.exec_args, dict) else None
         owner = self._owner
         return owner.tabs.get(tab_id if isinstance(tab_id, str) else (owner.active_id or ""))
 
-    async def guard_call(self, call: Any, coro: Any) -> Any:
+    async def guard_call(self, call: CallContext, coro: Any) -> Any:
         """Run one call's handler (dispatch does, for every call) under the dialog rules.
 
         Under ``dialog_policy="manual"`` a page-using call on a tab whose dialog waits is refused at
         once (``DIALOG_OPEN``: the page is frozen, the call would hang), except the ``dialogs``
         tools; a call during which a dialog opens returns at once with ``completed: false`` and the
-        ``pending_dialog`` (what the handler put in ``call.partial`` first, e.g. the element
+        ``pending_dialog`` (what the handler said with :func:`about_to_act` first, e.g. the element
         about to be clicked), and finishes in the background once the dialog is answered. While a
         dialog waits, every result's data (a dict) carries ``pending_dialog``. A tab with emulation
         gets it re-applied after the call.
@@ -210,18 +271,18 @@ class Dialogs:
         tooldef = call.tooldef
         target = self._call_tab(call)
         manual = self.policy == "manual"
-        if not manual and not any(t.pending_dialog is not None for t in self._owner.tabs.values()):
+        if not manual and not any(pending_on(t) is not None for t in self._owner.tabs.values()):
             result = await coro
-            await refresh_emulation(target)
+            await _refresh(target)
             return result
         if (
             target is not None
-            and target.pending_dialog is not None
+            and (open_dialog := pending_on(target)) is not None
             and getattr(tooldef, "uses_page", False)
             and getattr(tooldef, "category", "") != "dialogs"
         ):
             coro.close()
-            pending = target.pending_dialog.describe(target.id)
+            pending = open_dialog.describe(target.id)
             raise DialogOpen(
                 f"a {pending['type']} dialog waits on tab {target.id} ({pending['message'][:80]!r}); "
                 "answer it with dialog_answer, or close the tab",
@@ -239,16 +300,17 @@ class Dialogs:
             self._waiters.discard(waiter)
         if not task.done():
             tab: Tab = waiter.result()
-            pending_dialog = tab.pending_dialog
+            pending_dialog = pending_on(tab)
             task.add_done_callback(lambda t: t.exception() if not t.cancelled() else None)
             if pending_dialog is not None:
                 pending_dialog.interrupted.append((call.name, call.seq, task))
                 described = pending_dialog.describe(tab.id)
             else:  # answered already (by another face): nothing to report but that the call goes on
                 described = None
-            partial = call.partial
+            said = call.peek(Interruptible)
+            partial = said.act if said is not None else None
             return {**(partial if isinstance(partial, dict) else {}), "completed": False, "pending_dialog": described}
-        await refresh_emulation(target)
+        await _refresh(target)
         waiting = self.pending()
         pending_now = next((d for d in waiting if target is not None and d["tab_id"] == target.id), None)
         pending_now = pending_now or (waiting[0] if waiting else None)

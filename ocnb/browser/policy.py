@@ -52,6 +52,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ..audit.notes import add_entry
 from ..calls import CallContext, Host
 from ..errors import BlockedUrl
 from ..origins import OriginPolicy, origin_of
@@ -292,7 +293,7 @@ class OriginReport:
     """The call layer: what the browser refused while a call ran becomes that call's ``blocked``.
 
     ``before`` notes the guard's last refusal; ``after`` puts the refusals since then in
-    ``call.blocked`` (the journal line names them) and in the result's ``data["blocked"]``; a
+    the call's journal line (:func:`ocnb.audit.notes.add_entry`) and in the result's ``data["blocked"]``; a
     navigation that failed because its document was refused becomes ``BLOCKED_URL`` naming the rule.
     """
 
@@ -317,8 +318,9 @@ class OriginReport:
         entries = guard.since(mark if guard is guard_then else 0)  # a new browser: all it refused
         if not entries:
             return None
-        call.blocked = [b.to_dict() for b in entries[:REPORT_MAX]]
-        shown: dict[str, Any] = {"blocked": call.blocked}
+        blocked = [b.to_dict() for b in entries[:REPORT_MAX]]
+        add_entry(call, "blocked", blocked)  # the journal line names them
+        shown: dict[str, Any] = {"blocked": blocked}
         if len(entries) > REPORT_MAX:
             shown["blocked_more"] = len(entries) - REPORT_MAX
         if result.ok:

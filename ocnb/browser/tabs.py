@@ -1,9 +1,9 @@
 """What ocnb keeps about one tab: the page, and the bounded logs of what happened on it.
 
-The data only: :class:`Tab` and the records it holds (:class:`RequestRecord`, :class:`PendingDialog`)
-in :class:`Ring` buffers. The behaviour that fills them lives with its concern —
-:mod:`~ocnb.browser.network`, :mod:`~ocnb.browser.dialogs`, :mod:`~ocnb.browser.crashes` — and
-:class:`~ocnb.browser.state.BrowserState` owns the tabs.
+The data only: :class:`Tab` and the records it holds (:class:`RequestRecord`) in :class:`Ring`
+buffers. The behaviour that fills them lives with its concern — :mod:`~ocnb.browser.network`,
+:mod:`~ocnb.browser.dialogs`, :mod:`~ocnb.browser.crashes` — and
+:class:`~ocnb.browser.state.BrowserState` owns the tabs. A layer's own state of a tab is its slot.
 """
 
 from __future__ import annotations
@@ -15,9 +15,10 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
+from ..calls import Slots
 from ..settings import Settings
 
-__all__ = ["PendingDialog", "RequestRecord", "Ring", "Tab", "TabSet", "refresh_emulation"]
+__all__ = ["Emulation", "RequestRecord", "Ring", "Tab", "TabSet", "refresh_emulation"]
 
 T = TypeVar("T")
 
@@ -75,32 +76,22 @@ class RequestRecord:
         return None if end is None else round((end - self.ts) * 1000, 1)
 
 
-@dataclass(eq=False)
-class PendingDialog:
-    """A dialog left open under ``dialog_policy="manual"``: its page is frozen until it is answered.
+class Emulation(Protocol):
+    """What the ``emulate`` tool leaves on a tab (:class:`ocnb.tools.emulation.TabEmulation`): overrides
+    that :func:`refresh_emulation` re-applies after each call (Playwright's own screenshots reset
+    device metrics)."""
 
-    ``record`` is its entry in ``Tab.dialogs`` (``action`` is ``pending`` until answered);
-    ``interrupted`` holds the calls that were running when it opened and returned at once
-    (``(tool, seq, task)``): they finish once it is answered.
-    """
-
-    dialog: Any
-    record: dict[str, Any]
-    interrupted: list[tuple[str, int, Any]] = field(default_factory=list)
-
-    def describe(self, tab_id: str) -> dict[str, Any]:
-        """What a result shows: ``{"tab_id", "type", "message", "default"}``."""
-        return {
-            "tab_id": tab_id,
-            "type": self.record["type"],
-            "message": self.record["message"],
-            "default": self.record.get("default_value") or "",
-        }
+    async def refresh(self) -> None: ...
 
 
 @dataclass
-class Tab:
-    """One page of the context plus what ocnb observed on it (bounded ring buffers)."""
+class Tab(Slots):
+    """One page of the context plus what ocnb observed on it (bounded ring buffers).
+
+    What a layer keeps per tab is that layer's slot (:meth:`~ocnb.calls.Slots.slot`): the dialog
+    layer's waiting dialog (:mod:`ocnb.browser.dialogs`), the skills layer's capture buffer
+    (:mod:`ocnb.skills.capture`).
+    """
 
     id: str
     page: Any
@@ -108,9 +99,9 @@ class Tab:
     console: Ring[dict[str, Any]] = field(default_factory=lambda: Ring(200))
     #: Requests, oldest first; ``id`` shares the browser's sequence with console entries.
     network: Ring[RequestRecord] = field(default_factory=lambda: Ring(500))
+    #: Dialogs seen, each ``{"ts", "type", "message", "default_value", "action"}`` (read by contracts
+    #: and change reports like the console; the one still waiting is the dialog layer's).
     dialogs: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=50))
-    #: Steps captured with ``capture_artifact: true`` (skill recording), at most 100.
-    capture: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=100))
     opener: str | None = None
     created: float = field(default_factory=time.time)
     #: Closed on purpose (tabs_close, a failed tabs_create), not lost to a crash.
@@ -119,13 +110,13 @@ class Tab:
     title: str = ""
     #: The renderer died (Playwright's ``crash`` event): every call on the tab is ``PAGE_CRASHED``.
     crashed: bool = False
-    #: A dialog waiting for ``dialog_answer`` (``dialog_policy="manual"``).
-    pending_dialog: PendingDialog | None = None
     #: Emulation the ``emulate`` tool set on this tab (re-applied after each call: Playwright's own
-    #: screenshots reset device metrics); any object with ``async refresh()``.
-    emulation: Any = None
+    #: screenshots reset device metrics).
+    emulation: Emulation | None = None
     #: Requests still waiting for their end, by ``id()`` of the Playwright request.
     open_requests: dict[int, RequestRecord] = field(default_factory=dict, repr=False)
+    #: The layers' own state for this tab, one object per class (:meth:`~ocnb.calls.Slots.slot`).
+    _slots: dict[type, object] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def closed(self) -> bool:
@@ -150,8 +141,9 @@ class TabSet(Protocol):
 
 
 async def refresh_emulation(tab: Tab | None) -> None:
-    """Re-apply the emulation the ``emulate`` tool set on ``tab`` (Playwright's screenshots reset it)."""
-    if tab is None or tab.emulation is None or tab.pending_dialog is not None or tab.closed:
+    """Re-apply the emulation the ``emulate`` tool set on ``tab`` (Playwright's screenshots reset it).
+    Not while a dialog waits on it: the dialog layer asks only then (:mod:`ocnb.browser.dialogs`)."""
+    if tab is None or tab.emulation is None or tab.closed:
         return
     with contextlib.suppress(Exception):
         await asyncio.wait_for(tab.emulation.refresh(), 2.0)

@@ -18,7 +18,16 @@ from ..calls import CallContext, Host
 from ..results import ToolResult
 from . import BrowserTaskSignature, CallInfo, Evaluation, Refusal, guard_call, guard_status
 
-__all__ = ["TaskBinding", "TaskGuard", "page_url"]
+__all__ = ["GuardedCall", "TaskBinding", "TaskGuard", "page_url"]
+
+
+@dataclass
+class GuardedCall:
+    """The task guard's state of one call it fenced: the page URL before the call ran, and whether
+    the guard refused it (a refused call is not recorded for the evaluator)."""
+
+    url_before: str | None = None
+    refused: bool = False
 
 
 @dataclass
@@ -96,18 +105,20 @@ class TaskGuard:
         binding = self.task
         if binding is None:
             return
-        call.url_before = page_url(self.host)
+        mine = call.slot(GuardedCall)
+        mine.url_before = page_url(self.host)
         refusal = guard_call(binding.signature, call.name, binding.calls, binding.elapsed_ms)
         if refusal is not None:
             binding.refused += 1
             binding.last_refusal = refusal
-            call.refused = True
+            mine.refused = True
             raise refusal.to_error()
 
     def after(self, call: CallContext, result: ToolResult) -> None:
         """After-hook: record a finished call (not a refused one) for the bound signature's evaluator."""
         binding = self.task
-        if binding is None or call.refused or call.tooldef is None:
+        mine = call.peek(GuardedCall)
+        if binding is None or call.tooldef is None or (mine is not None and mine.refused):
             return
         if call.name == "oc_task_start":
             return
@@ -115,5 +126,7 @@ class TaskGuard:
             binding.last_refusal = None
         url_after = page_url(self.host)
         binding.calls.append(
-            CallInfo.from_result(call.name, result.ok, result.data, url_before=call.url_before, url_after=url_after)
+            CallInfo.from_result(
+                call.name, result.ok, result.data, url_before=mine.url_before if mine else None, url_after=url_after
+            )
         )

@@ -3,21 +3,32 @@
 A pipeline after-hook (:func:`capture_hook`) turns each successful capturing call into one replay
 step with its selector chain and the element's fingerprint (both taken before the call acted, by
 :func:`ocnb.perception.selectors.capture_element`) and appends it to the tab's buffer. ``oc_skill_record`` takes the
-buffer (and clears it); closing the tab drops it.
+buffer (and clears it); closing the tab drops it. The buffer is the skills layer's slot of the tab
+(:class:`CaptureBuffer`, :func:`capture_buffer`).
 """
 
 from __future__ import annotations
 
 import time
+from collections import deque
 from typing import Any
 
 from .._version import __version__
 from ..audit.approval import risky_word
+from ..browser.tabs import Tab
 from ..calls import CallContext
 from ..perception.selectors import stored_chain
 from ..results import ToolResult
 
-__all__ = ["CAPTURING_TOOLS", "artifact_for", "capture_hook", "is_risky", "to_skill_steps"]
+__all__ = [
+    "CAPTURING_TOOLS",
+    "CaptureBuffer",
+    "artifact_for",
+    "capture_buffer",
+    "capture_hook",
+    "is_risky",
+    "to_skill_steps",
+]
 
 #: Tools that accept ``capture_artifact``.
 CAPTURING_TOOLS = ("interact", "form_input", "fill_form", "navigate", "tabs_create")
@@ -34,6 +45,20 @@ _ACTION_KIND = {
     "select": "select",
     "scroll_into_view": "scroll",
 }
+
+
+class CaptureBuffer(deque[dict[str, Any]]):
+    """The steps captured on one tab, oldest first, at most :attr:`SIZE` (the skills layer's slot of the tab)."""
+
+    SIZE = 100
+
+    def __init__(self) -> None:
+        super().__init__((), self.SIZE)
+
+
+def capture_buffer(tab: Tab) -> CaptureBuffer:
+    """The tab's capture buffer (``oc_skill_record`` reads and clears it)."""
+    return tab.slot(CaptureBuffer)
 
 
 def is_risky(name: str | None, kind: str, words: tuple[str, ...] = ()) -> bool:
@@ -124,7 +149,7 @@ def capture_hook(call: CallContext, result: ToolResult) -> None:
     if tab is None:
         return
     args = {k: v for k, v in call.args.items() if k not in ("capture_artifact", "tab_id", "intent")}
-    tab.capture.append(
+    capture_buffer(tab).append(
         {
             "tool": call.name,
             "args": args,

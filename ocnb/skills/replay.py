@@ -33,7 +33,7 @@ from ..errors import InvalidArgument, MissingSecret, OcnbError, error_class
 from ..files import allowed_files
 from ..perception.selectors import tolerated_fields
 from ..placeholders import fill_params, require_params
-from ..results import ToolResult
+from ..results import ToolError, ToolResult
 from .walk import StepResult, StepWalk, Stop
 
 __all__ = [
@@ -43,7 +43,7 @@ __all__ = [
     "ReplayStepResult",
     "StepResult",
     "envelope",
-    "envelope_hook",
+    "failure_envelope",
     "flatten",
     "replay_skill",
 ]
@@ -166,18 +166,12 @@ def envelope(report: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def envelope_hook(call: Any, result: Any) -> Any:
-    """After-hook: an ``oc_skill_replay`` failure without a report (DISABLED, INVALID_ARGUMENT, an
-    unknown skill …) still carries ``{ok: false, failure: {code, step_index: null, detail}}`` as data."""
-    if result.ok or call.name != "oc_skill_replay" or result.data is not None or result.error is None:
-        return None
-    from ..results import ToolResult
-
-    skill_id = call.args.get("skill_id") if isinstance(call.args, dict) else None
-    failure = {"code": result.error.code, "step_index": None, "detail": result.error.message}
-    return ToolResult(
-        ok=False, tool=result.tool, data=envelope({"skill_id": skill_id, "failure": failure}), error=result.error
-    )
+def failure_envelope(args: dict[str, Any], error: ToolError) -> dict[str, Any]:
+    """The data of an ``oc_skill_replay`` failure without a report (DISABLED, INVALID_ARGUMENT, an
+    unknown skill …): ``{ok: false, failure: {code, step_index: null, detail}}`` (the tool's
+    ``failure_data``, which dispatch applies to that tool's calls only)."""
+    failure = {"code": error.code, "step_index": None, "detail": error.message}
+    return envelope({"skill_id": args.get("skill_id"), "failure": failure})
 
 
 def flatten(skill: dict[str, Any]) -> list[dict[str, Any]] | None:

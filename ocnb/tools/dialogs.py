@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..browser.dialogs import pending_on
 from ..dispatch import ToolContext
 from ..errors import InvalidArgument
 from ..registry import tool
@@ -38,8 +39,8 @@ async def dialog_answer(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any
     browser = ctx.browser
     tab_id = args.get("tab_id")
     tab = ctx.tab(tab_id)
-    if tab.pending_dialog is None and tab_id is None:
-        waiting = [t for t in browser.tabs.values() if t.pending_dialog is not None]
+    if pending_on(tab) is None and tab_id is None:
+        waiting = [t for t in browser.tabs.values() if pending_on(t) is not None]
         if len(waiting) == 1:  # the one dialog there is, wherever it waits
             tab = waiting[0]
         elif waiting:

@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..browser.tabs import Tab
 from ..dispatch import ToolContext
 from ..errors import InvalidArgument
 from ..registry import tool
@@ -102,8 +103,14 @@ async def _send(cdp: Any, method: str, params: dict[str, Any]) -> None:
         ) from None
 
 
-async def _reset(ctx: ToolContext, tab: Any) -> None:
-    emu: TabEmulation | None = tab.emulation
+def _emulation_of(tab: Tab) -> TabEmulation | None:
+    """The overrides this tool left on ``tab`` (the tab holds them as an :class:`~ocnb.browser.tabs.Emulation`)."""
+    emu = tab.emulation
+    return emu if isinstance(emu, TabEmulation) else None
+
+
+async def _reset(ctx: ToolContext, tab: Tab) -> None:
+    emu = _emulation_of(tab)
     tab.emulation = None
     if emu is None:
         return
@@ -161,20 +168,20 @@ async def emulate(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     if wanted:
         await _apply(ctx, tab, page, wanted, device_name, device)
     seen = await page.evaluate(_SEEN_JS)
-    emu: TabEmulation | None = tab.emulation
+    emu = _emulation_of(tab)
     return {"tab_id": tab.id, "emulating": dict(emu.settings) if emu else {}, "page_sees": seen}
 
 
 async def _apply(
     ctx: ToolContext,
-    tab: Any,
+    tab: Tab,
     page: Any,
     wanted: dict[str, Any],
     device_name: str | None,
     device: dict[str, Any] | None,
 ) -> None:
-    created = tab.emulation is None
-    emu: TabEmulation = tab.emulation or TabEmulation(cdp=await page.context.new_cdp_session(page))
+    created = _emulation_of(tab) is None
+    emu = _emulation_of(tab) or TabEmulation(cdp=await page.context.new_cdp_session(page))
     try:
         # What Chromium may refuse goes first, so that a refusal changes nothing.
         if "locale" in wanted:

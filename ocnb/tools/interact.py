@@ -17,6 +17,7 @@ import asyncio
 from typing import Any
 
 from ..audit.secret_origins import check_target
+from ..browser.dialogs import about_to_act
 from ..dispatch import ToolContext
 from ..errors import InvalidArgument
 from ..perception.actions import ACTIONS, check_key, perform
@@ -91,8 +92,7 @@ async def interact(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     r = await resolve_target(page, ref=ref, query=query, action=action)
     await check_target(ctx.session.secrets, page, r, args, action=action, key=args.get("key"))
     await ctx.session.approvals.check(ctx.call, page, r, action=action, key=args.get("key"))  # confirm: ask first
-    if ctx.call.partial is None:
-        ctx.call.partial = {"element": r.describe(), "action": action}  # if a dialog interrupts
+    about_to_act(ctx.call, {"element": r.describe(), "action": action}, keep=True)  # if a dialog interrupts
     chain = await capture_if_asked(args, page, r)
     async with watch_changes(ctx, page, r.frame, r.element if action in ("click", "press") else None) as watch:
         converted = await _act(page, r, action, args, action_timeout(ctx))
@@ -113,8 +113,7 @@ async def _keys_focused(ctx: ToolContext, args: dict[str, Any], action: str) -> 
         ctx.session.secrets, page, r, args if action == "press" else args.get("value"), action=action, key=key
     )
     await ctx.session.approvals.check(ctx.call, page, r, action=action, key=key)
-    if ctx.call.partial is None:
-        ctx.call.partial = {"element": r.describe() if r else None, "action": action}
+    about_to_act(ctx.call, {"element": r.describe() if r else None, "action": action}, keep=True)
     async with watch_changes(ctx, page, r.frame if r else page.main_frame, r.element if r else None) as watch:
         if key is not None:
             await page.keyboard.press(key)  # an unknown key name: dispatch translates Playwright's error
@@ -210,8 +209,7 @@ async def scroll(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
             "the page",
             details={"element": r.describe()},
         )
-    if ctx.call.partial is None:
-        ctx.call.partial = {"element": r.describe() if r else None, "action": "scroll"}
+    about_to_act(ctx.call, {"element": r.describe() if r else None, "action": "scroll"}, keep=True)
     async with watch_changes(ctx, page, r.frame if r else page.main_frame) as watch:
         start, pos = pos, await _wheel(page, el, to, dy, pos)
         changes = await watch.changes()

@@ -29,10 +29,10 @@ from ..perception.selectors import (
 from ..perception.selectors import resolve as resolve_chain
 from ..placeholders import param_names, secret_names
 from ..registry import tool
-from ..skills.capture import to_skill_steps
+from ..skills.capture import capture_buffer, to_skill_steps
 from ..skills.demonstration import demonstration_of
 from ..skills.export import write_script
-from ..skills.replay import envelope, replay_skill, upload_step
+from ..skills.replay import envelope, failure_envelope, replay_skill, upload_step
 from ..skills.schema import STEP_KINDS
 from ..skills.store import SkillStore, domain_of
 from ..urls import check_url
@@ -78,7 +78,7 @@ async def oc_skill_record(ctx: ToolContext, args: dict[str, Any]) -> dict[str, A
     # What is stored is what the caller gave: ${SECRET:…} placeholders, never the substituted values.
     args = {**args, **{k: v for k, v in ctx.call.args.items() if k in ("name", "description", "steps", "domain")}}
     tab = ctx.tab(args.get("tab_id"))
-    captured = list(tab.capture)
+    captured = list(capture_buffer(tab))
     steps = args.get("steps") or to_skill_steps(captured, artifacts=bool(ctx.config.skill_replay))
     if not steps:
         raise InvalidArgument(
@@ -101,7 +101,7 @@ async def oc_skill_record(ctx: ToolContext, args: dict[str, Any]) -> dict[str, A
         start_url=start_url,
     )
     if not args.get("steps"):
-        tab.capture.clear()
+        capture_buffer(tab).clear()
     return {
         "skill_id": skill["id"],
         "domain": domain,
@@ -149,6 +149,7 @@ async def oc_skill_recall(ctx: ToolContext, args: dict[str, Any]) -> dict[str, A
     category="skills",
     side_effects=True,
     intent=True,  # the request it served: learned as an example of the skill (discovery_learn)
+    failure_data=failure_envelope,  # {ok: false, failure} even when refused before a report exists
     description="Replay a skill from its selector chains. It never reads the page. "
     "Each step's element is checked against its recorded fingerprint before acting; "
     "fails with a precise code when the page has changed; risky steps need allow_risky.",
@@ -174,7 +175,7 @@ async def oc_skill_recall(ctx: ToolContext, args: dict[str, Any]) -> dict[str, A
 )
 async def oc_skill_replay(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     # A failure of any code carries {ok: false, failure: {code, step_index, detail}} as data
-    # (ocnb.skills.replay.envelope_hook adds it to failures raised before a replay report exists).
+    # (its failure_data, ocnb.skills.replay.failure_envelope, to failures raised before a report exists).
     if not ctx.config.skill_replay:
         raise Disabled("skill replay is switched off (OCNB_SKILL_REPLAY=0)")
     skill = SkillStore(ctx.home).get(args["skill_id"])

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..audit.notes import note
+from ..browser.dialogs import about_to_act
 from ..dispatch import ToolContext
 from ..errors import InvalidArgument, OcnbError
 from ..files import atomic_write_bytes
@@ -95,7 +97,7 @@ async def interact_at(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     named = {"ref": hit["ref"], "role": hit["role"], "name": hit.get("name") or ""}
     if action == "drag":
         return await _drag(ctx, page, hit, named, (x, y), (float(args["to"][0]), float(args["to"][1])))
-    ctx.call.partial = {**named, "point": {"x": x, "y": y}, "action": action}  # if a dialog interrupts
+    about_to_act(ctx.call, {**named, "point": {"x": x, "y": y}, "action": action})  # if a dialog interrupts
     rect = hit["rect"]
     acting: dict[str, Any] = {"ref": hit["ref"], "action": action}
     for key in ("value", "key", "tab_id"):
@@ -141,8 +143,8 @@ async def _drag(
     drop = await _element_at(page, *end)  # checked before the mouse moves
     target = {"ref": drop["ref"], "role": drop["role"], "name": drop.get("name") or ""}
     point, to = {"x": start[0], "y": start[1]}, {"x": end[0], "y": end[1]}
-    ctx.call.partial = {**named, "point": point, "action": "drag", "to": to, "target": target}
-    ctx.call.summary_note = "to ref={ref} role={role} name={name}".format(**target)
+    about_to_act(ctx.call, {**named, "point": point, "action": "drag", "to": to, "target": target})
+    note(ctx.call, "to ref={ref} role={role} name={name}".format(**target))
     frames = page.frames
     ordinal = hit.get("frame_ordinal") or 0
     async with watch_changes(ctx, page, frames[ordinal] if ordinal < len(frames) else page.main_frame) as watch:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..placeholders import fill_params
 from ..results import ToolResult
+from ..skills.capture import capture_buffer
 from .caller import Caller
 
 if TYPE_CHECKING:
@@ -119,7 +120,7 @@ def _take_capture(session: Session, tool: str, ref: str, tab_id: str | None) -> 
         return None
     tabs = [state.tabs.get(tab_id)] if tab_id else list(state.tabs.values())
     for tab in tabs:
-        buf = getattr(tab, "capture", None) if tab is not None else None
+        buf = capture_buffer(tab) if tab is not None else None
         if buf and buf[-1]["tool"] == tool and buf[-1]["args"].get("ref") == ref:
             entry: dict[str, Any] = buf.pop()
             return entry

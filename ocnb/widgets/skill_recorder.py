@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import html
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -151,6 +152,13 @@ def _first(data: Any, *keys: str) -> Any:
     return None
 
 
+@dataclass
+class RecorderCapture:
+    """The recorder's state of one call: whether the recorder asked it to capture its artifact."""
+
+    asked: bool = False
+
+
 class SkillRecorder(w.VBox):
     """Record steps with their selector chains, save them as a skill, replay it, export it.
 
@@ -259,12 +267,13 @@ class SkillRecorder(w.VBox):
                 # the skills layer's capture hook reads call.args; the journal then shows the flag too
                 call.args["capture_artifact"] = True
                 call.exec_args["capture_artifact"] = True
-                call.widget_capture = True
+                call.slot(RecorderCapture).asked = True
 
     def _after(self, call: CallContext, result: ToolResult) -> None:
         if not self.recording or call.source == "replay":
             return
-        if not (call.widget_capture or call.args.get("capture_artifact")):
+        mine = call.peek(RecorderCapture)
+        if not ((mine is not None and mine.asked) or call.args.get("capture_artifact")):
             return
         self.observe_step(call.name, call.args, result)
 

@@ -9,6 +9,7 @@ from ocnb.demosite import DemoSite
 
 import ocnb
 from ocnb.perception import refs as refs_mod
+from ocnb.skills.capture import capture_buffer
 
 pytestmark = pytest.mark.browser
 
@@ -59,7 +60,7 @@ def test_every_tab_buffer_has_its_configured_bound(session: ocnb.Session, site: 
     tab = session.state.tab()
     assert tab.console.maxlen == session.config.console_buffer
     assert tab.network.maxlen == session.config.network_buffer
-    assert tab.capture.maxlen == 100
+    assert capture_buffer(tab).maxlen == 100
 
 
 def _live_playwright(kind: str) -> int:

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 import ocnb
+from ocnb.browser.dialogs import pending_on
 from ocnb.registry import build_registry
 
 
@@ -24,7 +25,7 @@ def manual(module_home: Path) -> Iterator[ocnb.Session]:
 @pytest.fixture
 def dialogs(manual: ocnb.Session, site: Any) -> ocnb.Session:
     for t in manual.browser_state().tabs.values():  # a test that failed half-way leaves none behind
-        if t.pending_dialog is not None:
+        if pending_on(t) is not None:
             manual.call("dialog_answer", tab_id=t.id, accept=False)
     assert manual.call("navigate", url=site.page("dialogs.html")).ok
     return manual
@@ -88,7 +89,7 @@ def test_bad_answers_change_nothing(dialogs: ocnb.Session) -> None:
     assert dialogs.call("interact", query="Show alert").data["pending_dialog"]["type"] == "alert"
     wrong = dialogs.call("dialog_answer", text="nope")  # text is for prompts
     assert not wrong.ok and wrong.error.code == "INVALID_ARGUMENT"
-    assert dialogs.browser_state().tabs["t1"].pending_dialog is not None  # still waiting
+    assert pending_on(dialogs.browser_state().tabs["t1"]) is not None  # still waiting
     assert dialogs.call("dialog_answer").ok
     assert result_text(dialogs) == "alert: closed"
 

@@ -38,7 +38,6 @@ def test_the_hooks_run_in_the_declared_order(session: ocnb.Session) -> None:
     ]
     assert _names(session.pipeline.after) == [
         "CrashWatch.after",  # first: every later hook sees the one crash code
-        "envelope_hook",  # replay failure data, before masking and journaling
         "Handoffs.after",  # NEEDS_HUMAN, before masking and journaling
         "OriginReport.after",  # what the origin policy refused, before masking and journaling
         "AuditLayer.secrets_out",

@@ -15,6 +15,7 @@ import pytest
 import ocnb
 from ocnb.commands.demosite import DemoSite, serve
 from ocnb.results import ToolResult
+from ocnb.skills.capture import capture_buffer
 from ocnb.skills.store import SkillStore
 from ocnb.widgets import HumanHandoff
 from tests.skills.helpers import DRIFT, page_states, record_flow
@@ -82,7 +83,7 @@ def test_a_person_confirms_the_renamed_field_and_the_replay_goes_on(journaled: o
     assert after["fingerprint"]["name"] == "Email address" and after["fingerprint"]["label"] == "Email address"
     assert after["args"] == before["args"] == {"action": "fill", "value": "${email}"}  # placeholders kept
     assert after["selectors"][0] == {"type": "role_name", "role": "textbox", "name": "Email address"}
-    assert not s._state.tabs[s._state.active_id].capture  # the confirming capture did not stay in the buffer
+    assert not capture_buffer(s._state.tabs[s._state.active_id])  # the confirming capture did not stay in the buffer
 
     # The re-recorded skill replays the renamed page without tolerate.
     assert s.navigate(url=url).ok
