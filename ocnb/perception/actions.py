@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import InvalidValue
-from .fills import field_of, fill_plain, prepare, refused_check, restore, verify
+from .fills import ReadBack, field_of, fill_plain, prepare, refused_check, restore, verify
 
 __all__ = ["ACTIONS", "CHECKED_WORDS", "KEY_NAMES", "UNCHECKED_WORDS", "check_key", "checked", "perform"]
 
@@ -105,7 +105,7 @@ async def perform(
     key: str | None = None,
     timeout: int,
     position: dict[str, float] | None = None,
-    read_back: Any = None,
+    read_back: ReadBack | None = None,
 ) -> dict[str, str] | None:
     """Run ``action`` on a Playwright locator or element handle; ValueError for an unknown action.
 
@@ -115,8 +115,9 @@ async def perform(
     value was put into the field's format (``10/11/2011`` → ``2011-10-11``), else None.
 
     ``read_back`` is given when ``element`` matches only an enabled, editable plain text field (a
-    :func:`~ocnb.perception.selectors.verified_locator` with ``fillable``): the same element without that
-    condition. A fill then skips the field read before it and is read back through ``read_back``
+    :func:`~ocnb.perception.selectors.verified_locator` with ``fillable`` and ``keep``): a
+    :class:`~ocnb.perception.fills.ReadBack` of the same element without that condition. A fill then
+    skips the field read before it and is read back through ``read_back``
     (:func:`~ocnb.perception.fills.fill_plain`), still checked.
 
     ``position`` (``{x, y}`` from the top-left corner of the element's padding box) is where a click, double click or hover

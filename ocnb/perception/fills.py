@@ -21,15 +21,18 @@ say why in the very words :func:`verify` uses.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InvalidValue
 
 __all__ = [
     "FORMATS",
+    "PATTERN_MISMATCH",
     "PLAIN_TEXT_TYPES",
+    "RESTORE_JS",
     "Field",
+    "ReadBack",
     "field_of",
     "fill_plain",
     "missing_day",
@@ -113,7 +116,7 @@ _READ_JS = """e => {
 #: Put a field back as :data:`_FIELD_JS` read it, as a person's undo would: the value set through the
 #: element's own setter (so a framework that watches it sees the change), then ``input`` (inputType
 #: ``historyUndo``) and ``change``. Nothing is fired when the field already holds what it held.
-_RESTORE_JS = """(e, prev) => {
+RESTORE_JS = """(e, prev) => {
   const tag = e.tagName.toLowerCase();
   const rich = e.isContentEditable && tag !== 'input' && tag !== 'textarea';
   const now = () => tag === 'select' ? Array.from(e.options).filter(o => o.selected).map(o => o.index).join(',')
@@ -210,7 +213,7 @@ async def restore(element: Any, before: Field) -> bool:
         "selected": list(before.selected),
         "html": before.html,
     }
-    return bool(await element.evaluate(_RESTORE_JS, prev))
+    return bool(await element.evaluate(RESTORE_JS, prev))
 
 
 def _two(n: int) -> str:
@@ -503,36 +506,53 @@ async def verify(element: Any, f: Field, action: str, asked: Any) -> None:
         )
 
 
-async def fill_plain(element: Any, read_back: Any, value: Any, timeout: int) -> None:
+#: Thrown by a read-back locator's query (:class:`ReadBack`) when the field's value fails its ``pattern``.
+PATTERN_MISMATCH = "ocnb-verified: the value does not match the field's pattern"
+
+
+@dataclass(frozen=True)
+class ReadBack:
+    """How a fused fill (:func:`fill_plain`) reads its field back and undoes a refused value: locators
+    from :func:`ocnb.perception.selectors.verified_locator` of the very element the fill's locator
+    verified and filled (kept in the page by that locator's query, just before Playwright fills it,
+    with its value then; resolved and verified again only when it has left the document), without the
+    ``fillable`` condition (a field a page locks once it is filled still reads back). So no read is
+    needed before the fill, and the read-back verifies nothing twice."""
+
+    #: ``input_value`` reads the field; its query fails with :data:`PATTERN_MISMATCH` when the value fails the field's pattern
+    checked: Any
+    #: the element as it is (for :func:`field_of` when the value was refused)
+    plain: Any
+    #: its query puts back the value the fill's locator kept (as :func:`restore` does, firing ``input`` and ``change``)
+    undo: Any
+
+
+async def fill_plain(element: Any, read_back: ReadBack, value: Any, timeout: int) -> None:
     """Fill ``element`` — a locator that matches only an enabled, editable plain text field (see
-    :func:`plain_text`) — and read the field back through ``read_back`` (a locator of the same element
-    without that condition: a field a page locks once it is filled still reads back); ``INVALID_VALUE``
-    as :func:`verify` says it when the field does not hold ``value`` (cut by ``maxlength``, changed by a
-    script, refused by its ``pattern`` …), and the field is then put back as it was (:func:`restore`).
+    :func:`plain_text`) and keeps its value before the fill — and read the field back through
+    ``read_back``; ``INVALID_VALUE`` as :func:`verify` says it when the field does not hold ``value``
+    (cut by ``maxlength``, changed by a script, refused by its ``pattern`` …), and the field is then put
+    back as it was (``read_back.undo``).
 
-    Four round trips in Playwright's utility world (what the field holds, whether it has a pattern,
-    fill, read-back) where the general path takes four or more, some in the page's main world: with such a field :func:`prepare` would leave ``value`` as it is,
-    and ``input_value`` reads it back without a script of ours in the page's own world."""
+    Two round trips in Playwright's utility world (fill; read-back with the pattern check in the same
+    query) where the general path takes four or more, some in the page's main world: with such a field
+    :func:`prepare` would leave ``value`` as it is, and ``input_value`` reads it back without a script
+    of ours in the page's own world (the first locator evaluate in the page's main world of a new
+    document costs 60-130 ms: Playwright injects its script there too)."""
     text = "" if value is None else str(value)
-    # Read in Playwright's utility world, as the fill's own checks are: the first locator evaluate in the
-    # page's main world of a new document costs 60-130 ms (Playwright injects its script there too).
-    before = await read_back.input_value(timeout=timeout)
-    has_pattern = await read_back.get_attribute("pattern", timeout=timeout) is not None
     await element.fill(text, timeout=timeout)
-    if _same_text(text, await read_back.input_value(timeout=timeout)) and not (
-        has_pattern and await read_back.evaluate(_PATTERN_JS)
-    ):
-        return
-    after = await field_of(read_back)
     try:
-        await verify(read_back, after, "fill", text)  # says why, as a checked fill does
+        if _same_text(text, await read_back.checked.input_value(timeout=timeout)):
+            return
+    except Exception as exc:  # noqa: BLE001 - only a pattern mismatch is told here
+        if PATTERN_MISMATCH not in str(exc):
+            raise
+    after = await field_of(read_back.plain)
+    try:
+        await verify(read_back.plain, after, "fill", text)  # says why, as a checked fill does
     except InvalidValue:
-        await restore(read_back, replace(after, value=str(before)))
+        await read_back.undo.input_value(timeout=timeout)
         raise
-
-
-#: Whether a field's value fails its ``pattern`` attribute.
-_PATTERN_JS = "e => !!(e.validity && e.validity.patternMismatch)"
 
 
 def refused_check(f: Field, action: str, exc: BaseException) -> InvalidValue | None:

@@ -45,7 +45,7 @@ from typing import Any
 from urllib.parse import quote, urlsplit
 
 from ..errors import InvalidArgument, OcnbError
-from .fills import PLAIN_TEXT_TYPES
+from .fills import PATTERN_MISMATCH, PLAIN_TEXT_TYPES, RESTORE_JS
 from .refs import call, page_refs, parse_ref, script
 
 __all__ = [
@@ -255,9 +255,18 @@ _REGISTERED: weakref.WeakSet[Any] = weakref.WeakSet()
 #: first query (as code it would cost every document ~8 ms of parsing; as a string ~1 ms). It never
 #: returns an unverified element: it throws (DECLINED), so the action fails at once, acting on nothing.
 #: A request with ``fillable`` also declines an element that is not a :func:`plain_text_field`.
+#: For a fused fill (:class:`ocnb.perception.fills.ReadBack`), all in the same query, so without a
+#: round trip of their own: ``keep`` keeps the element and its value under that key (the fill's own
+#: query, just before Playwright fills it); ``read`` takes the element kept under that key while it
+#: is in the document (the very element filled, verified by the fill's query, so not resolved and
+#: verified again; else it is resolved as usual); ``valid`` throws PATTERN when the value fails the
+#: field's ``pattern``; ``undo`` puts the kept value back (RESTORE, as
+#: :func:`ocnb.perception.fills.restore` does; once: a later query finds nothing kept, changes nothing).
 _ENGINE_JS = """(() => {
   const source = SCRIPT;
   const plain = new Set(PLAIN);
+  const restore = RESTORE;
+  const kept = new Map();
   const fillable = e => {
     const tag = e.tagName.toLowerCase();
     return (tag === "textarea" || (tag === "input" && plain.has((e.type || "text").toLowerCase())))
@@ -269,8 +278,19 @@ _ENGINE_JS = """(() => {
     queryAll(root, body) {
       perceive = perceive || (0, eval)(source);
       const req = JSON.parse(decodeURIComponent(body));
-      const el = perceive({ ...req, op: "resolveFirst", next: 0, engine: true }).result;
+      const held = req.read ? kept.get(req.read) : undefined;
+      const el = held && held.el.isConnected ? held.el
+        : perceive({ ...req, op: "resolveFirst", next: 0, engine: true }).result;
       if (!el || (req.fillable && !fillable(el))) throw new Error(DECLINED);
+      if (req.keep) {
+        if (kept.size > 64) kept.clear();
+        kept.set(req.keep, { el, value: String(el.value ?? "") });
+      }
+      if (req.valid && el.validity && el.validity.patternMismatch) throw new Error(PATTERN);
+      if (req.undo && held) {
+        restore(el, { value: held.value, checked: false, box: false, selected: [], html: "" });
+        kept.delete(req.read);
+      }
       return [el];
     },
     query(root, body) { return this.queryAll(root, body)[0]; },
@@ -279,8 +299,11 @@ _ENGINE_JS = """(() => {
 
 
 def _engine_source() -> str:
-    source = _ENGINE_JS.replace("DECLINED", json.dumps(_DECLINED)).replace(
-        "PLAIN", json.dumps(sorted(PLAIN_TEXT_TYPES))
+    source = (
+        _ENGINE_JS.replace("DECLINED", json.dumps(_DECLINED))
+        .replace("PATTERN", json.dumps(PATTERN_MISMATCH))
+        .replace("PLAIN", json.dumps(sorted(PLAIN_TEXT_TYPES)))
+        .replace("RESTORE", RESTORE_JS)
     )
     head, tail = source.split("SCRIPT")
     return head + json.dumps(script()) + tail
@@ -313,6 +336,10 @@ def verified_locator(
     frame_ordinal: int = 0,
     tolerate: list[str] | tuple[str, ...] = (),
     fillable: bool = False,
+    keep: str | None = None,
+    read: str | None = None,
+    valid: bool = False,
+    undo: bool = False,
 ) -> Any | None:
     """A Playwright locator that matches only what :func:`resolve`'s first-entry fast path would return.
 
@@ -323,7 +350,10 @@ def verified_locator(
     the caller falls back to :func:`resolve`. None when the chain's frame is not a single one.
     With ``fillable`` it also declines an element that is not an enabled, editable plain text field
     (:func:`ocnb.perception.fills.plain_text`: a textarea, or an input of a text-like type), so a fill
-    through it needs no field read first (:func:`ocnb.perception.fills.fill_plain`).
+    through it needs no field read first (:func:`ocnb.perception.fills.fill_plain`). ``keep``, ``read``,
+    ``valid`` and ``undo`` are that fill's read-back in the same query (:class:`ocnb.perception.fills.ReadBack`):
+    keep the element and its value under a key; take the element kept under a key (while it is in the
+    document); fail with ``PATTERN_MISMATCH`` when its value fails its ``pattern``; put the kept value back.
     Only for a page whose Playwright has :func:`register_engine`.
     """
     chain = stored_chain(chain)
@@ -339,6 +369,14 @@ def verified_locator(
     }
     if fillable:
         req["fillable"] = True
+    if keep:
+        req["keep"] = keep
+    if read:
+        req["read"] = read
+    if valid:
+        req["valid"] = True
+    if undo:
+        req["undo"] = True
     return frames[0].locator(_engine_selector(json.dumps(req, separators=(",", ":"))))
 
 

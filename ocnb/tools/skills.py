@@ -8,13 +8,14 @@ import asyncio
 import functools
 import time
 from pathlib import Path
+from secrets import token_hex
 from typing import Any
 
 from ..audit.secret_origins import check_step
 from ..dispatch import ToolContext
 from ..errors import ArtifactResolutionFailed, Disabled, FileNotAllowed, InvalidArgument, StepTimeout, error_class
 from ..perception.actions import check_key, checked, perform
-from ..perception.fills import plain_text
+from ..perception.fills import ReadBack, plain_text
 from ..perception.selectors import (
     TOLERABLE,
     ChainRefused,
@@ -362,7 +363,9 @@ async def record_stop(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
 
 
 # ---- one replay step, acted through dispatch ---------------------------------------------------------
-async def _step_act(page: Any, element: Any, step: dict[str, Any], timeout_ms: int, read_back: Any = None) -> None:
+async def _step_act(
+    page: Any, element: Any, step: dict[str, Any], timeout_ms: int, read_back: ReadBack | None = None
+) -> None:
     """Run one stored step's action on its resolved ``element`` (None: a navigate, or a press on the page)."""
     kind = step["kind"]
     args = step.get("args", {})
@@ -436,11 +439,13 @@ async def _fused(ctx: ToolContext, page: Any, step: dict[str, Any], tolerate: li
         tolerate=tolerate,
     )
     plain = _plain_fill(step)
-    locator = at(fillable=plain)
+    key = token_hex(8) if plain else None  # the fill's locator keeps the field's value under it
+    locator = at(fillable=plain, keep=key)
     if locator is None:
         return None
+    read_back = ReadBack(at(read=key, valid=True), at(read=key), at(read=key, undo=True)) if plain else None
     try:
-        await _timed(_step_act(page, locator, step, ms, at() if plain else None), ms)
+        await _timed(_step_act(page, locator, step, ms, read_back), ms)
     except StepTimeout:
         raise
     except Exception as exc:  # noqa: BLE001 - declined before acting: the slow path resolves the step

@@ -115,3 +115,26 @@ def test_a_field_the_page_locks_once_filled_still_reads_back(
     assert field(session, "#zip") == "10115"
     inputs = session.call("javascript_tool", expression="() => window.inputs")
     assert inputs.ok and inputs.data.get("result", inputs.data) == 1
+
+
+def test_a_replayed_fill_its_pattern_refuses_is_undone_to_what_the_field_held(
+    session: Any, module_home: Path, perception_site: DemoSite
+) -> None:
+    """The fused fill checks the field's pattern in its read-back: a value the pattern refuses fails the
+    step with INVALID_VALUE naming the pattern, and the field is put back to the value it held before
+    (kept by the fill's own query, not read in a round trip of its own); a value it takes passes."""
+    url = perception_site.page("refusals.html")
+    steps = [
+        {"tool": "interact", "args": {}, "replay_artifact": art(url, _text_fill("Postcode", "#postcode", "${pc}"))}
+    ]
+    skill = SkillStore(module_home).record(url.split("/")[2], "postcode", steps)["id"]
+    assert session.navigate(url=url).ok
+    bad = session.oc_skill_replay(skill_id=skill, params={"pc": "abc"})
+    assert not bad.ok and bad.data["failure"]["code"] == "INVALID_VALUE", bad
+    assert "pattern" in bad.data["failure"]["detail"]
+    assert field(session, "#postcode") == "10115"  # as it was before the refused fill
+
+    good = session.oc_skill_replay(skill_id=skill, params={"pc": "20095"})
+    assert good.ok, good.error
+    assert good.data["step_results"][0]["fused"] is True
+    assert field(session, "#postcode") == "20095"
