@@ -14,6 +14,7 @@ the agent's calls (a :class:`~ocnb.widgets.journal_view.JournalView` of ``source
 from __future__ import annotations
 
 import html
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -82,6 +83,7 @@ class ApprovalDesk(w.VBox):
     def __init__(self, session: Session, *, attend: bool = True) -> None:
         self.session = session
         self.outcomes: dict[str, dict[str, Any]] = {}
+        self._drawing = threading.Lock()
         self.title = w.HTML("")
         self.cards = w.VBox()
         self.note = w.HTML("")
@@ -95,16 +97,19 @@ class ApprovalDesk(w.VBox):
 
     def refresh(self) -> None:
         """Re-read the open requests and redraw (called by the desk whenever it changes, any thread)."""
-        pending = self.session.approvals.pending()
-        n = len(pending)
-        self.title.value = (
-            f"<b>Approval desk</b>: {n} request{'' if n == 1 else 's'} waiting"
-            if n
-            else "<b>Approval desk</b>: nothing waiting"
-        )
-        if [r["approval_id"] for r in pending] == [r["approval_id"] for r in self.requests]:
-            return
-        self.requests = pending
+        with self._drawing:  # the desk calls from any thread: one redraw at a time, of what is open now
+            pending = self.session.approvals.pending()
+            n = len(pending)
+            self.title.value = (
+                f"<b>Approval desk</b>: {n} request{'' if n == 1 else 's'} waiting"
+                if n
+                else "<b>Approval desk</b>: nothing waiting"
+            )
+            if [r["approval_id"] for r in pending] != [r["approval_id"] for r in self.requests]:
+                self._draw(pending)
+
+    def _draw(self, pending: list[dict[str, Any]]) -> None:
+        """The cards first, then ``requests``: whoever sees a request listed sees its card."""
         cards, buttons = [], {}
         for r in pending:
             if r.get("kind") == "pick":
@@ -120,6 +125,7 @@ class ApprovalDesk(w.VBox):
             cards.append(card)
         self._buttons = buttons
         self.cards.children = tuple(cards)
+        self.requests = pending
 
     def _pick_card(self, r: dict[str, Any]) -> Any:
         """An agent's hand-off: one button per candidate (role, name, the row around it)."""
