@@ -44,16 +44,6 @@ COMMON_FIELDS = {
 }
 
 
-def test_a_call_carries_only_what_every_layer_needs() -> None:
-    fields = {f.name for f in dataclasses.fields(CallContext)}
-    added = sorted(fields - COMMON_FIELDS)
-    assert not added, (
-        f"CallContext got {added}: state of one layer goes in a slot of a class of that layer "
-        "(call.slot(MyLayerState), see CallContext.slot and docs/architecture.md), not in a field every call carries"
-    )
-    assert fields == COMMON_FIELDS
-
-
 #: What a tab is: its page and what was observed on it. A layer's state of a tab is a slot too
 #: (the dialog layer's waiting dialog, the skills layer's capture buffer).
 TAB_FIELDS = {
@@ -73,14 +63,24 @@ TAB_FIELDS = {
 }
 
 
-def test_a_tab_holds_its_page_and_what_was_observed_on_it() -> None:
-    fields = {f.name for f in dataclasses.fields(Tab)}
-    added = sorted(fields - TAB_FIELDS)
-    assert not added, (
-        f"Tab got {added}: state of one layer goes in a slot of a class of that layer "
-        "(tab.slot(MyLayerState), see ocnb.calls.Slots and docs/architecture.md)"
-    )
-    assert fields == TAB_FIELDS
+@pytest.mark.parametrize(
+    ("cls", "expected", "how"),
+    [
+        (
+            CallContext,
+            COMMON_FIELDS,
+            "(call.slot(MyLayerState), see CallContext.slot and docs/architecture.md), "
+            "not in a field every call carries",
+        ),
+        (Tab, TAB_FIELDS, "(tab.slot(MyLayerState), see ocnb.calls.Slots and docs/architecture.md)"),
+    ],
+    ids=["a call carries only what every layer needs", "a tab holds its page and what was observed on it"],
+)
+def test_no_layer_state_in_loose_fields(cls: type, expected: set[str], how: str) -> None:
+    fields = {f.name for f in dataclasses.fields(cls)}
+    added = sorted(fields - expected)
+    assert not added, f"{cls.__name__} got {added}: state of one layer goes in a slot of a class of that layer {how}"
+    assert fields == expected
 
 
 def test_a_slot_is_one_object_per_class_and_per_call() -> None:
