@@ -6,7 +6,8 @@ from the caller's thread. Medians over ``--n`` calls of the same call (``express
 demo form): each before- and after-hook of the session's pipeline (each wrapped in a timer for this
 run only), the argument checks dispatch makes, the handler, Playwright's ``page.evaluate`` alone,
 the handler under its timeout and the dialog guard, the whole ``dispatch_async`` with and without
-the audit trail (``record=False``), and, from the caller's thread, ``Session.call`` and the hop to the
+the audit trail (``record=False``), the checks dispatch makes before a replay step's handler (the
+nested arguments of the internal ``replay_step``: strict copy, schema, copy, secrets), and, from the caller's thread, ``Session.call`` and the hop to the
 browser thread and back (``Session.run`` of a coroutine that does nothing); and the event loop's
 turns per call (counted, not timed). Written to ``bench/results/call_profile.json``.
 
@@ -28,12 +29,31 @@ from typing import Any
 import ocnb
 from ocnb.calls import CallContext
 from ocnb.commands.demosite import serve
-from ocnb.dispatch import ToolContext, _run_handler, dispatch_async, schema_errors
+from ocnb.dispatch import ToolContext, _copy_args, _run_handler, dispatch_async, schema_errors
 from ocnb.jsonsafe import check_args
+from ocnb.registry import internal_tooldef
 
 from .common import save
 
 ARGS = {"expression": "1 + 1"}
+#: A replay step's call as ``oc_skill_replay`` dispatches it (a recorded fill on the demo form).
+STEP_ARGS = {
+    "step": {
+        "kind": "fill",
+        "args": {"query": "Full name", "action": "fill", "value": "Ada"},
+        "selectors": [
+            {"type": "role_name", "role": "textbox", "name": "Full name"},
+            {"type": "css", "value": "#full-name"},
+            {"type": "xpath", "value": "//*[@id='full-name']"},
+            {"type": "text", "value": "Full name"},
+        ],
+        "fingerprint": {"role": "textbox", "name": "Full name", "tag": "input", "type": "text", "count": 1},
+        "target": {"role": "textbox", "name": "Full name"},
+    },
+    "timeout_ms": 5000,
+    "tolerate": ["name"],
+    "tab_id": "t1",
+}
 
 
 def _timed(name: str, hook: Any, spans: dict[str, list[float]]) -> Any:
@@ -81,7 +101,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         async def loop_side() -> None:
             page = await s.browser_state().page(None)
             tooldef = s.registry.get("javascript_tool")
-            assert tooldef is not None
+            step_tool = internal_tooldef("replay_step")
+            assert tooldef is not None and step_tool is not None
             for _ in range(n):
                 t0 = time.thread_time()
                 await page.evaluate("1 + 1")
@@ -110,6 +131,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 t0 = time.thread_time()
                 await dispatch_async(s, "javascript_tool", dict(ARGS), record=False)
                 spans["dispatch_async, record=False (no journal line, no trace events)"].append(time.thread_time() - t0)
+                t0 = time.thread_time()
+                given, _ = check_args(STEP_ARGS)
+                schema_errors(step_tool, given)
+                s.secrets.substitute(_copy_args(given))
+                spans["replay_step arguments: check_args + schema_errors + copy + secrets (per step)"].append(
+                    time.thread_time() - t0
+                )
 
         caller_side()
         s.run(loop_side())

@@ -157,11 +157,25 @@ FAST_KEYWORDS = frozenset(
 _SUBSCHEMAS = ("items", "additionalProperties")
 
 
+def _string_items(schema: dict[str, Any]) -> bool:
+    """Whether every item an array of ``schema`` may hold is a string (its ``items`` is an ``enum`` of
+    strings): ``uniqueItems`` then means the same in both drafts (no ``1`` against ``true`` to tell apart)."""
+    items = schema.get("items")
+    return (
+        isinstance(items, dict)
+        and isinstance(items.get("enum"), list)
+        and all(isinstance(v, str) for v in items["enum"])
+    )
+
+
 def _fast_ok(schema: Any) -> bool:
-    """Whether fastjsonschema may answer "valid" for ``schema`` (see :data:`FAST_KEYWORDS`)."""
+    """Whether fastjsonschema may answer "valid" for ``schema`` (see :data:`FAST_KEYWORDS`; and
+    ``uniqueItems`` over strings alone, as replay's ``tolerate`` lists)."""
     if not isinstance(schema, dict):
         return isinstance(schema, bool)
-    if not FAST_KEYWORDS.issuperset(schema):
+    if not FAST_KEYWORDS.issuperset(schema) and not (
+        FAST_KEYWORDS.union({"uniqueItems"}).issuperset(schema) and _string_items(schema)
+    ):
         return False
     if "enum" in schema and not all(isinstance(v, str) for v in schema["enum"]):
         return False

@@ -143,6 +143,10 @@ def check_args(args: Any) -> tuple[Any, list[dict[str, str]]]:
     flat = _flat_copy(args)
     if flat is not None:
         return flat, []
+    try:
+        return _clean_copy(args, 0, [0]), []
+    except _Unclean:
+        pass
     problems: list[dict[str, str]] = []
     copy = _walk(args, max_depth=MAX_ARG_DEPTH, max_values=MAX_ARG_VALUES, problems=problems, max_int=MAX_INT)
     problems.sort(key=lambda p: (p["path"], p["message"]))
@@ -170,6 +174,48 @@ def _flat_copy(args: Any) -> dict[str, Any] | None:
         elif kind is not bool and value is not None:
             return None
     return dict(args)
+
+
+class _Unclean(Exception):  # noqa: N818 - a signal inside check_args, never seen outside
+    """The value needs the full walk (something to fix or report, or a type the fast copy leaves to it)."""
+
+
+def _clean_copy(value: Any, depth: int, count: list[int]) -> Any:
+    """The copy :func:`check_args` makes of nested arguments that need no fixing (plain dicts, lists,
+    tuples, strings, booleans, nulls, ints and floats within the limits), made recursively without
+    the walk's bookkeeping; raises :class:`_Unclean` for anything else, which the walk then handles."""
+    count[0] += 1
+    if count[0] > MAX_ARG_VALUES:
+        raise _Unclean
+    kind = type(value)
+    if kind is str:
+        if fix_text(value) is not value:
+            raise _Unclean
+        return value
+    if kind is bool or value is None:
+        return value
+    if kind is int:
+        if not -MAX_INT <= value <= MAX_INT:
+            raise _Unclean
+        return value
+    if kind is float:
+        if not math.isfinite(value):
+            raise _Unclean
+        return value
+    if kind is dict:
+        if depth >= MAX_ARG_DEPTH:
+            raise _Unclean
+        out = {}
+        for k, v in value.items():
+            if type(k) is not str or fix_text(k) is not k:
+                raise _Unclean
+            out[k] = _clean_copy(v, depth + 1, count)
+        return out
+    if kind is list or kind is tuple:
+        if depth >= MAX_ARG_DEPTH:
+            raise _Unclean
+        return [_clean_copy(v, depth + 1, count) for v in value]
+    raise _Unclean
 
 
 def strict_copy(value: Any, *, max_depth: int = 200) -> Any:

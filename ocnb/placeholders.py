@@ -31,6 +31,7 @@ __all__ = [
     "SECRET_RE",
     "fill_params",
     "fill_secrets",
+    "has_secret_placeholder",
     "is_secret_placeholder",
     "map_strings",
     "missing_params",
@@ -113,6 +114,29 @@ def fill_params(value: Any, params: Mapping[str, Any]) -> Any:
 def secret_names(value: Any) -> list[str]:
     """The names of the ``${SECRET:NAME}`` placeholders in ``value``, sorted, each once."""
     return sorted({name for s in strings(value) for name in SECRET_RE.findall(s)})
+
+
+#: What every ``${SECRET:NAME}`` placeholder starts with (a string without it holds none).
+SECRET_MARK = "${SECRET:"
+
+
+def has_secret_placeholder(value: Any) -> bool:
+    """Whether any string inside ``value`` (dicts, lists and tuples, at any depth; not keys) holds
+    ``${SECRET:`` — False means :func:`secret_names` is empty and :func:`fill_secrets` would change
+    nothing. Iterative (any depth), and no regex: the test every call's arguments go through."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            if SECRET_MARK in v:
+                return True
+        elif isinstance(v, dict):
+            stack.extend(v.values())
+        elif isinstance(v, list | tuple):
+            stack.extend(v)
+        elif isinstance(v, Mapping):
+            stack.extend(v.values())
+    return False
 
 
 def fill_secrets(value: Any, secrets: Mapping[str, str]) -> Any:

@@ -37,7 +37,7 @@ from typing import Any
 
 from ocnb.errors import InvalidArgument, MissingSecret
 from ocnb.origins import OriginPattern, parse_patterns
-from ocnb.placeholders import SECRET_RE, fill_secrets, map_strings, secret_names, strings
+from ocnb.placeholders import SECRET_RE, fill_secrets, has_secret_placeholder, map_strings, secret_names, strings
 
 __all__ = [
     "MAX_SECRETS",
@@ -416,14 +416,20 @@ class SecretStore:
 
     def missing(self, value: Any) -> list[str]:
         """Names of placeholders in ``value`` (recursively) that this store does not know."""
+        if not has_secret_placeholder(value):
+            return []
         return [name for name in secret_names(value) if name not in self._values]
 
     def substitute(self, value: Any) -> Any:
         """Return ``value`` with every ``${SECRET:NAME}`` replaced by its secret, recursively.
 
         Only string values inside dicts, lists and tuples are touched (not keys). An unknown name
-        raises ``MISSING_SECRET`` listing every unknown name, before anything is replaced.
+        raises ``MISSING_SECRET`` listing every unknown name, before anything is replaced. A value
+        with no ``${SECRET:`` in any string comes back as it is (the same object, not a copy): one walk
+        for the calls that name no secret (most), where the full check walks it twice and copies it.
         """
+        if not has_secret_placeholder(value):
+            return value
         missing = self.missing(value)
         if missing:
             raise MissingSecret(

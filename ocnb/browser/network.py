@@ -9,13 +9,27 @@ applying the throttle to each page through its CDP session.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from .routes import Routes
 from .tabs import RequestRecord, Tab, TabSet
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def signed(handler: F) -> F:
+    """``handler`` (a function or lambda) carrying its own ``__signature__``: Playwright's async API
+    reads a listener's ``inspect.signature`` at every event it delivers (to count the arguments the
+    listener takes), which costs tens of µs a time for a plain function and nothing for one that
+    carries it. The per-page events (requests, navigations, loads) fire several times per navigation."""
+    handler.__signature__ = inspect.signature(handler)  # type: ignore[attr-defined]
+    return handler
+
 
 if TYPE_CHECKING:
     from .policy import OriginGuard
@@ -66,10 +80,10 @@ class NetworkLog:
     def watch(self, tab: Tab) -> None:
         """Follow ``tab``'s requests (and give it the context's throttle, if one is set)."""
         page = tab.page
-        page.on("request", lambda r, t=tab: self._on_request(t, r))
-        page.on("response", lambda r, t=tab: self._on_response(t, r))
-        page.on("requestfinished", lambda r, t=tab: self._on_end(t, r, None))
-        page.on("requestfailed", lambda r, t=tab: self._on_end(t, r, r.failure or "failed"))
+        page.on("request", signed(lambda r, t=tab: self._on_request(t, r)))
+        page.on("response", signed(lambda r, t=tab: self._on_response(t, r)))
+        page.on("requestfinished", signed(lambda r, t=tab: self._on_end(t, r, None)))
+        page.on("requestfailed", signed(lambda r, t=tab: self._on_end(t, r, r.failure or "failed")))
         if self.controls.throttle is not None:
             task = asyncio.ensure_future(self.apply_throttle(page))
             task.add_done_callback(lambda t: t.exception() if not t.cancelled() else None)

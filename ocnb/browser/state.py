@@ -31,7 +31,7 @@ from .download_store import DOWNLOADS_DIR, Downloads
 from .driver import start_playwright
 from .fetch_guard import BrowserGuard, open_browser_guard
 from .launch import open_browser
-from .network import NetworkLog
+from .network import NetworkLog, signed
 from .saved_logins import load_state, state_path
 from .tabs import Ring, Tab
 
@@ -192,7 +192,7 @@ class BrowserState:
                 self._browser_guard = (guard, context_id)
             await install_listeners(self.context)  # script-driven controls get refs (perception/listeners.py)
             self.context.on("page", self._on_page)
-            self.context.on("request", self.network.on_context_request)
+            self.context.on("request", signed(lambda request: self.network.on_context_request(request)))
             for page in self.context.pages:  # a profile's first page, or the tabs of an attached browser
                 self.active_id = self._register(page).id
             if not self.tabs:
@@ -247,16 +247,16 @@ class BrowserState:
         )
         self.tabs[tab.id] = tab
         self._by_page[id(page)] = tab
-        page.on("console", lambda msg, t=tab: self._on_console(t, msg))
-        page.on("framenavigated", lambda frame, t=tab: self._on_navigated(t, frame))
-        page.on("download", lambda d, t=tab: self._on_download(t, d))
-        page.on("pageerror", lambda err, t=tab: self._on_page_error(t, err))
+        page.on("console", signed(lambda msg, t=tab: self._on_console(t, msg)))
+        page.on("framenavigated", signed(lambda frame, t=tab: self._on_navigated(t, frame)))
+        page.on("download", signed(lambda d, t=tab: self._on_download(t, d)))
+        page.on("pageerror", signed(lambda err, t=tab: self._on_page_error(t, err)))
         self.network.watch(tab)
-        page.on("dialog", lambda d, t=tab: self.dialogs.on_dialog(t, d))
-        page.on("close", lambda p, t=tab: self._on_close(t))
-        page.on("crash", lambda p, t=tab: self.crashes.page_crashed(t))
+        page.on("dialog", signed(lambda d, t=tab: self.dialogs.on_dialog(t, d)))
+        page.on("close", signed(lambda p, t=tab: self._on_close(t)))
+        page.on("crash", signed(lambda p, t=tab: self.crashes.page_crashed(t)))
         if self.config.titles_on_load:
-            page.on("domcontentloaded", lambda p, t=tab: self._refresh_title(t))
+            page.on("domcontentloaded", signed(lambda p, t=tab: self._refresh_title(t)))
         return tab
 
     def _event(self, kind: str, body: dict[str, Any]) -> None:

@@ -367,22 +367,30 @@ def verified_locator(
         "fingerprint": {k: v for k, v in fp.items() if k != "frame"},
         "tolerate": list(tolerate),
     }
+    extra: dict[str, Any] = {}
     if fillable:
-        req["fillable"] = True
+        extra["fillable"] = True
     if keep:
-        req["keep"] = keep
+        extra["keep"] = keep
     if read:
-        req["read"] = read
+        extra["read"] = read
     if valid:
-        req["valid"] = True
+        extra["valid"] = True
     if undo:
-        req["undo"] = True
-    return frames[0].locator(_engine_selector(json.dumps(req, separators=(",", ":"))))
+        extra["undo"] = True
+    body = json.dumps(req, separators=(",", ":"))
+    if not extra:
+        return frames[0].locator(_engine_selector(body))
+    # The request is the step's part and these few keys, whose ``keep``/``read`` key is new at every
+    # fill: the step's part is quoted once (cached), the keys on their own (quoting is per character).
+    tail = "," + json.dumps(extra, separators=(",", ":"))[1:]
+    return frames[0].locator(_engine_selector(body[:-1]) + quote(tail, safe=""))
 
 
 @functools.lru_cache(maxsize=1024)
 def _engine_selector(body: str) -> str:
-    """The selector for the engine's request ``body`` (URL-quoted); a batch asks the same steps' again each row."""
+    """The selector for the engine's request ``body`` (URL-quoted); a batch asks the same steps' again
+    each row, and a fill's four locators (the fill and its read-back) share the step's part."""
     return f"{ENGINE}=" + quote(body, safe="")
 
 

@@ -178,3 +178,17 @@ def test_masking_happens_before_clipping() -> None:
 def test_clip_counts_the_removed_characters() -> None:
     assert clip("abc", 5) == "abc"
     assert clip("abcdefgh", 5) == "abcde…[+3 chars]"
+
+
+def test_substitute_finds_a_placeholder_at_any_depth_and_leaves_the_rest_equal() -> None:
+    """Arguments naming no secret skip the substitution (one walk); one placeholder anywhere — in a
+    tuple in a mapping that is not a dict, deep in a list — is still found and filled in."""
+    from types import MappingProxyType
+
+    store = SecretStore({"PW": "hunter2"})
+    plain = {"step": {"args": {"value": "$ {SECRET:PW}", "n": 1}, "selectors": [["${SECRET", ":PW}"]]}}
+    assert store.substitute(plain) == plain and store.missing(plain) == []
+    deep = {"a": [[{"b": MappingProxyType({"c": ("x", "${SECRET:PW}")})}]]}
+    assert store.substitute(deep) == {"a": [[{"b": {"c": ["x", "hunter2"]}}]]}
+    with pytest.raises(MissingSecret):
+        store.substitute({"a": [[{"b": MappingProxyType({"c": ("${SECRET:NOPE}",)})}]]})

@@ -153,3 +153,42 @@ def test_calls_that_used_to_raise_return_specific_codes(idle_session: Any) -> No
     assert len(lines) == len(cases) - 1 + 8
     assert {"args": {"url": "\ufffd"}}.items() <= lines[1].items()
     assert lines[3]["args"] == {"timeout_ms": "NaN"}
+
+
+def _nested_cases() -> list[Any]:
+    """Nested arguments: clean ones (a replay step's shape, tuples, the depth limit) and ones with one
+    thing to fix or report somewhere deep (which the fast copy must leave to the walk)."""
+    step = {"kind": "fill", "args": {"value": "Ada"}, "selectors": [{"type": "css", "value": "#a"}], "n": [1, 2.5]}
+    bad: list[Any] = [math.nan, math.inf, "a\ud800b", 2**63 + 1, _Flag.ON, object, (1, "x"), True, None, 2**63]
+    cases: list[Any] = [{"step": step, "tolerate": ["name"]}, {"t": ({"a": (1, 2)},)}, {"d": deep(MAX_ARG_DEPTH - 1)}]
+    cases.append({"d": deep(MAX_ARG_DEPTH)})
+    cases += [{"step": {**step, "args": {"value": v}}} for v in bad]
+    cases += [{"l": [{"k": [v]}]} for v in bad]
+    cases += [{"step": {**step, "fingerprint": {1: "non-string key"}}}, {"s": {"\udfffkey": [1]}}]
+    return cases
+
+
+@pytest.mark.parametrize("args", _nested_cases())
+def test_nested_arguments_are_checked_as_the_walk_checks_them(args: dict[Any, Any]) -> None:
+    """Nested arguments without a problem take a shortcut past the walk too: the same copy (a new one,
+    tuples as lists) and the same problems as the walk gives, for clean and unclean values alike."""
+    from ocnb.jsonsafe import MAX_ARG_VALUES, MAX_INT, _walk
+
+    problems: list[dict[str, str]] = []
+    walked = _walk(args, max_depth=MAX_ARG_DEPTH, max_values=MAX_ARG_VALUES, problems=problems, max_int=MAX_INT)
+    copy, found = check_args(args)
+    assert (copy, found) == (walked, sorted(problems, key=lambda p: (p["path"], p["message"])))
+    assert json.dumps(copy, default=repr) == json.dumps(walked, default=repr)  # lists, not tuples, the same types
+
+    def containers(v: Any) -> list[int]:
+        inner = v.values() if isinstance(v, dict) else v if isinstance(v, list | tuple) else []
+        return [id(v)] + [i for x in inner for i in containers(x)] if isinstance(v, dict | list | tuple) else []
+
+    assert not set(containers(copy)) & set(containers(args)), "the copy shares a container with the arguments"
+
+
+def test_more_values_than_the_limit_are_refused_however_nested() -> None:
+    from ocnb.jsonsafe import MAX_ARG_VALUES
+
+    _, problems = check_args({"rows": [[1, 2]] * (MAX_ARG_VALUES // 3 + 1)})
+    assert problems == [{"path": "$", "message": f"more than {MAX_ARG_VALUES} values"}]

@@ -176,3 +176,34 @@ def test_a_schema_the_compiler_refuses_is_checked_by_jsonschema_alone(monkeypatc
     assert _validator(tooldef)[1] is None
     assert schema_errors(tooldef, {"expression": "1"}) == []
     assert [e["path"] for e in schema_errors(tooldef, {"expression": ""})] == ["$.expression"]
+
+
+def test_unique_items_over_strings_gets_the_compiled_check() -> None:
+    """``uniqueItems`` whose items can only be strings (an enum of strings: replay's ``tolerate``) reads
+    alike in both drafts, so the compiled check answers for oc_skill_replay and its internal step tool;
+    over anything else jsonschema alone still decides."""
+    from ocnb.dispatch import _fast_ok
+
+    strings = {"type": "array", "items": {"enum": ["name", "role"]}, "uniqueItems": True}
+    assert _fast_ok(strings)
+    assert not _fast_ok({**strings, "items": {"enum": ["name", 1]}})
+    assert not _fast_ok({**strings, "items": {"type": "string"}})
+    assert not _fast_ok({"type": "array", "uniqueItems": True})
+    for name in ("oc_skill_replay",):
+        [t] = [t for t in TOOLDEFS if t.name == name]
+        assert _validator(t)[1] is not None
+
+
+def test_the_replay_step_tool_gets_the_same_verdicts_and_messages() -> None:
+    """The internal ``replay_step`` (one call per replayed step) against jsonschema alone, as every
+    public tool is above; ``tolerate`` with a repeated word is refused with jsonschema's message."""
+    from ocnb.registry import internal_tooldef
+
+    tooldef = internal_tooldef("replay_step")
+    assert tooldef is not None and _validator(tooldef)[1] is not None
+    test_schema_errors_are_jsonschemas_own_for_every_tool(tooldef)
+    step = {"kind": "fill", "args": {"value": "x"}, "selectors": [{"type": "css", "value": "#a"}]}
+    for tolerate in (["name", "name"], ["name", True], [1, 1.0], ["role"], []):
+        args = {"step": step, "tolerate": tolerate}
+        assert schema_errors(tooldef, args) == _expected(tooldef, args), tolerate
+    assert schema_errors(tooldef, {"step": step, "tolerate": ["name", "name"]})[0]["path"] == "$.tolerate"
