@@ -69,7 +69,7 @@ SPREAD = frozenset(
 LONGEST = (
     "tests/package/test_fresh_venv.py",  # ~460 s: four fresh venvs, each extra installed
     "tests/security/test_origin_policy.py",  # ~410 s: 188 vectors, each given 1.5 s to reach out
-    "tests/package/test_pythons.py",  # 3 x ~100 s, spread
+    "tests/package/test_pythons.py",  # the newest Python's run ~200 s, the sdist ~30 s; spread
     "tests/batch/test_exactly_once.py",  # 7 x ~50 s, spread
     "tests/batch/test_worker_killed.py",
     "tests/batch/test_pool.py",
