@@ -121,22 +121,10 @@ SECRET_MARK = "${SECRET:"
 
 
 def has_secret_placeholder(value: Any) -> bool:
-    """Whether any string inside ``value`` (dicts, lists and tuples, at any depth; not keys) holds
-    ``${SECRET:`` — False means :func:`secret_names` is empty and :func:`fill_secrets` would change
-    nothing. Iterative (any depth), and no regex: the test every call's arguments go through."""
-    stack = [value]
-    while stack:
-        v = stack.pop()
-        if isinstance(v, str):
-            if SECRET_MARK in v:
-                return True
-        elif isinstance(v, dict):
-            stack.extend(v.values())
-        elif isinstance(v, list | tuple):
-            stack.extend(v)
-        elif isinstance(v, Mapping):
-            stack.extend(v.values())
-    return False
+    """Whether any string inside ``value`` (as :func:`strings` walks it) holds ``${SECRET:`` — False
+    means :func:`secret_names` is empty and :func:`fill_secrets` would change nothing. No regex: the
+    test every call's arguments go through."""
+    return any(SECRET_MARK in s for s in strings(value))
 
 
 def fill_secrets(value: Any, secrets: Mapping[str, str]) -> Any:
