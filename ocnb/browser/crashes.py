@@ -39,6 +39,11 @@ class CrashLog:
         browser reports the disconnect, so the tab is remembered for a few seconds."""
         self._gone.append((time.monotonic(), {"tab_id": tab.id, "url": tab.page.url, "title": tab.title}))
 
+    def closed_under_us(self, tab_id: str) -> dict[str, Any] | None:
+        """The last record of ``tab_id`` if it closed without being asked to (by its page, or by a
+        browser going away); ``None`` when ocnb never had it or closed it itself."""
+        return next((info for _, info in reversed(self._gone) if info["tab_id"] == tab_id), None)
+
     def disconnected(self, tabs: Iterable[Tab], remote: str | None) -> None:
         """The browser went away: record the crash, with the tabs it took."""
         now = time.monotonic()

@@ -333,3 +333,26 @@ async def test_killed_browser_over_mcp_stdio(tmp_path: Path, anyio_backend: str)
         health = await call("oc_connection_health", {})
         assert health["data"]["connected"] is True and health["data"]["crashes"] == 1
     assert browser_processes() - before == set()
+
+
+def test_a_tab_closed_under_a_call_is_target_closed_not_a_bad_argument(fresh_session: ocnb.Session) -> None:
+    """A tab that closed without ocnb closing it (its page's ``window.close()``, or a dying browser,
+    which closes every page a moment before it reports the disconnect) answers ``TARGET_CLOSED``, which a
+    batch row retries on a new browser; only a tab id ocnb never had, or closed itself, is a bad argument."""
+    s = fresh_session
+    assert s.call("navigate", url="data:text/html,<p>one</p>").ok
+    assert s.call("tabs_create", url="data:text/html,<p>two</p>").ok
+    assert s.call("tabs_create", url="data:text/html,<p>three</p>").ok
+    state: Any = s._state
+    s.run(state.tabs["t2"].page.close(), 10)  # closed behind ocnb's back, as a crash or the page does
+    deadline = time.monotonic() + 5
+    while "t2" in state.tabs and time.monotonic() < deadline:
+        time.sleep(0.02)
+    gone = s.call("navigate", url="data:text/html,x", tab_id="t2")
+    assert gone.error is not None and gone.error.code == "TARGET_CLOSED", gone
+    assert "not by ocnb" in gone.error.message and "t1" in gone.error.message
+    assert s.call("tabs_close", tab_id="t3").ok  # closed by ocnb: its id is simply not a tab any more
+    for tab_id in ("t3", "t9"):
+        bad = s.call("navigate", url="data:text/html,x", tab_id=tab_id)
+        assert bad.error is not None and bad.error.code == "INVALID_ARGUMENT", bad
+    assert s.call("navigate", url="data:text/html,<p>still here</p>", tab_id="t1").ok  # the browser is fine

@@ -31,9 +31,12 @@ def test_bm25_ranks_matching_terms_first_with_scores_in_unit_range() -> None:
 
 def test_static_embeddings_load_offline_and_match_by_meaning(monkeypatch) -> None:
     def refuse(*a, **k):
-        raise AssertionError("tried to open a socket")
+        raise AssertionError("tried to use the network")
 
-    monkeypatch.setattr(socket, "socket", refuse)
+    # patch the calls, not the class: a library that subclasses socket.socket on import (PySocks,
+    # pulled in lazily by requests) must still import while the network is refused
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "getaddrinfo", refuse)
     load_wordllama.cache_clear()
     r = StaticEmbeddingRetriever()
     r.fit(DOCS)

@@ -55,6 +55,15 @@ async def waiting(session: ocnb.Session, wait: float = 30.0) -> list[dict[str, A
     raise AssertionError("no request reached the served session's desk")
 
 
+async def shown(desk: ApprovalDesk, approval_id: str, wait: float = 5.0) -> list[str]:
+    """The requests the desk widget lists, once it lists ``approval_id`` (or after ``wait`` s)."""
+    for _ in range(int(wait * 20)):
+        if approval_id in [r["approval_id"] for r in desk.requests]:
+            break
+        await asyncio.sleep(0.05)
+    return [r["approval_id"] for r in desk.requests]
+
+
 async def posts(site: ApprovalSite, path: str, wait: float) -> list[dict[str, Any]]:
     for _ in range(int(wait * 10)):
         if site.received("POST", path):
@@ -82,7 +91,9 @@ async def test_an_isolated_clients_payment_waits_at_the_served_sessions_desk(
             assert request["element"]["name"] == "Pay now"
             assert (request["source"], request["client"]) == ("mcp", "agent-iso")
             assert request["page"] == pay_site.url
-            assert [r["approval_id"] for r in desk.requests] == [request["approval_id"]]  # the widget shows it
+            # the widget shows it: the desk redraws from the browser thread just after the request
+            # opens, so give it that moment (a redraw that never comes still fails here)
+            assert await shown(desk, request["approval_id"]) == [request["approval_id"]]
             assert "from: mcp" in "".join(desk.cards.children[0].children[0].value.split("<br>"))
             assert pay_site.received("POST", "/pay")[before:] == []  # nothing before a yes
 
