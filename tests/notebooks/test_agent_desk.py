@@ -132,6 +132,15 @@ def pending(kc: Any, wait: float = 30.0) -> list[dict[str, Any]]:
         time.sleep(0.2)
 
 
+def shown(kc: Any, expr: str, want: Any, wait: float = 5.0) -> Any:
+    """``expr`` over the desk widget once it equals ``want`` (or after ``wait`` s): the widget redraws from
+    the browser thread just after a request opens, a moment after ``pending`` can see it."""
+    deadline = time.monotonic() + wait
+    while (got := _value(kc, expr)) != want and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return got
+
+
 def received(pay_site: ApprovalSite, path: str, wait: float) -> list[dict[str, Any]]:
     deadline = time.monotonic() + wait
     while not (got := pay_site.received("POST", path)) and time.monotonic() < deadline:
@@ -176,8 +185,8 @@ def test_the_agents_payment_waits_for_the_desk_and_acts_once(
     assert "Invoice 1001" in request["element"]["context"] and request["page"] == pay_site.url and request["intent"] == "pay the invoice"
     assert "pay" in request["why"]
     # the desk widget under the %oc mcp start cell shows the same request, with its screenshot
-    shown = _value(kc, "[(r['approval_id'], bool(r['screenshot'])) for r in desk.requests]")
-    assert shown == [[request["approval_id"], True]]
+    want = [[request["approval_id"], True]]
+    assert shown(kc, "[(r['approval_id'], bool(r['screenshot'])) for r in desk.requests]", want) == want
     time.sleep(1.5)  # the call waits: nothing has reached the pay_site, and the client hears progress
     assert pay_site.received("POST", "/pay") == [] and not future.done()
     assert progress, "no progress notification while the call waited"
@@ -384,7 +393,7 @@ def test_the_agents_hand_off_is_picked_at_the_desk_then_approved(
         rows = [str(c.get("context")) for c in pick["candidates"]]
         assert len(rows) == 2 and "Acme" in rows[0] and "Globex" in rows[1], rows
         # the desk widget shows the candidates as buttons
-        assert _value(kc, "[r['kind'] for r in desk.requests]") == ["pick"]
+        assert shown(kc, "[r['kind'] for r in desk.requests]", ["pick"]) == ["pick"]
         time.sleep(1.0)
         assert pay_site.log == [] and not future.done()
         res = _ok(kc, f"%oc pick {pick['approval_id']} 2")
