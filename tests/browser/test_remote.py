@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 
 import pytest
 
 import ocnb
+from ocnb.browser import find_chromium
 from ocnb.browser.remote import PlaywrightServer
+from tests.conftest import chromium_children
 
 pytestmark = pytest.mark.browser
 
@@ -33,6 +36,34 @@ def test_connect_to_playwright_server_and_reconnect(site, ocnb_home) -> None:
         s.reconnect()
         assert s.navigate(url=site.page("index.html")).ok
         s.close()
+
+
+def test_closing_the_server_closes_its_browsers_and_exits_by_itself(ocnb_home) -> None:
+    """``close()`` asks the server to stop (SIGINT): it closes the browsers it launched and exits, rather
+    than ignoring the signal until it is killed 10 s later with its browsers orphaned (its SIGTERM)."""
+    exe, _ = find_chromium()
+    before = set(chromium_children())
+    server = PlaywrightServer()
+    s = ocnb.Session(connect=server.ws_url, executable_path=exe, home=ocnb_home)
+    try:
+        assert s.navigate(url="data:text/html,<p>served</p>").ok
+        launched = set(chromium_children()) - before  # the server's browser, under this process
+        assert launched
+        server.close()
+        assert server.proc.returncode == 130, server.proc.returncode  # exited on the signal, not killed (-9)
+        left = [pid for pid in launched if os.path.exists(f"/proc/{pid}") and "Z" not in _state(pid)]
+        assert left == [], "the server's browser outlived it"
+    finally:
+        s.close()
+        server.close()
+
+
+def _state(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "Z"
 
 
 def _free_port() -> int:
