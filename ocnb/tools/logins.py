@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..browser.saved_logins import load_state, save_state, state_path, summary
+from ..browser.saved_logins import load_state, restore_state, save_state, state_path, summary
 from ..dispatch import ToolContext
 from ..registry import tool
 
@@ -46,5 +46,5 @@ async def storage_state(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any
         state = await save_state(context, path)
     else:
         state = load_state(path)
-        await context.set_storage_state(state)
+        await restore_state(context, state)
     return {"action": args["action"], **summary(path, state)}

@@ -20,6 +20,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+import ocnb
 from ocnb.batch.pool import Pool
 from ocnb.batch.row import UNKNOWN_OUTCOME, commit_step
 from ocnb.browser import find_chromium
@@ -162,7 +163,7 @@ def test_server_lost_mid_row_none_lost_none_posted_twice(site: Site, ocnb_home, 
                 assert s.call("navigate", url=site.page(f"register?srv={i % 2}")).ok
             site.on_event = _killer(kill_on, zero, killed)
             df = pool.replay(sid, rows, step_timeout_ms=3000, verify=check, progress=False)
-    _agree(site, df, rows, urls, kill_on, verify, killed)
+    _agree(site, df, rows, urls, kill_on, verify, killed, ocnb_home)
 
 
 def _killer(kill_on: str, server: PlaywrightServer, killed: list[str]) -> Any:
@@ -178,9 +179,17 @@ def _killer(kill_on: str, server: PlaywrightServer, killed: list[str]) -> Any:
 
 
 def _agree(
-    site: Site, df: Any, rows: list[dict[str, str]], urls: list[str], kill_on: str, verify: bool, killed: list[str]
+    site: Site,
+    df: Any,
+    rows: list[dict[str, str]],
+    urls: list[str],
+    kill_on: str,
+    verify: bool,
+    killed: list[str],
+    home: Any = None,
 ) -> None:
-    """The site's log against the frame: none lost, none posted twice, the killed row as its mode says."""
+    """The site's log against the frame: none lost, none posted twice, the killed row as its mode says.
+    A failed assertion shows the frame and the journal's failed calls (their messages say why)."""
     zero, one = urls
     assert killed, "server 0's browser never got that far"
     victim = killed[0]
@@ -188,6 +197,9 @@ def _agree(
     srv = dict(site.posts)
     key_of = {i: r["key"] for i, r in enumerate(rows)}
     table = df[["row", "outcome", "failure_code", "retried", "browser"]].to_string()
+    if home is not None and not df["ok"].all():
+        journal = ocnb.journal_df(home=home)
+        table += "\nfailed calls:\n" + "\n".join(journal.loc[journal["ok"].eq(False), "summary"].astype(str))
     by = {o: {key_of[int(r)] for r in df.loc[df["outcome"] == o, "row"]} for o in ("done", "verified", "unknown")}
 
     assert len(df) == len(rows) and sorted(df["row"]) == list(range(len(rows)))
@@ -261,4 +273,4 @@ def test_dask_worker_loses_its_server_mid_row(site: Site, ocnb_home, kill_on: st
             site.on_event = _killer(kill_on, zero, killed)
             df = pool.replay(sid, rows, client=client, step_timeout_ms=3000, verify=check, progress=False)
     assert len(set(df["worker"])) == 2
-    _agree(site, df, rows, urls, kill_on, verify, killed)
+    _agree(site, df, rows, urls, kill_on, verify, killed, ocnb_home)

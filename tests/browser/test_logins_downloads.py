@@ -70,6 +70,7 @@ def test_a_state_loads_into_a_running_session(site, ocnb_home) -> None:
         assert s.storage_state(action="save", path="grace.json").ok
         assert s.interact(query="Sign out", action="click").ok
         assert _shows(s, "Signed out")
+        _sign_in(s, site, user="hopper")  # the page's database (held open by it) now names hopper
         loaded = s.storage_state(action="load", path="grace")
         assert loaded.ok and loaded.data["cookies"] == 1 and loaded.data["origins"] == 1
         assert s.page_reload().ok
