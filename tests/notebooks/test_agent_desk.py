@@ -169,7 +169,11 @@ def test_the_banner_states_the_agents_policy(kernel: tuple[Any, dict[str, Any]])
     kc, _info = kernel
     shown = _value(kc, "h.panel._repr_mimebundle_()['text/plain']")
     assert "Agent policy: confirm=risky" in shown and "waits 60 s" in shown and "origins: any origin" in shown
-    assert _value(kc, "[s.settings.confirm, s.settings.agent_confirm, s.approvals.attended]") == ["never", "risky", True]
+    assert _value(kc, "[s.settings.confirm, s.settings.agent_confirm, s.approvals.attended]") == [
+        "never",
+        "risky",
+        True,
+    ]
 
 
 def test_the_agents_payment_waits_for_the_desk_and_acts_once(
@@ -182,7 +186,11 @@ def test_the_agents_payment_waits_for_the_desk_and_acts_once(
     (request,) = pending(kc)
     assert (request["tool"], request["source"], request["waiting"]) == ("interact", "mcp", True)
     assert (request["element"]["role"], request["element"]["name"]) == ("button", "Pay now")
-    assert "Invoice 1001" in request["element"]["context"] and request["page"] == pay_site.url and request["intent"] == "pay the invoice"
+    assert (
+        "Invoice 1001" in request["element"]["context"]
+        and request["page"] == pay_site.url
+        and request["intent"] == "pay the invoice"
+    )
     assert "pay" in request["why"]
     # the desk widget under the %oc mcp start cell shows the same request, with its screenshot
     want = [[request["approval_id"], True]]
@@ -202,7 +210,9 @@ def test_the_agents_payment_waits_for_the_desk_and_acts_once(
     assert _value(kc, "[s.approvals.pending(), desk.requests]") == [[], []]
 
 
-def test_denied_with_the_magic_nothing_reaches_the_site(kernel: tuple[Any, dict[str, Any]], pay_site: ApprovalSite) -> None:
+def test_denied_with_the_magic_nothing_reaches_the_site(
+    kernel: tuple[Any, dict[str, Any]], pay_site: ApprovalSite
+) -> None:
     kc, info = kernel
     open_page(kc, pay_site)
     since = last_seq(kc)
@@ -219,7 +229,9 @@ def test_denied_with_the_magic_nothing_reaches_the_site(kernel: tuple[Any, dict[
     assert "no open approval request" in res["stderr"] + str(res["error"])  # a UsageError line
 
 
-def test_unanswered_it_times_out_and_nothing_is_sent(kernel: tuple[Any, dict[str, Any]], pay_site: ApprovalSite) -> None:
+def test_unanswered_it_times_out_and_nothing_is_sent(
+    kernel: tuple[Any, dict[str, Any]], pay_site: ApprovalSite
+) -> None:
     kc, info = kernel
     open_page(kc, pay_site)
     _ok(kc, "s.configure(approval_timeout_s=2)")
@@ -295,8 +307,8 @@ def test_a_late_client_answer_loses_to_the_desk(kernel: tuple[Any, dict[str, Any
         time.sleep(0.05)
     assert asked and "Pay now" in asked[0]
     _ok(kc, f"desk.deny({request['approval_id']!r})")  # the desk answers first
+    release.set()  # then the client's person says yes (the client's handler, blocked in a thread, returns)
     (result,) = future.result(timeout=30)
-    release.set()
     assert result["error"]["code"] == "APPROVAL_DENIED" and result["error"]["details"]["decided_by"] == "notebook"
     time.sleep(1.0)  # the client's late yes changes nothing
     assert pay_site.received("POST", "/pay") == []
@@ -401,7 +413,11 @@ def test_the_agents_hand_off_is_picked_at_the_desk_then_approved(
         bad = _run(kc, f"%oc pick {pick['approval_id']} 1")  # the first answer won
         assert "INVALID_ARGUMENT" in bad["stderr"] + str(bad["error"])  # a UsageError line
         (ask,) = pending(kc)
-        assert (ask["kind"], ask["element"]["name"], ask["element"]["ref"]) == ("approval", "Delete", pick["candidates"][1]["ref"])
+        assert (ask["kind"], ask["element"]["name"], ask["element"]["ref"]) == (
+            "approval",
+            "Delete",
+            pick["candidates"][1]["ref"],
+        )
         assert pay_site.log == []
         _ok(kc, f"out = desk.approve({ask['approval_id']!r})")
         (result,) = future.result(timeout=30)
