@@ -32,9 +32,7 @@ def outputs(cell: dict) -> str:
     return "".join(o.get("text", "") + str(o.get("data", {}).get("text/plain", "")) for o in cell.get("outputs", []))
 
 
-def test_the_banner_counts_what_tools_list_shows_and_close_says_what_it_closed(
-    tmp_path: Path, ocnb_home: Path
-) -> None:
+def test_the_banner_counts_what_tools_list_shows_and_close_says_what_it_closed(tmp_path: Path, ocnb_home: Path) -> None:
     cells = [
         "%load_ext ocnb.magics",
         "%oc navigate data:text/html,person",

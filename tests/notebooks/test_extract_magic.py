@@ -3,19 +3,15 @@
 from __future__ import annotations
 
 import builtins
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
 from IPython.core.error import UsageError
 
-import ocnb
 from ocnb.commands.demosite import DemoSite
 
 pytestmark = pytest.mark.browser
-
 
 
 def test_extract_shows_the_dataframe_and_leaves_it_in_underscore(

@@ -4,8 +4,6 @@ real Chromium), its candidates told apart by their row and marked on the screens
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,7 +12,6 @@ import ocnb
 from ocnb.commands.demosite import DemoSite
 
 pytestmark = pytest.mark.browser
-
 
 
 def test_a_needs_human_call_shows_the_handoff_widget_and_resume_acts(ip: Any, site: DemoSite) -> None:

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from ocnb.demosite import DemoSite
 
 pytestmark = pytest.mark.browser
@@ -40,9 +39,7 @@ def _value(kc: Any, expr: str) -> Any:
 
 
 @pytest.mark.parametrize("face", ["line", "cell", "api"])
-def test_interrupting_a_wait_keeps_the_page_tabs_and_typed_values(
-    site: DemoSite, ocnb_home: Path, face: str
-) -> None:
+def test_interrupting_a_wait_keeps_the_page_tabs_and_typed_values(site: DemoSite, ocnb_home: Path, face: str) -> None:
     from jupyter_client.manager import start_new_kernel
 
     km, kc = start_new_kernel(kernel_name="python3")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +16,6 @@ from ocnb.errors import OcnbError
 from ocnb.magics import OcMagics, parse_call
 
 pytestmark = pytest.mark.browser
-
 
 
 def magics(shell: Any) -> OcMagics:

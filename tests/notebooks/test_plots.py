@@ -55,8 +55,13 @@ def test_the_timeline_starts_when_the_first_call_began() -> None:
     matplotlib.use("Agg")
     ts = pd.to_datetime(["2026-01-01T00:00:12Z", "2026-01-01T00:00:13Z"], utc=True)
     journal = pd.DataFrame(
-        {"ts": ts, "tool": ["navigate", "read_page"], "ok": [True, False], "error_code": [None, "TIMEOUT"],
-         "duration_ms": [12000.0, 500.0]}  # fmt: skip
+        {
+            "ts": ts,
+            "tool": ["navigate", "read_page"],
+            "ok": [True, False],
+            "error_code": [None, "TIMEOUT"],
+            "duration_ms": [12000.0, 500.0],
+        }  # fmt: skip
     )
     bars = plots.call_timeline(journal).axes[0].patches
     assert [(round(b.get_x(), 1), round(b.get_width(), 1)) for b in bars] == [(0.0, 12.0), (12.5, 0.5)]
@@ -68,8 +73,12 @@ def test_replay_runs_side_by_side_are_told_apart_and_centred_on_their_step() -> 
 
     matplotlib.use("Agg")
     replay = pd.DataFrame(
-        {"session_id": ["a", "a", "b", "b"], "step_index": [0, 1, 0, 1], "elapsed_ms": [30.0, 40.0, 35.0, 900.0],
-         "ok": [True, True, True, False]}  # fmt: skip
+        {
+            "session_id": ["a", "a", "b", "b"],
+            "step_index": [0, 1, 0, 1],
+            "elapsed_ms": [30.0, 40.0, 35.0, 900.0],
+            "ok": [True, True, True, False],
+        }  # fmt: skip
     )
     ax = plots.replay_durations(replay).axes[0]
     bars = ax.patches
@@ -88,8 +97,13 @@ def test_the_timeline_leaves_room_for_the_error_codes() -> None:
     matplotlib.use("Agg")
     ts = pd.to_datetime(["2026-01-01T00:00:10Z", "2026-01-01T00:00:40Z"], utc=True)
     journal = pd.DataFrame(
-        {"ts": ts, "tool": ["navigate", "wait_for"], "ok": [True, False], "error_code": [None, "TIMEOUT"],
-         "duration_ms": [10000.0, 9000.0]}  # fmt: skip
+        {
+            "ts": ts,
+            "tool": ["navigate", "wait_for"],
+            "ok": [True, False],
+            "error_code": [None, "TIMEOUT"],
+            "duration_ms": [10000.0, 9000.0],
+        }  # fmt: skip
     )
     ax = plots.call_timeline(journal).axes[0]
     assert ax.get_xlim()[1] >= 40 * 1.15  # the last call ends at 40 s; its code is written after it
