@@ -363,18 +363,17 @@ class BrowserState:
             tab = self.tabs[self.active_id]
         else:
             found = self.tabs.get(tab_id)
-            gone = self.crashes.closed_under_us(tab_id) if found is None else None
-            if gone is not None:
-                # not a bad argument: the tab was there and closed under the call (its page closed it,
-                # or the browser is going away: a crash closes the pages a moment before the disconnect)
-                raise TargetClosed(
-                    f"tab {tab_id!r} was closed, not by ocnb ({gone['url']}); open tabs: {', '.join(self.tabs) or 'none'}",
-                    details={"tab_id": tab_id},
-                )
             if found is None:
-                raise InvalidArgument(
-                    f"no tab {tab_id!r}; open tabs: {', '.join(self.tabs) or 'none'}", details={"tab_id": tab_id}
-                )
+                open_tabs = ", ".join(self.tabs) or "none"
+                gone = self.crashes.closed_under_us(tab_id)
+                if gone is not None:
+                    # not a bad argument: the tab was there and closed under the call (its page closed it,
+                    # or the browser is going away: a crash closes the pages a moment before the disconnect)
+                    raise TargetClosed(
+                        f"tab {tab_id!r} was closed, not by ocnb ({gone['url']}); open tabs: {open_tabs}",
+                        details={"tab_id": tab_id},
+                    )
+                raise InvalidArgument(f"no tab {tab_id!r}; open tabs: {open_tabs}", details={"tab_id": tab_id})
             tab = found
         if tab.crashed and not crashed_ok:
             raise CrashLog.page_error(tab)
