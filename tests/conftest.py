@@ -217,6 +217,15 @@ def fresh_session(ocnb_home: Path) -> Iterator[ocnb.Session]:
     s.close()
 
 
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (exists and is not a zombie; Linux /proc)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
 def chromium_children(marker: str | None = None) -> list[int]:
     """PIDs of Chromium processes that descend from this process (Linux /proc)."""
     me = os.getpid()

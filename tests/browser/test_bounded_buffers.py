@@ -5,9 +5,9 @@ from __future__ import annotations
 import gc
 
 import pytest
-from ocnb.demosite import DemoSite
 
 import ocnb
+from ocnb.commands.demosite import DemoSite
 from ocnb.perception import refs as refs_mod
 from ocnb.skills.capture import capture_buffer
 

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 import ocnb
-from tests.conftest import chromium_children
+from tests.conftest import alive, chromium_children
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "mcp"))
 
@@ -64,14 +64,6 @@ def drivers() -> set[int]:
                 out.add(pid)
                 break
     return out
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
 
 
 def test_killed_browser_is_reported_once_then_relaunched(ocnb_home: Path) -> None:

@@ -13,7 +13,9 @@ import time
 from pathlib import Path
 
 import pytest
-from ocnb.demosite import DemoSite
+
+from ocnb.commands.demosite import DemoSite
+from tests.conftest import alive
 
 pytestmark = pytest.mark.browser
 
@@ -69,13 +71,6 @@ def _line(proc: subprocess.Popen[str], prefix: str) -> str:
     raise AssertionError(f"no line {prefix!r}; exit {proc.wait()}")
 
 
-def _alive(pid: int) -> bool:
-    try:
-        return "Z" not in Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-
-
 def _browsers_under(folder: Path) -> list[int]:
     """Live processes whose command line names ``folder`` (Chromium's profile lives there)."""
     out = []
@@ -85,7 +80,7 @@ def _browsers_under(folder: Path) -> list[int]:
                 cmd = Path(f"/proc/{entry}/cmdline").read_bytes().decode(errors="replace")
             except OSError:
                 continue
-            if str(folder) in cmd and _alive(int(entry)):
+            if str(folder) in cmd and alive(int(entry)):
                 out.append(int(entry))
     return out
 
@@ -115,7 +110,7 @@ def test_python_killed_without_close_leaves_no_browser_and_no_profile_folder(sit
     try:
         drivers = [int(p) for p in _line(proc, "driver").split()[1:]]
         _line(proc, "ready")
-        assert len(drivers) == 1 and _alive(drivers[0])
+        assert len(drivers) == 1 and alive(drivers[0])
         assert _browsers_under(tmp_path)  # the browser is up, its profile in our TMPDIR
         assert list(tmp_path.glob("playwright_chromiumdev_profile-*"))
         os.killpg(proc.pid, signal.SIGKILL)  # a kernel killed by its manager: no close(), no atexit
@@ -124,9 +119,9 @@ def test_python_killed_without_close_leaves_no_browser_and_no_profile_folder(sit
         proc.kill()
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline and (
-        _alive(drivers[0]) or _browsers_under(tmp_path) or list(tmp_path.glob("playwright_chromiumdev_profile-*"))
+        alive(drivers[0]) or _browsers_under(tmp_path) or list(tmp_path.glob("playwright_chromiumdev_profile-*"))
     ):
         time.sleep(0.2)
-    assert not _alive(drivers[0]), "the driver outlived its Python"
+    assert not alive(drivers[0]), "the driver outlived its Python"
     assert _browsers_under(tmp_path) == []
     assert list(tmp_path.glob("playwright_chromiumdev_profile-*")) == []

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 
 import pytest
@@ -10,7 +9,7 @@ import pytest
 import ocnb
 from ocnb.browser import find_chromium
 from ocnb.browser.remote import PlaywrightServer
-from tests.conftest import chromium_children
+from tests.conftest import alive, chromium_children
 
 pytestmark = pytest.mark.browser
 
@@ -51,19 +50,11 @@ def test_closing_the_server_closes_its_browsers_and_exits_by_itself(ocnb_home) -
         assert launched
         server.close()
         assert server.proc.returncode == 130, server.proc.returncode  # exited on the signal, not killed (-9)
-        left = [pid for pid in launched if os.path.exists(f"/proc/{pid}") and "Z" not in _state(pid)]
+        left = [pid for pid in launched if alive(pid)]
         assert left == [], "the server's browser outlived it"
     finally:
         s.close()
         server.close()
-
-
-def _state(pid: int) -> str:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return "Z"
 
 
 def _free_port() -> int:

@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ocnb.demosite import DemoSite
+
+from ocnb.commands.demosite import DemoSite
 
 pytestmark = pytest.mark.browser
 

@@ -4,6 +4,7 @@ call, failures in red and named), from a real session's journal."""
 from __future__ import annotations
 
 import io
+from typing import Any
 
 import pytest
 
@@ -48,21 +49,26 @@ def test_tokens_by_tool_draws_the_largest_first() -> None:
     assert [round(b.get_width()) for b in fig.axes[0].patches] == [50, 20, 5]
 
 
-def test_the_timeline_starts_when_the_first_call_began() -> None:
-    import matplotlib
+def _journal(calls: list[tuple[str, str, str | None, float]]) -> Any:
+    """A journal frame of ``(mm:ss on 2026-01-01, tool, error code or None, duration_ms)`` calls."""
     import pandas as pd
 
-    matplotlib.use("Agg")
-    ts = pd.to_datetime(["2026-01-01T00:00:12Z", "2026-01-01T00:00:13Z"], utc=True)
-    journal = pd.DataFrame(
+    return pd.DataFrame(
         {
-            "ts": ts,
-            "tool": ["navigate", "read_page"],
-            "ok": [True, False],
-            "error_code": [None, "TIMEOUT"],
-            "duration_ms": [12000.0, 500.0],
-        }  # fmt: skip
+            "ts": pd.to_datetime([f"2026-01-01T00:{t}Z" for t, *_ in calls], utc=True),
+            "tool": [tool for _, tool, _, _ in calls],
+            "ok": [code is None for _, _, code, _ in calls],
+            "error_code": [code for _, _, code, _ in calls],
+            "duration_ms": [ms for *_, ms in calls],
+        }
     )
+
+
+def test_the_timeline_starts_when_the_first_call_began() -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    journal = _journal([("00:12", "navigate", None, 12000.0), ("00:13", "read_page", "TIMEOUT", 500.0)])
     bars = plots.call_timeline(journal).axes[0].patches
     assert [(round(b.get_x(), 1), round(b.get_width(), 1)) for b in bars] == [(0.0, 12.0), (12.5, 0.5)]
 
@@ -78,7 +84,7 @@ def test_replay_runs_side_by_side_are_told_apart_and_centred_on_their_step() -> 
             "step_index": [0, 1, 0, 1],
             "elapsed_ms": [30.0, 40.0, 35.0, 900.0],
             "ok": [True, True, True, False],
-        }  # fmt: skip
+        }
     )
     ax = plots.replay_durations(replay).axes[0]
     bars = ax.patches
@@ -92,18 +98,8 @@ def test_replay_runs_side_by_side_are_told_apart_and_centred_on_their_step() -> 
 
 def test_the_timeline_leaves_room_for_the_error_codes() -> None:
     import matplotlib
-    import pandas as pd
 
     matplotlib.use("Agg")
-    ts = pd.to_datetime(["2026-01-01T00:00:10Z", "2026-01-01T00:00:40Z"], utc=True)
-    journal = pd.DataFrame(
-        {
-            "ts": ts,
-            "tool": ["navigate", "wait_for"],
-            "ok": [True, False],
-            "error_code": [None, "TIMEOUT"],
-            "duration_ms": [10000.0, 9000.0],
-        }  # fmt: skip
-    )
+    journal = _journal([("00:10", "navigate", None, 10000.0), ("00:40", "wait_for", "TIMEOUT", 9000.0)])
     ax = plots.call_timeline(journal).axes[0]
     assert ax.get_xlim()[1] >= 40 * 1.15  # the last call ends at 40 s; its code is written after it

@@ -8,9 +8,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from ocnb.demosite import DemoSite
 
 import ocnb
+from ocnb.commands.demosite import DemoSite
 from ocnb.widgets.progress import CellProgress, describe
 
 pytestmark = pytest.mark.browser
