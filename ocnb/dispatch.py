@@ -173,9 +173,8 @@ def _fast_ok(schema: Any) -> bool:
     ``uniqueItems`` over strings alone, as replay's ``tolerate`` lists)."""
     if not isinstance(schema, dict):
         return isinstance(schema, bool)
-    if not FAST_KEYWORDS.issuperset(schema) and not (
-        FAST_KEYWORDS.union({"uniqueItems"}).issuperset(schema) and _string_items(schema)
-    ):
+    allowed = FAST_KEYWORDS | {"uniqueItems"} if _string_items(schema) else FAST_KEYWORDS
+    if not allowed.issuperset(schema):
         return False
     if "enum" in schema and not all(isinstance(v, str) for v in schema["enum"]):
         return False
