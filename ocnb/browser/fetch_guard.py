@@ -46,6 +46,8 @@ __all__ = ["BrowserGuard", "Judge", "answer", "fetch_patterns", "open_browser_gu
 CONTINUE_ALLOWED = "Ocnb.continueAllowed"
 #: Decisions (:meth:`~ocnb.browser.policy.OriginGuard.decide`) and frame→context entries kept at most (both are cleared when full; they refill as asked).
 CACHE_MAX = 4096
+#: Seconds a page's target is given to answer the guard (:meth:`BrowserGuard.page_of`) while a request waits.
+ASK_S = 2.0
 
 
 def fetch_patterns(policy: OriginPolicy) -> dict[str, Any]:
@@ -281,18 +283,24 @@ class BrowserGuard:
         return found
 
     async def page_of(self, frame_id: str, pages: Callable[[], list[Any]]) -> Any:
-        """The page among ``pages()`` whose frame tree holds ``frame_id`` (None: none does)."""
+        """The page among ``pages()`` that holds frame ``frame_id`` (None: none does).
+
+        A page's main frame carries its target's id, which the browser answers for; a frame inside a
+        page is looked up in the page's frame tree, which its renderer answers for: a renderer busy
+        with the very navigation being judged (an ``<a download>`` clicked to a refused origin) may not
+        answer until that request is failed, so each answer is waited for at most :data:`ASK_S`."""
         page = self._pages.get(frame_id)
         if page is not None or not frame_id:
             return page
-        for candidate in list(pages()):
-            with contextlib.suppress(Exception):  # a slow or closing page names no tab
-                for frame in await asyncio.wait_for(_frame_ids(candidate), 2):
+        candidates = list(pages())
+        for frames in (self._target_ids, self._frame_ids):
+            for candidate in candidates:
+                for frame in await frames(candidate):
                     if len(self._pages) >= CACHE_MAX:
                         self._pages.clear()
                     self._pages[frame] = candidate
-            if frame_id in self._pages:
-                return self._pages[frame_id]
+                if frame_id in self._pages:
+                    return self._pages[frame_id]
         return None
 
     async def _frame_context(self, frame_id: str) -> str | None:
@@ -300,11 +308,43 @@ class BrowserGuard:
             if context_id is None:
                 continue
             for page in list(pages()):
-                for frame in await _frame_ids(page):
+                for frame in await self._frame_ids(page):
                     self._remember(frame, context_id)
             if self._contexts.get(frame_id) == context_id:
                 return context_id
         return None
+
+    async def _ask(self, page: Any, method: str) -> dict[str, Any] | None:
+        """``method``'s answer on a DevTools session of ``page``'s target, waited for at most
+        :data:`ASK_S`; None when the page closed or did not answer in time. The session is let go
+        without waiting: while a page's request is paused its renderer may hold even a detach from its
+        target (measured: until the request is answered)."""
+        try:
+            session = await page.context.new_cdp_session(page)
+        except Exception:  # noqa: BLE001 - closed
+            return None
+        try:
+            return await asyncio.wait_for(session.send(method), ASK_S)
+        except Exception:  # noqa: BLE001 - busy or closed
+            return None
+        finally:
+            self._spawn(_detach(session))
+
+    async def _target_ids(self, page: Any) -> list[str]:
+        """``page``'s DevTools target id (its main frame's id), which the browser answers for."""
+        reply = await self._ask(page, "Target.getTargetInfo")
+        return [reply["targetInfo"]["targetId"]] if reply else []
+
+    async def _frame_ids(self, page: Any) -> list[str]:
+        """The DevTools ids of every frame in ``page``'s target (its frame tree), which its renderer answers for."""
+        reply = await self._ask(page, "Page.getFrameTree")
+        ids: list[str] = []
+        todo = [reply["frameTree"]] if reply else []
+        while todo:
+            node = todo.pop()
+            ids.append(node["frame"]["id"])
+            todo.extend(node.get("childFrames", []))
+        return ids
 
     def _remember(self, frame_id: str, context_id: str) -> None:
         if len(self._contexts) >= CACHE_MAX:
@@ -334,26 +374,9 @@ def listener(handle: Callable[[dict[str, Any]], None]) -> Callable[[dict[str, An
     return on_event
 
 
-async def _frame_ids(page: Any) -> list[str]:
-    """The DevTools ids of every frame in ``page``'s target (its frame tree)."""
-    try:
-        session = await page.context.new_cdp_session(page)
-    except Exception:  # noqa: BLE001 - closed
-        return []
-    try:
-        tree = (await session.send("Page.getFrameTree"))["frameTree"]
-    except Exception:  # noqa: BLE001
-        return []
-    finally:
-        with contextlib.suppress(Exception):
-            await session.detach()
-    ids: list[str] = []
-    todo = [tree]
-    while todo:
-        node = todo.pop()
-        ids.append(node["frame"]["id"])
-        todo.extend(node.get("childFrames", []))
-    return ids
+async def _detach(session: Any) -> None:
+    with contextlib.suppress(Exception):
+        await session.detach()
 
 
 async def open_browser_guard(browser: Any) -> BrowserGuard | None:

@@ -285,6 +285,9 @@ def run_vector(s: ocnb.Session, site: OriginSite, name: str) -> ocnb.ToolResult:
     time). Whatever either attempt sent stays in the site's log, which the tests read whole."""
     for attempt in range(2):
         result = s.call("navigate", url=f"{site.allowed}/v/{name}")
+        # the vector's page loads: a refusal of what it then sends must not hold the call (an <a download>
+        # clicked to a refused origin once held it until its 30 s timeout, under the DevTools guard)
+        assert result.ok, f"{name}: {result.error}"
         if site.wait_for("127.0.0.1:", f"/ok/{name}", timeout=15):
             break
         assert attempt == 0, f"the page of {name} did not run, twice"
