@@ -23,6 +23,11 @@ of the same code at ``--n 40`` on a quiet 2-core machine gave 1.08–1.13× (the
 lands on a different frame level from run to run); compare builds over several alternating runs.
 Both are printed; the median ratio (``replay_vs_raw``) is kept as it was.
 
+A fourth arm, the raw script reading each filled field back (``raw_checked``: one ``input_value``
+after each fill, as replay's checked fill does), measures what checking costs any Playwright script:
+``raw_checked_vs_raw_paired_mean`` is the floor for a replay that keeps its read-backs, and
+``replay_vs_raw_checked_paired_mean`` is ocnb's own cost over a script doing the same work.
+
     python -m bench.bench_skill_replay [--n 40]
 """
 
@@ -172,8 +177,18 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
                 page.fill("#email", "Ada@example.com")
                 page.click("button[type=submit]")
 
+            def raw_checked() -> None:
+                """The raw script reading each filled field back, as replay's checked fill does (one
+                ``input_value`` per fill): what any Playwright script that checks its fills pays."""
+                page.goto(url)
+                page.fill("#full-name", "Ada")
+                assert page.input_value("#full-name") == "Ada"
+                page.fill("#email", "Ada@example.com")
+                assert page.input_value("#email") == "Ada@example.com"
+                page.click("button[type=submit]")
+
             # Interleaved, so that the three see the same machine load (benchmarks share the cores).
-            runs = _interleaved({"replay": replay, "unverified": unverified, "raw": raw}, n)
+            runs = _interleaved({"replay": replay, "unverified": unverified, "raw": raw, "raw_checked": raw_checked}, n)
             browser.close()
             times = {k: statistics.median(v) for k, v in runs.items()}
             figures["replay_median_ms"] = times["replay"]
@@ -185,6 +200,10 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
                 runs["replay"], runs["raw"]
             )
             figures["replay_unverified_vs_raw_paired_mean"], _ = _paired(runs["unverified"], runs["raw"])
+            figures["raw_checked_vs_raw_paired_mean"], figures["raw_checked_minus_raw_paired_ms"] = _paired(
+                runs["raw_checked"], runs["raw"]
+            )
+            figures["replay_vs_raw_checked_paired_mean"], _ = _paired(runs["replay"], runs["raw_checked"])
             figures["replay_resolve_median_ms"] = statistics.median(resolve_ms)
             figures["replay_element_steps_median_ms"] = statistics.median(element_ms)
             figures["replay_fused_steps"] = statistics.median(fused)
@@ -240,6 +259,11 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     print(
         f"paired (n={n}, each iteration's replay ÷ its raw run): mean {figures['replay_vs_raw_paired_mean']:.3f}× "
         f"({figures['replay_minus_raw_paired_ms']:+.1f} ms), unverified {figures['replay_unverified_vs_raw_paired_mean']:.3f}×"
+    )
+    print(
+        f"the raw script reading its two fills back: {figures['raw_checked_vs_raw_paired_mean']:.3f}× raw "
+        f"({figures['raw_checked_minus_raw_paired_ms']:+.1f} ms), the floor for any replay that checks its fills; "
+        f"replay ÷ that script = {figures['replay_vs_raw_checked_paired_mean']:.3f}× (paired mean)"
     )
     print(
         "  (Chromium's 16.7 ms frames make each side's median jump a frame between runs; the paired mean is the steadier figure)"

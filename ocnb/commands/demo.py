@@ -80,7 +80,15 @@ def main(argv: list[str] | None = None) -> int:
         metavar="NAME",
         help="execute only this notebook (repeatable; default: quickstart, skill_authoring, token_cost_report)",
     )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        metavar="N",
+        help="notebooks executed at once, each in its own kernel (default: one per core, at most 3)",
+    )
     ns = parser.parse_args(argv)
+    if ns.jobs is not None and ns.jobs < 1:
+        parser.error(f"--jobs must be at least 1, not {ns.jobs}")
     out = Path(ns.out)
     os.environ.setdefault("OCNB_HOME", tempfile.mkdtemp(prefix="ocnb-demo-"))
     summary = run_demo(out)
@@ -93,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
         except ImportError as exc:
             print(f"demo: notebooks skipped ({exc}); `ocnb demo --no-notebooks` runs the tool tour alone")
             return 0
-        failures = run_demo_notebooks(out, tuple(ns.notebook or DEMO_NOTEBOOKS))
+        failures = run_demo_notebooks(out, tuple(ns.notebook or DEMO_NOTEBOOKS), jobs=ns.jobs)
         return 1 if failures else 0
     return 0
 

@@ -12,6 +12,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -145,28 +146,36 @@ def run_notebook(
     return NotebookRun(path=src, ok=error is None, seconds=seconds, cells=cells, error=error, html=html_path)
 
 
-def run_demo_notebooks(out: Path, names: tuple[str, ...] = DEMO_NOTEBOOKS, *, timeout: int = 300) -> list[str]:
+def run_demo_notebooks(
+    out: Path, names: tuple[str, ...] = DEMO_NOTEBOOKS, *, timeout: int = 300, jobs: int | None = None
+) -> list[str]:
     """Execute the demo notebooks headless, write ``out/<name>.html``, print one line per notebook.
 
-    Returns the summary lines of the notebooks that failed (empty when all ran).
+    Up to ``jobs`` notebooks run at once, each in its own kernel (default: one per core, at most
+    three): most of a notebook's time is its kernel and its browser waiting, so the demo takes about
+    as long as its longest notebook. The lines are printed in ``names``' order, each as soon as its
+    notebook and those before it are done. Returns the summary lines of the notebooks that failed
+    (empty when all ran).
     """
     out = Path(out)
-    failures: list[str] = []
     folder = notebooks_dir()
     # A packaged copy sits in site-packages, which may be read-only: run it from the report folder.
     cwd = out if folder.parent == Path(__file__).resolve().parents[1] else None
-    for name in names:
+
+    def run(name: str) -> tuple[bool, str]:
         path = folder / f"{name}.ipynb"
         if not path.is_file():
-            line = f"{name}: FAILED: {path} not found (`ocnb demo --no-notebooks` runs the tool tour alone)"
-            failures.append(line)
-            print(line)
-            continue
-        run = run_notebook(path, out / f"{name}.html", timeout=timeout, cwd=cwd)
-        line = run.summary_line()
-        print(line, flush=True)
-        if not run.ok:
-            failures.append(line)
+            return False, f"{name}: FAILED: {path} not found (`ocnb demo --no-notebooks` runs the tool tour alone)"
+        done = run_notebook(path, out / f"{name}.html", timeout=timeout, cwd=cwd)
+        return done.ok, done.summary_line()
+
+    failures: list[str] = []
+    workers = max(1, min(len(names), jobs or min(os.cpu_count() or 1, 3)))
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ocnb-notebook") as pool:
+        for ok, line in pool.map(run, names):
+            print(line, flush=True)
+            if not ok:
+                failures.append(line)
     return failures
 
 

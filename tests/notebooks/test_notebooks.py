@@ -56,3 +56,28 @@ def test_demo_reports_a_failing_notebook_in_one_line(tmp_path: Path, monkeypatch
     assert (tmp_path / "reports" / "boom.html").is_file()
     assert failures[1].startswith("missing: FAILED")
     assert json.loads(json.dumps(failures))  # plain strings
+
+
+@pytest.mark.slow
+def test_demo_runs_its_notebooks_at_once_and_reports_them_in_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    """Each notebook in its own kernel, at the same time: the first one waits for the second to start
+    (run one after the other, it would give up after 60 s and fail), and the lines come in the order
+    asked, not the order the notebooks finished."""
+    folder = tmp_path / "nbs"
+    folder.mkdir()
+    started = tmp_path / "second-started"
+    cells = {
+        "first": f"import pathlib, time\nend = time.time() + 60\nwhile not pathlib.Path({str(started)!r}).exists():\n"
+        "    assert time.time() < end, 'the second notebook never started'\n    time.sleep(0.05)",
+        "second": f"import pathlib\npathlib.Path({str(started)!r}).touch()",
+    }
+    for name, code in cells.items():
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)])
+        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+        nbformat.write(nb, folder / f"{name}.ipynb")
+    monkeypatch.setattr("ocnb.commands.notebooks.notebooks_dir", lambda: folder)
+    assert run_demo_notebooks(tmp_path / "reports", ("first", "second"), jobs=2) == []
+    out = capsys.readouterr().out.splitlines()
+    assert [line.split(":")[0] for line in out] == ["first", "second"], out
