@@ -29,7 +29,7 @@ import pytest
 
 from ocnb.commands import capmap
 from ocnb.discovery.retrievers import MINILM_INSTALL, PREFERRED
-from tests.package.wheelhouse import HOUSE, filling
+from tests.package.wheelhouse import HOUSE, filling, venv_env
 
 ROOT = Path(__file__).resolve().parents[2]
 FALLBACK = "WordLlama 0.7 + BM25 0.3"
@@ -121,13 +121,7 @@ def _make_venv(base: Path, wheel: Path, extras: str) -> Venv:
             _drop_own_wheels()
             installed = _run(offline, 400)
     assert installed.returncode == 0, installed.stderr[-3000:]
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
-    env.update(
-        PATH=f"{root / 'bin'}{os.pathsep}{env.get('PATH', '')}",
-        VIRTUAL_ENV=str(root),
-        OCNB_HOME=str(base / "home"),
-        PYTHONUNBUFFERED="1",
-    )
+    env = venv_env(root, base / "home")
     work = base / "work"  # not the repo: `import ocnb` must find the installed copy
     work.mkdir()
     return Venv(root=root, env=env, cwd=work)

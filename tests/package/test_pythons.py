@@ -14,7 +14,6 @@ interpreter that is not on the machine is a skip that says so, never a silent pa
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
@@ -24,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.package.wheelhouse import HOUSE, filling
+from tests.package.wheelhouse import HOUSE, filling, venv_env
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The test folders run on another interpreter: every feature's tests, less those that start servers,
@@ -151,8 +150,7 @@ def _venv(python: str, base: Path, target: Path) -> Path:
 def _check(root: Path, tmp: Path) -> str:
     """Import, the README's first example, and the browserless tests, all from the installed copy."""
     py = str(root / "bin" / "python")
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
-    env.update(VIRTUAL_ENV=str(root), OCNB_HOME=str(tmp / "home"), PYTHONUNBUFFERED="1")
+    env = venv_env(root, tmp / "home")
     where = subprocess.run(
         [py, "-P", "-c", "import ocnb; print(ocnb.__file__, ocnb.__version__)"],
         capture_output=True,

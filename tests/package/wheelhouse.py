@@ -8,6 +8,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+#: What a fresh venv's processes do not inherit from the suite's: its paths, and PYTHONDONTWRITEBYTECODE
+#: (set on CI's machine): the wheels go in with ``--no-compile``, so each process would compile pandas,
+#: IPython … from source again (1.8 s for pandas alone, 0.5 s once its bytecode is written). A pip
+#: user's environment writes bytecode.
+NOT_INHERITED = ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME", "PYTHONDONTWRITEBYTECODE")
+
 HOUSE = Path(os.environ.get("OCNB_TEST_WHEELHOUSE", Path.home() / ".cache" / "ocnb" / "test-wheelhouse"))
 
 
@@ -22,3 +28,16 @@ def filling(house: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(held, fcntl.LOCK_UN)
+
+
+def venv_env(root: Path, home: Path) -> dict[str, str]:
+    """The environment of a process of the fresh venv ``root`` (activated, its ``bin`` first on PATH),
+    with ``OCNB_HOME`` at ``home``."""
+    env = {k: v for k, v in os.environ.items() if k not in NOT_INHERITED}
+    env.update(
+        PATH=f"{root / 'bin'}{os.pathsep}{env.get('PATH', '')}",
+        VIRTUAL_ENV=str(root),
+        OCNB_HOME=str(home),
+        PYTHONUNBUFFERED="1",
+    )
+    return env
