@@ -81,3 +81,13 @@ def test_demo_runs_its_notebooks_at_once_and_reports_them_in_order(
     assert run_demo_notebooks(tmp_path / "reports", ("first", "second"), jobs=2) == []
     out = capsys.readouterr().out.splitlines()
     assert [line.split(":")[0] for line in out] == ["first", "second"], out
+
+
+def test_demo_refuses_jobs_below_one_before_it_does_anything(tmp_path: Path, capsys) -> None:
+    from ocnb.commands import demo
+
+    with pytest.raises(SystemExit) as refused:
+        demo.main(["--out", str(tmp_path / "reports"), "--jobs", "0"])
+    assert refused.value.code == 2
+    assert "--jobs must be at least 1, not 0" in capsys.readouterr().err
+    assert not (tmp_path / "reports").exists()  # no report written, no browser started
