@@ -12,6 +12,7 @@ import math
 from typing import Any
 
 from hypothesis import strategies as st
+from hypothesis.vendor import pretty as _pretty
 
 from ocnb.registry import ToolDef
 
@@ -73,8 +74,20 @@ scalars = st.one_of(
 )
 huge = st.sampled_from(["x" * 60_000, list(range(3000)), "y" * 5000])
 #: Built once: building 3,000 levels per example would cost more than the call it feeds.
-DEEP = [_deep(n) for n in (63, 64, 65, 66, 200, 999, 1001, 3000)]
+DEPTHS = (63, 64, 65, 66, 200, 999, 1001, 3000)
+DEEP = [_deep(n) for n in DEPTHS]
 deep = st.sampled_from(DEEP)
+
+
+def _printed_as_built(n: int) -> Any:
+    return lambda _value, printer, _cycle: printer.text(f"_deep({n})")
+
+
+# Hypothesis prints a failing example's arguments with a recursive printer, which a value 999 levels
+# deep overflows: the failure was then reported as a RecursionError, its own cause lost (CI, once).
+# Each deep value is printed as the call that built it (by identity: hypothesis's per-object printers).
+for _n, _value in zip(DEPTHS, DEEP, strict=True):
+    _pretty._singleton_pprinters[id(_value)] = _printed_as_built(_n)
 values = st.one_of(
     st.recursive(
         scalars,
