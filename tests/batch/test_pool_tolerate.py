@@ -18,7 +18,7 @@ import ocnb
 from ocnb.batch.pool import Pool
 from ocnb.commands.demosite import DemoSite, serve
 from tests.batch import dask_client
-from tests.skills.helpers import DRIFT, SIGNUP_FLOW
+from tests.skills.helpers import DRIFT, LATE_REFUSAL_STEP_MS, SIGNUP_FLOW
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -58,7 +58,7 @@ def _check(df: Any, *, ok: bool) -> None:
 def test_pool_passes_tolerate_to_every_row(drift: DemoSite, skill: str, ocnb_home: Path) -> None:
     url = drift.page("signup.html") + "?v=label-renamed"
     with Pool(size=2, home=ocnb_home) as pool:
-        _check(pool.replay(skill, ROWS, start_url=url, step_timeout_ms=1000, progress=False), ok=False)
+        _check(pool.replay(skill, ROWS, start_url=url, step_timeout_ms=LATE_REFUSAL_STEP_MS, progress=False), ok=False)
         _check(
             pool.replay(
                 skill, ROWS, start_url=url, step_timeout_ms=TOLERANT_STEP_MS, tolerate=["name"], progress=False
@@ -74,7 +74,9 @@ def test_dask_path_passes_tolerate_too(drift: DemoSite, skill: str, ocnb_home: P
         dask_client(1, processes=False) as client,
     ):
         try:
-            strict = pool.replay(skill, ROWS, client=client, start_url=url, step_timeout_ms=1000, progress=False)
+            strict = pool.replay(
+                skill, ROWS, client=client, start_url=url, step_timeout_ms=LATE_REFUSAL_STEP_MS, progress=False
+            )
             tolerant = pool.replay(
                 skill,
                 ROWS,

@@ -10,6 +10,11 @@ from ocnb.skills.store import SkillStore
 
 #: The drift fixture site (served by the ``drift`` fixture of tests/skills/conftest.py).
 DRIFT = Path(__file__).resolve().parents[1] / "fixtures" / "sites" / "drift"
+#: The step timeout of a replay that must pass some steps and then be refused (or time out) at a later
+#: one. Replay has one timeout for all its steps: the passing ones must finish inside it on CI's loaded
+#: machine (a plain fill timed out at 500 ms there, a tolerant one took 1.66 s), and the refused step
+#: waits it out, since resolution keeps polling while nothing agrees.
+LATE_REFUSAL_STEP_MS = 2500
 #: The sign-up flow of drift/signup.html, as interact calls (recorded after a navigate).
 SIGNUP_FLOW: tuple[dict[str, Any], ...] = (
     {"query": 'button "Accept cookies"', "action": "click"},

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from ocnb.commands.demosite import DemoSite
-from tests.skills.helpers import page_states, record_flow
+from tests.skills.helpers import LATE_REFUSAL_STEP_MS, page_states, record_flow
 
 pytestmark = pytest.mark.browser
 
@@ -29,8 +29,8 @@ EFFECTS: dict[int, tuple[str, Any]] = {
     4: ("terms", True),
     5: ("log", "submit"),
 }
-#: A step's timeout where the replay must be refused: it fails at resolution, and must not wait.
-TIMEOUT_MS = 1000
+#: A step's timeout where the replay must be refused: the steps before the refused one must pass in it.
+TIMEOUT_MS = LATE_REFUSAL_STEP_MS
 #: A step's timeout where the replay must go through: every element is there, so this only bounds a slow
 #: machine (a tolerant fill once took 1.66 s on CI's loaded one).
 PASSING_TIMEOUT_MS = 8000

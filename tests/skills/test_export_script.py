@@ -14,7 +14,7 @@ import pytest
 
 from ocnb.skills.export import script_data
 from ocnb.skills.store import SkillStore
-from tests.skills.helpers import art, click, fill, navigate
+from tests.skills.helpers import LATE_REFUSAL_STEP_MS, art, click, fill, navigate
 
 pytestmark = pytest.mark.browser
 
@@ -214,6 +214,6 @@ def test_exported_script_refuses_an_element_it_cannot_vouch_for(session, site, m
     assert "name is 'E-mail address', recorded 'Email'" in strict["exit"] and strict["email"] == ""
     assert tolerant == {"exit": None, "email": "ada@example.com"}
     # the same decisions as oc_skill_replay: one engine
-    refused = session.oc_skill_replay(skill_id=skill["id"], step_timeout_ms=1000)
+    refused = session.oc_skill_replay(skill_id=skill["id"], step_timeout_ms=LATE_REFUSAL_STEP_MS)
     assert refused.error.code == "ARTIFACT_RESOLUTION_FAILED" and refused.error.details["failure"]["step_index"] == 1
     assert session.oc_skill_replay(skill_id=skill["id"], tolerate=["name"]).ok

@@ -10,6 +10,7 @@ import pytest
 
 from ocnb.perception.selectors import engine_declined, verified_locator
 from ocnb.skills.store import SkillStore
+from tests.skills.helpers import LATE_REFUSAL_STEP_MS
 from tests.skills.test_recorded_flow import record_signup
 
 pytestmark = pytest.mark.browser
@@ -63,7 +64,7 @@ def test_the_engine_declines_a_disagreeing_element_at_once_and_acts_on_nothing(s
     assert _value(session, "#email") == ""
 
     r = session.oc_skill_replay(
-        skill_id=sid, params={"who": "Bo"}, step_range={"from": 1, "to": 3}, step_timeout_ms=500
+        skill_id=sid, params={"who": "Bo"}, step_range={"from": 1, "to": 3}, step_timeout_ms=LATE_REFUSAL_STEP_MS
     )
     assert r.error.code == "ARTIFACT_RESOLUTION_FAILED"
     assert r.data["failure"]["step_index"] == 2 and r.data["step_results"][0]["fused"] is True

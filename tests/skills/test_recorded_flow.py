@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.skills.helpers import LATE_REFUSAL_STEP_MS
+
 pytestmark = pytest.mark.browser
 
 
@@ -64,7 +66,7 @@ def test_b_renamed_label_fails_at_that_step_with_evidence(session, site, module_
     store.record(skill["domain"], skill["name"], skill["steps"])
     session.navigate(url=site.page("form.html") + "?variant=renamed")
     r = session.oc_skill_replay(
-        skill_id=sid, params={"who": "Linus"}, step_range={"from": 1, "to": 3}, step_timeout_ms=500
+        skill_id=sid, params={"who": "Linus"}, step_range={"from": 1, "to": 3}, step_timeout_ms=LATE_REFUSAL_STEP_MS
     )
     assert r.error.code == "ARTIFACT_RESOLUTION_FAILED"
     assert r.error.details["failure"]["step_index"] == 2 and r.error.details["steps_executed"] == 1

@@ -15,7 +15,7 @@ import pytest
 
 import ocnb
 from ocnb.mcp import McpHandle, serve
-from tests.skills.helpers import page_states, record_flow
+from tests.skills.helpers import LATE_REFUSAL_STEP_MS, page_states, record_flow
 
 pytestmark = pytest.mark.browser
 
@@ -30,7 +30,7 @@ def signup(shared_session: Any, drift: Any) -> str:
 
 def test_step_timeout_when_the_element_never_becomes_actionable(session, drift, signup) -> None:
     session.navigate(url=drift.page("signup.html") + "?v=disabled")
-    r = session.oc_skill_replay(skill_id=signup, params=PARAMS, step_range=RANGE, step_timeout_ms=600)
+    r = session.oc_skill_replay(skill_id=signup, params=PARAMS, step_range=RANGE, step_timeout_ms=LATE_REFUSAL_STEP_MS)
     assert r.error.code == "STEP_TIMEOUT" and r.data["failure"]["code"] == "STEP_TIMEOUT"
     assert r.data["failure"]["step_index"] == 5 and r.data["steps_executed"] == 4
     state = page_states(session)["signup.html"]

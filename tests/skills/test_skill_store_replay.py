@@ -11,7 +11,7 @@ import pytest
 
 import ocnb
 from ocnb.skills.store import SkillStore, skill_id_for
-from tests.skills.helpers import art, click, fill, form_skill
+from tests.skills.helpers import LATE_REFUSAL_STEP_MS, art, click, fill, form_skill
 
 pytestmark = pytest.mark.browser
 
@@ -58,7 +58,7 @@ def test_resolution_failure_stops_at_the_step_with_evidence(session, site, modul
     ]
     sid = SkillStore(module_home).record(url.split("/")[2], "renamed", steps)["id"]
     session.navigate(url=url + "?variant=renamed")
-    r = session.oc_skill_replay(skill_id=sid, step_timeout_ms=500)
+    r = session.oc_skill_replay(skill_id=sid, step_timeout_ms=LATE_REFUSAL_STEP_MS)
     assert r.error.code == "ARTIFACT_RESOLUTION_FAILED"
     report = r.error.details
     assert report["failure"]["step_index"] == 1 and report["steps_executed"] == 1
