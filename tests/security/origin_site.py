@@ -105,7 +105,10 @@ def serve_origin_site() -> OriginSite:
                 self.send_header(k, v)
             self.end_headers()
             if self.command != "HEAD":
-                self.wfile.write(data)
+                try:
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the page went away first (a vector's window closed): nothing to answer
 
         do_GET = do_POST = do_HEAD = do_PUT = _answer
 
