@@ -123,7 +123,9 @@ def run_notebook(
     error: str | None = None
     try:
         with sockets:
-            client.execute()
+            # The client did not create the kernel manager, so by default it would leave the kernel (and
+            # its browser) running until this process exits: shut it down here, gracefully.
+            client.execute(cleanup_kc=True)
     except CellExecutionError as exc:
         evalue = str(getattr(exc, "evalue", "") or "").strip().splitlines()
         error = _first_error(nb) or f"{getattr(exc, 'ename', 'error')}: {evalue[0][:300] if evalue else ''}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 from pathlib import Path
 
 import nbformat
@@ -81,6 +82,30 @@ def test_demo_runs_its_notebooks_at_once_and_reports_them_in_order(
     assert run_demo_notebooks(tmp_path / "reports", ("first", "second"), jobs=2) == []
     out = capsys.readouterr().out.splitlines()
     assert [line.split(":")[0] for line in out] == ["first", "second"], out
+
+
+@pytest.mark.slow
+def test_a_notebooks_kernel_is_gone_when_it_returns_failed_or_not(tmp_path: Path) -> None:
+    """Each kernel is shut down when its notebook ends, not when this process exits (until then it kept
+    its browser, and ``ocnb demo`` printed "Parent appears to have exited" once per notebook after it
+    had itself exited)."""
+    for name, code in {"fine": "", "boom": "1 / 0"}.items():
+        pid_file = tmp_path / f"{name}.pid"
+        nb = nbformat.v4.new_notebook(
+            cells=[
+                nbformat.v4.new_code_cell(
+                    f"import os, pathlib\npathlib.Path({str(pid_file)!r}).write_text(str(os.getpid()))\n{code}"
+                )
+            ]
+        )
+        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+        nbformat.write(nb, tmp_path / f"{name}.ipynb")
+        run = run_notebook(tmp_path / f"{name}.ipynb")
+        assert run.ok is (name == "fine"), run
+        pid = int(pid_file.read_text())
+        assert pid != os.getpid()
+        with pytest.raises(ProcessLookupError):  # no such process: the kernel has exited and been reaped
+            os.kill(pid, 0)
 
 
 def test_demo_refuses_jobs_below_one_before_it_does_anything(tmp_path: Path, capsys) -> None:
