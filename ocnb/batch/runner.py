@@ -79,8 +79,6 @@ class ReplayPool:
         self.browsers_asked = browsers
         self.closed = False
         session_kwargs.setdefault("evidence_screenshots", screenshots)
-        # a page's title read at every load is for tabs_context, which a batch never calls: one round trip less a row
-        session_kwargs.setdefault("titles_on_load", False)
         self._kwargs = session_kwargs
         self.endpoints = _endpoints(session_kwargs.get("connect"), session_kwargs.get("cdp"))
         k = len(self.endpoints) if self.endpoints else min(browsers or DEFAULT_BROWSERS, size)

@@ -38,6 +38,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from ..origins import OriginPolicy
+from .devtools import ask_target
 from .ws_guard import HOLD_SHARED, PageWatch, gate_script, watch_target
 
 __all__ = ["BrowserGuard", "Judge", "answer", "fetch_patterns", "open_browser_guard"]
@@ -316,19 +317,9 @@ class BrowserGuard:
 
     async def _ask(self, page: Any, method: str) -> dict[str, Any] | None:
         """``method``'s answer on a DevTools session of ``page``'s target, waited for at most
-        :data:`ASK_S`; None when the page closed or did not answer in time. The session is let go
-        without waiting: while a page's request is paused its renderer may hold even a detach from its
-        target (measured: until the request is answered)."""
-        try:
-            session = await page.context.new_cdp_session(page)
-        except Exception:  # noqa: BLE001 - closed
-            return None
-        try:
-            return await asyncio.wait_for(session.send(method), ASK_S)
-        except Exception:  # noqa: BLE001 - busy or closed
-            return None
-        finally:
-            self._spawn(_detach(session))
+        :data:`ASK_S` (:func:`~ocnb.browser.devtools.ask_target`: while a page's request is paused its
+        renderer may hold even a detach from its target, so the session is let go without waiting)."""
+        return await ask_target(page, method, ASK_S)
 
     async def _target_ids(self, page: Any) -> list[str]:
         """``page``'s DevTools target id (its main frame's id), which the browser answers for."""
@@ -372,11 +363,6 @@ def listener(handle: Callable[[dict[str, Any]], None]) -> Callable[[dict[str, An
 
     on_event.__signature__ = inspect.signature(on_event)  # type: ignore[attr-defined]
     return on_event
-
-
-async def _detach(session: Any) -> None:
-    with contextlib.suppress(Exception):
-        await session.detach()
 
 
 async def open_browser_guard(browser: Any) -> BrowserGuard | None:

@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 from typing import Any
 
+from ..browser.devtools import browser_title
 from ..dispatch import ToolContext
 from ..errors import InvalidArgument, NavigationFailed
 from ..registry import tool
@@ -19,16 +20,21 @@ TITLE_WAIT_S = 0.5
 
 
 async def _title(tab: Any) -> bool:
-    """Refresh ``tab.title`` within TITLE_WAIT_S; False when the page did not answer (busy, hung, crashed)."""
-    if tab.crashed:
-        return False
-    try:
-        tab.title = await asyncio.wait_for(tab.page.title(), TITLE_WAIT_S)
-    except TimeoutError:
-        return False
-    except Exception:  # noqa: BLE001 - mid-navigation: keep the last title
-        return True
-    return True
+    """Refresh ``tab.title`` within TITLE_WAIT_S; False when the page did not answer (busy, hung,
+    crashed). Then the title is the one the browser holds (the page's last ``document.title``, even
+    set by a script after its load: :func:`~ocnb.browser.devtools.browser_title`), else the last known."""
+    if not tab.crashed:
+        try:
+            tab.title = await asyncio.wait_for(tab.page.title(), TITLE_WAIT_S)
+            return True
+        except TimeoutError:
+            pass
+        except Exception:  # noqa: BLE001 - mid-navigation: keep the last title
+            return True
+    held = await browser_title(tab.page, TITLE_WAIT_S)
+    if held is not None:
+        tab.title = held
+    return False
 
 
 async def _describe(ctx: ToolContext) -> list[dict[str, Any]]:

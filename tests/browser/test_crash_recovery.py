@@ -209,7 +209,7 @@ def test_hung_tab_does_not_block_tabs_context(fresh_session: ocnb.Session) -> No
 
 
 def test_hung_tab_shows_the_title_of_the_page_it_loaded_by_itself(fresh_session: ocnb.Session, site) -> None:
-    """The title is remembered from the page's own load, not only from ocnb's calls."""
+    """The title of a page that navigated by itself (no ocnb call saw it) and then hung: the browser's."""
     s = fresh_session
     link = f"data:text/html,<title>First</title><a href='{site.page('index.html')}'>go</a>"
     assert s.call("navigate", url=link).ok
@@ -223,6 +223,23 @@ def test_hung_tab_shows_the_title_of_the_page_it_loaded_by_itself(fresh_session:
     tabs = s.call("tabs_context").data["tabs"]
     assert tabs[0]["responsive"] is False
     assert tabs[0]["title"] == title.data["result"] and tabs[0]["url"] == site.page("index.html")
+
+
+def test_hung_tab_shows_the_title_its_script_set_and_an_untitled_one_none(fresh_session: ocnb.Session) -> None:
+    """A title a script sets after the load, then hangs: the title the page last had (a title read at
+    load would say "Loaded"); a hung page with no title shows none, not its URL (which the browser
+    shows in its place)."""
+    s = fresh_session
+    retitle = "() => { setTimeout(() => { document.title = 'Renamed'; setTimeout(() => { while (true) {} }, 100) }, 100); return 1; }"
+    assert s.call("navigate", url="data:text/html,<title>Loaded</title>x").ok
+    assert s.call("javascript_tool", expression=retitle).ok
+    assert s.call("tabs_create", url="data:text/html,<p>untitled</p>").ok
+    hang = "() => { setTimeout(() => { while (true) {} }, 100); return 1; }"
+    assert s.call("javascript_tool", expression=hang).ok
+    time.sleep(0.6)
+    tabs = {t["tab_id"]: t for t in s.call("tabs_context").data["tabs"]}
+    assert tabs["t1"]["responsive"] is False and tabs["t1"]["title"] == "Renamed", tabs
+    assert tabs["t2"]["responsive"] is False and tabs["t2"]["title"] == "", tabs
 
 
 @pytest.mark.parametrize(
