@@ -28,6 +28,16 @@ after each fill, as replay's checked fill does), measures what checking costs an
 ``raw_checked_vs_raw_paired_mean`` is the floor for a replay that keeps its read-backs, and
 ``replay_vs_raw_checked_paired_mean`` is ocnb's own cost over a script doing the same work.
 
+A fifth arm splits that cost between the page and ocnb's Python: ``raw_engine`` is the raw script
+making replay's very Playwright queries — the ``ocnb-verified`` engine's fused fill, its read-back and
+its click, with the recorded chains and fingerprints — so ``raw_engine_vs_raw_checked_paired_mean``
+is what verifying in the page costs, and ``replay_vs_raw_engine_paired_mean`` is what the rest of ocnb
+costs (dispatch of each step, the journal and trace, argument checks, Playwright's client called from a
+deeper stack). ``replay_cpu_ms`` and ``raw_engine_cpu_ms`` are the CPU time each spends in its own
+Python thread per run (the median of a separate pass): on the critical path, so most of the wall
+difference. The engine is registered with the raw script's Playwright for every raw arm, as ocnb
+registers it (its source rides in each document's injected script, used or not).
+
     python -m bench.bench_skill_replay [--n 40]
 """
 
@@ -40,13 +50,14 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import cast
+from typing import Any, cast
 
 from playwright.sync_api import sync_playwright
 
 import ocnb
 from ocnb.browser import find_chromium, launch_args
 from ocnb.commands.demosite import serve
+from ocnb.perception.selectors import ENGINE, _engine_source, verified_locator
 from ocnb.tokens import count_json
 
 from .common import save
@@ -124,6 +135,50 @@ def _record(s: ocnb.Session, url: str) -> str:
     return str(rec.data["skill_id"])
 
 
+def _raw_engine(s: ocnb.Session, page: object, url: str) -> Callable[[], None]:
+    """The raw script making replay's own queries: per field the engine's fused fill (``fillable`` and
+    ``keep``) and its read-back (``read`` and ``valid``), then the engine's click, with the recorded
+    chains and fingerprints (replay's ``replay_step`` builds the same locators)."""
+    from secrets import token_hex
+
+    from ocnb.tools.skills import step_fingerprint
+
+    skill = s.call("oc_skill_recall", name="bench-signup").data["skills"][0]
+    name, email, button = (low for st in skill["steps"] for low in st["replay_artifact"]["steps"] if low["selectors"])
+
+    def at(step: dict, **kw: object) -> Any:
+        return verified_locator(page, step["selectors"], step_fingerprint(step), **kw)  # type: ignore[arg-type]
+
+    def run() -> None:
+        page.goto(url)  # type: ignore[attr-defined]
+        for step, value in ((name, "Ada"), (email, "Ada@example.com")):
+            key = token_hex(8)
+            at(step, fillable=True, keep=key).fill(value)
+            assert at(step, read=key, valid=True).input_value() == value
+        at(button).click()
+
+    return run
+
+
+def _cpu_split(s: ocnb.Session, replay: Callable[[], None], raw: Callable[[], None], n: int) -> tuple[float, float]:
+    """Median CPU ms per run of ``replay`` in ocnb's browser thread and of ``raw`` in this thread (the
+    sync Playwright client runs here), each in its own pass of ``n`` runs."""
+
+    async def thread_cpu() -> float:
+        return time.thread_time()
+
+    ours, theirs = [], []
+    for _ in range(n):
+        before = s.run(thread_cpu())
+        replay()
+        ours.append((s.run(thread_cpu()) - before) * 1000)
+    for _ in range(n):
+        before = time.thread_time()
+        raw()
+        theirs.append((time.thread_time() - before) * 1000)
+    return statistics.median(ours), statistics.median(theirs)
+
+
 @contextmanager
 def _verification_off() -> Iterator[None]:
     """Replay without fingerprints (for measuring what verification costs; never a user setting)."""
@@ -150,6 +205,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         with ocnb.Session(home=home) as s, sync_playwright() as p:
             s.start()
             sid = _record(s, url)
+            p.selectors.register(ENGINE, script=_engine_source(), content_script=True)
             browser = p.chromium.launch(executable_path=exe, headless=True, args=launch_args())
             page = browser.new_page()
             resolve_ms: list[float] = []
@@ -187,8 +243,11 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
                 assert page.input_value("#email") == "Ada@example.com"
                 page.click("button[type=submit]")
 
-            # Interleaved, so that the three see the same machine load (benchmarks share the cores).
-            runs = _interleaved({"replay": replay, "unverified": unverified, "raw": raw, "raw_checked": raw_checked}, n)
+            raw_engine = _raw_engine(s, page, url)
+            # Interleaved, so that the arms see the same machine load (benchmarks share the cores).
+            arms = {"replay": replay, "unverified": unverified, "raw": raw, "raw_checked": raw_checked}
+            runs = _interleaved({**arms, "raw_engine": raw_engine}, n)
+            figures["replay_cpu_ms"], figures["raw_engine_cpu_ms"] = _cpu_split(s, replay, raw_engine, max(n // 2, 5))
             browser.close()
             times = {k: statistics.median(v) for k, v in runs.items()}
             figures["replay_median_ms"] = times["replay"]
@@ -204,6 +263,10 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
                 runs["raw_checked"], runs["raw"]
             )
             figures["replay_vs_raw_checked_paired_mean"], _ = _paired(runs["replay"], runs["raw_checked"])
+            figures["raw_engine_vs_raw_checked_paired_mean"], _ = _paired(runs["raw_engine"], runs["raw_checked"])
+            figures["replay_vs_raw_engine_paired_mean"], figures["replay_minus_raw_engine_paired_ms"] = _paired(
+                runs["replay"], runs["raw_engine"]
+            )
             figures["replay_resolve_median_ms"] = statistics.median(resolve_ms)
             figures["replay_element_steps_median_ms"] = statistics.median(element_ms)
             figures["replay_fused_steps"] = statistics.median(fused)
@@ -264,6 +327,12 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         f"the raw script reading its two fills back: {figures['raw_checked_vs_raw_paired_mean']:.3f}× raw "
         f"({figures['raw_checked_minus_raw_paired_ms']:+.1f} ms), the floor for any replay that checks its fills; "
         f"replay ÷ that script = {figures['replay_vs_raw_checked_paired_mean']:.3f}× (paired mean)"
+    )
+    print(
+        f"the raw script making replay's own engine queries: {figures['raw_engine_vs_raw_checked_paired_mean']:.3f}× "
+        f"the checked script (verifying in the page); replay ÷ it = {figures['replay_vs_raw_engine_paired_mean']:.3f}× "
+        f"({figures['replay_minus_raw_engine_paired_ms']:+.1f} ms: ocnb's Python); CPU in its own thread per run: "
+        f"replay {figures['replay_cpu_ms']:.1f} ms, that script {figures['raw_engine_cpu_ms']:.1f} ms"
     )
     print(
         "  (Chromium's 16.7 ms frames make each side's median jump a frame between runs; the paired mean is the steadier figure)"
