@@ -20,6 +20,8 @@ from tests.conftest import alive
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
+#: Where each child's stderr goes, by pid (a failure shows it: why a line never came).
+CHILD_STDERR: dict[int, Path] = {}
 
 CHILD = textwrap.dedent(
     """
@@ -58,21 +60,30 @@ CHILD = textwrap.dedent(
 
 def _start(site: DemoSite, tmp_path: Path, mode: str) -> subprocess.Popen[str]:
     env = {**os.environ, "TMPDIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
-    return subprocess.Popen(
-        [sys.executable, "-c", CHILD, site.url, mode],
-        stdout=subprocess.PIPE,
-        text=True,
-        env=env,
-        start_new_session=True,  # its own process group, like a kernel started by Jupyter
-    )
+    errors = tmp_path / "child-stderr.txt"
+    with errors.open("w") as stderr:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", CHILD, site.url, mode],
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            text=True,
+            env=env,
+            start_new_session=True,  # its own process group, like a kernel started by Jupyter
+        )
+    CHILD_STDERR[proc.pid] = errors  # shown by _line when a line never comes
+    return proc
 
 
 def _line(proc: subprocess.Popen[str], prefix: str) -> str:
     assert proc.stdout is not None
+    passed = []
     for line in proc.stdout:
         if line.startswith(prefix):
             return line.strip()
-    raise AssertionError(f"no line {prefix!r}; exit {proc.wait()}")
+        passed.append(line.strip())
+    code = proc.wait()
+    errors = CHILD_STDERR[proc.pid].read_text(errors="replace")[-3000:]
+    raise AssertionError(f"no line {prefix!r}; exit {code}; it printed {passed}; its stderr ends:\n{errors}")
 
 
 def _browsers_under(folder: Path) -> list[int]:
