@@ -95,13 +95,18 @@ def _paired(a: list[float], b: list[float]) -> tuple[float, float]:
     )
 
 
+def _element_steps(s: ocnb.Session) -> list[dict]:
+    """The recorded bench skill's element steps (those with a selector chain), as replay acts them."""
+    skill = s.call("oc_skill_recall", name="bench-signup").data["skills"][0]
+    return [low for st in skill["steps"] for low in st["replay_artifact"]["steps"] if low["selectors"]]
+
+
 def _verification_per_step(s: ocnb.Session, url: str, n: int) -> float:
     """Median extra ms of resolving one recorded step with its fingerprint over resolving it without
     (the same chain, in-process, interleaved, on the loaded form): the cost of verification alone."""
     from ocnb.perception.selectors import resolve
 
-    skill = s.call("oc_skill_recall", name="bench-signup").data["skills"][0]
-    steps = [low for st in skill["steps"] for low in st["replay_artifact"]["steps"] if low["selectors"]]
+    steps = _element_steps(s)
     s.call("navigate", url=url)
 
     async def measure() -> float:
@@ -143,8 +148,7 @@ def _raw_engine(s: ocnb.Session, page: object, url: str) -> Callable[[], None]:
 
     from ocnb.tools.skills import step_fingerprint
 
-    skill = s.call("oc_skill_recall", name="bench-signup").data["skills"][0]
-    name, email, button = (low for st in skill["steps"] for low in st["replay_artifact"]["steps"] if low["selectors"])
+    name, email, button = _element_steps(s)
 
     def at(step: dict, **kw: object) -> Any:
         return verified_locator(page, step["selectors"], step_fingerprint(step), **kw)  # type: ignore[arg-type]
