@@ -18,13 +18,10 @@ import ocnb
 from ocnb.batch.pool import Pool
 from ocnb.commands.demosite import DemoSite, serve
 from tests.batch import dask_client
-from tests.skills.helpers import DRIFT, LATE_REFUSAL_STEP_MS, SIGNUP_FLOW
+from tests.skills.helpers import DRIFT, LATE_REFUSAL_STEP_MS, PASSING_STEP_MS, SIGNUP_FLOW
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-#: The tolerant replays' step timeout: every step resolves, so it only bounds a slow machine (at 1 s a
-#: click step timed out on CI's loaded machine and its row came back "unknown").
-TOLERANT_STEP_MS = 8000
 ROWS = [{"first": "Ada", "email": "ada@example.com"}, {"first": "Grace", "email": "grace@example.com"}]
 
 
@@ -60,9 +57,7 @@ def test_pool_passes_tolerate_to_every_row(drift: DemoSite, skill: str, ocnb_hom
     with Pool(size=2, home=ocnb_home) as pool:
         _check(pool.replay(skill, ROWS, start_url=url, step_timeout_ms=LATE_REFUSAL_STEP_MS, progress=False), ok=False)
         _check(
-            pool.replay(
-                skill, ROWS, start_url=url, step_timeout_ms=TOLERANT_STEP_MS, tolerate=["name"], progress=False
-            ),
+            pool.replay(skill, ROWS, start_url=url, step_timeout_ms=PASSING_STEP_MS, tolerate=["name"], progress=False),
             ok=True,
         )
 
@@ -82,7 +77,7 @@ def test_dask_path_passes_tolerate_too(drift: DemoSite, skill: str, ocnb_home: P
                 ROWS,
                 client=client,
                 start_url=url,
-                step_timeout_ms=TOLERANT_STEP_MS,
+                step_timeout_ms=PASSING_STEP_MS,
                 tolerate=["name"],
                 progress=False,
             )

@@ -15,6 +15,9 @@ DRIFT = Path(__file__).resolve().parents[1] / "fixtures" / "sites" / "drift"
 #: machine (a plain fill timed out at 500 ms there, a tolerant one took 1.66 s), and the refused step
 #: waits it out, since resolution keeps polling while nothing agrees.
 LATE_REFUSAL_STEP_MS = 2500
+#: The step timeout of a replay that must go through: every element is there, so it only bounds a slow
+#: machine (on CI's loaded one a tolerant fill once took 1.66 s, and a click timed out at 1 s).
+PASSING_STEP_MS = 8000
 #: The sign-up flow of drift/signup.html, as interact calls (recorded after a navigate).
 SIGNUP_FLOW: tuple[dict[str, Any], ...] = (
     {"query": 'button "Accept cookies"', "action": "click"},

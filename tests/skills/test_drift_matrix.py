@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from ocnb.commands.demosite import DemoSite
-from tests.skills.helpers import LATE_REFUSAL_STEP_MS, page_states, record_flow
+from tests.skills.helpers import LATE_REFUSAL_STEP_MS, PASSING_STEP_MS, page_states, record_flow
 
 pytestmark = pytest.mark.browser
 
@@ -29,11 +29,6 @@ EFFECTS: dict[int, tuple[str, Any]] = {
     4: ("terms", True),
     5: ("log", "submit"),
 }
-#: A step's timeout where the replay must be refused: the steps before the refused one must pass in it.
-TIMEOUT_MS = LATE_REFUSAL_STEP_MS
-#: A step's timeout where the replay must go through: every element is there, so this only bounds a slow
-#: machine (a tolerant fill once took 1.66 s on CI's loaded one).
-PASSING_TIMEOUT_MS = 8000
 
 # (variant, page, step the replay must be refused at or None to replay, refused candidate's name, tolerate)
 CASES: list[tuple[str, str, int | None, str | None, list[str]]] = [
@@ -106,7 +101,7 @@ def _assert_only(state: dict[str, Any], done: int) -> None:
 def test_drift(session, drift, skills, variant, page, refuse_at, refused_name, tolerate) -> None:
     url = drift.page(f"{page}.html") + (f"?v={variant}" if variant else "")
     assert session.navigate(url=url).ok
-    timeout = PASSING_TIMEOUT_MS if refuse_at is None else TIMEOUT_MS
+    timeout = PASSING_STEP_MS if refuse_at is None else LATE_REFUSAL_STEP_MS
     args: dict[str, Any] = {"params": PARAMS, "step_range": {"from": 1, "to": 5}, "step_timeout_ms": timeout}
     if tolerate:
         args["tolerate"] = tolerate
@@ -135,7 +130,7 @@ def test_drift(session, drift, skills, variant, page, refuse_at, refused_name, t
 
 
 def _replay(session: Any, skill_id: str, **extra: Any) -> Any:
-    args = {"params": PARAMS, "step_range": {"from": 1, "to": 5}, "step_timeout_ms": TIMEOUT_MS, **extra}
+    args = {"params": PARAMS, "step_range": {"from": 1, "to": 5}, "step_timeout_ms": LATE_REFUSAL_STEP_MS, **extra}
     return session.oc_skill_replay(skill_id=skill_id, **args)
 
 
