@@ -270,7 +270,8 @@ class BrowserState:
         self.downloads.start(tab.id, download, request)
 
     def _refresh_title(self, tab: Tab) -> None:
-        """Remember the title of a page that just loaded (``tabs_context`` shows it if the page hangs later)."""
+        """Remember the title of a page that just loaded (only with ``titles_on_load``: ``tabs_context``
+        asks the browser for the title of a page that does not answer)."""
 
         async def read() -> None:
             with contextlib.suppress(Exception):
