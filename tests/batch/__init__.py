@@ -56,3 +56,23 @@ def dask_client(n_workers: int = 2, *, processes: bool = True) -> Iterator[Any]:
         distributed.Client(cluster) as client,
     ):
         yield client
+
+
+def assert_same_rows(local: Any, remote: Any, cols: list[str]) -> None:
+    """``remote``'s result rows equal ``local``'s in ``cols``; when not, the message shows both sides'
+    differing rows whole (failure code, step reached, elapsed time, worker), not only the first column."""
+    import pandas as pd
+
+    try:
+        pd.testing.assert_frame_equal(local[cols], remote[cols])
+    except AssertionError as e:
+        differ = (local[cols].astype(str) != remote[cols].astype(str)).any(axis=1)
+        shown = [
+            c
+            for c in ("row", "ok", "outcome", "failure_code", "step_reached", "elapsed_ms", "worker", "browser")
+            if c in remote
+        ]
+        raise AssertionError(
+            f"{e}\nlocal rows that differ:\n{local.loc[differ, shown].to_string()}"
+            f"\nremote rows that differ:\n{remote.loc[differ, shown].to_string()}"
+        ) from None

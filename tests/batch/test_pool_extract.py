@@ -21,7 +21,7 @@ def signup(site, ocnb_home) -> str:
 def test_each_row_carries_the_rows_extracted_from_its_page(signup, ocnb_home) -> None:
     rows = pd.DataFrame({"who": ["Ada", "", "Grace"]})
     with Pool(size=2, home=ocnb_home) as pool:
-        df = pool.replay(signup, rows, step_timeout_ms=2000, progress=False, extract={"fields": {"said": "#result"}})
+        df = pool.replay(signup, rows, progress=False, extract={"fields": {"said": "#result"}})
         bad = pool.replay(signup, rows.head(1), progress=False, extract={"fields": {"said": "#no-such-thing"}})
     assert list(df.columns) == [*RESULT_COLUMNS, "extracted"]
     assert df["ok"].tolist() == [True, False, True]

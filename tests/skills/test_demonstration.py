@@ -406,7 +406,7 @@ def test_a_demonstrated_skill_exports_and_runs_over_rows(drift, ocnb_home, tmp_p
     rows_env = tmp_path / "rows.env"
     rows_env.write_text("PASSWORD=Rows-Pass-3\n")
     with Pool(size=2, home=ocnb_home, secrets=rows_env) as pool:
-        df = pool.replay(sid, rows, step_timeout_ms=3000, progress=False)
+        df = pool.replay(sid, rows, progress=False)
     assert df["ok"].all(), df.to_string()
     assert len(df) == 3
     _no_password_under(ocnb_home)
