@@ -31,6 +31,26 @@ TICK_S = 0.25
 SETTLE_S = 5.0
 
 
+def _acquire(done: threading.Lock, timeout: float | None) -> bool:
+    """``done.acquire`` within ``timeout`` (None: no limit); on the main thread, in :data:`TICK_S` slices.
+
+    Python runs signal handlers on the main thread only, and only while it runs Python code. A signal
+    that reaches another thread of the process (the kernel may pick any thread that does not block it;
+    ``pthread_kill`` and ``kill`` of a thread id pick one) sets the handler's flag but does not wake the
+    main thread out of a lock's wait: one long wait would hold a Ctrl-C back until the call ended by
+    itself. Between slices the handler runs, and its ``KeyboardInterrupt`` stops the wait.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return done.acquire(True, -1 if timeout is None else max(timeout, 0.0))
+    deadline = None if timeout is None else time.monotonic() + max(timeout, 0.0)
+    while True:
+        left = TICK_S if deadline is None else min(TICK_S, deadline - time.monotonic())
+        if left <= 0:
+            return done.acquire(False)
+        if done.acquire(True, left):
+            return True
+
+
 class _Hop:
     """One :meth:`Runtime.run`: its coroutine, run in a task on the browser loop, and its outcome.
 
@@ -169,7 +189,7 @@ class Runtime:
         try:
             if on_wait is not None:
                 self._wait_ticking(hop.done, started, timeout, on_wait)
-            elif not hop.done.acquire(True, -1 if timeout is None else max(timeout, 0.0)):
+            elif not _acquire(hop.done, timeout):
                 raise concurrent.futures.TimeoutError
         except concurrent.futures.TimeoutError:
             self._cancel(loop, hop)
@@ -215,7 +235,7 @@ class Runtime:
                 on_wait(time.monotonic() - started)
             except Exception:  # noqa: BLE001 - a display's failure never fails the call
                 left = None if timeout is None else max(0.0, started + timeout - time.monotonic())
-                if not done.acquire(True, -1 if left is None else left):
+                if not _acquire(done, left):
                     raise concurrent.futures.TimeoutError from None
                 return
 

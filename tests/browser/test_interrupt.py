@@ -5,6 +5,7 @@ and removes its temporary profile folder."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -25,7 +26,12 @@ CHILD_STDERR: dict[int, Path] = {}
 
 CHILD = textwrap.dedent(
     """
-    import os, sys, time
+    import os, signal, sys, threading, time
+    # what a terminal's shell gives the programs it starts: Ctrl-C's default handler, no signal blocked
+    # (a test worker's own state is not the terminal's); what was inherited goes to stderr
+    print("inherited SIGINT", signal.getsignal(signal.SIGINT), "blocked", signal.pthread_sigmask(signal.SIG_BLOCK, []), file=sys.stderr)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])
     import ocnb
     from ocnb.errors import Interrupted
 
@@ -40,7 +46,10 @@ CHILD = textwrap.dedent(
             return False
     drivers = [p for p in os.listdir("/proc") if p.isdigit() and child_driver(p)]
     print("driver", *drivers, flush=True)
-    if sys.argv[2] == "interrupt":
+    if sys.argv[2] in ("interrupt", "elsewhere"):
+        if sys.argv[2] == "elsewhere":  # a SIGINT that reaches the browser's thread, not the main one
+            loop_thread = next(t for t in threading.enumerate() if t.name.startswith("ocnb-browser-"))
+            threading.Timer(1.0, signal.pthread_kill, (loop_thread.ident, signal.SIGINT)).start()
         print("waiting", flush=True)
         try:
             s.wait_for(text="never there", timeout_ms=30000)
@@ -118,6 +127,23 @@ def test_ctrl_c_in_a_terminal_stops_the_call_and_keeps_the_browser(site: DemoSit
         time.sleep(0.2)
     assert _browsers_under(tmp_path) == []
     assert list(tmp_path.glob("playwright_chromiumdev_profile-*")) == []
+
+
+def test_a_ctrl_c_that_reaches_another_thread_still_stops_the_call_at_once(site: DemoSite, tmp_path: Path) -> None:
+    """The kernel may hand a process's SIGINT to any thread that does not block it, and Python runs the
+    handler on the main thread only, once it runs Python code again: a main thread asleep in one long
+    wait for the browser thread would not see it until the call ended by itself (30 s here)."""
+    proc = _start(site, tmp_path, "elsewhere")  # the child sends SIGINT to its browser thread after 1 s
+    try:
+        _line(proc, "waiting")
+        said = _line(proc, "interrupted:")
+        m = re.fullmatch(r"interrupted: wait_for cancelled after ([\d.]+) s", said)
+        assert m and float(m.group(1)) < 10, said  # within a slice of the wait, not after the call's 30 s
+        assert _line(proc, "value") == "value Ada Lovelace"
+        assert _line(proc, "journal") == "journal CANCELLED"
+        assert proc.wait(60) == 0
+    finally:
+        proc.kill()
 
 
 def test_python_killed_without_close_leaves_no_browser_and_no_profile_folder(site: DemoSite, tmp_path: Path) -> None:
