@@ -66,6 +66,8 @@ def assert_same_rows(local: Any, remote: Any, cols: list[str]) -> None:
     try:
         pd.testing.assert_frame_equal(local[cols], remote[cols])
     except AssertionError as e:
+        if len(local) != len(remote):
+            raise
         differ = (local[cols].astype(str) != remote[cols].astype(str)).any(axis=1)
         shown = [
             c
