@@ -2,6 +2,9 @@
 
 A URL that is a file to download leaves the page where it was; navigate then reports the download
 (saved under OCNB_HOME/downloads, or refused: see :mod:`ocnb.browser.download_store`) instead of failing.
+A page that sends itself to a file as it loads ("your download will begin shortly") never fires its
+load event in Chromium: navigate and page_reload end once its document is complete, with a ``note``
+that says so and the downloads it began (:func:`until_loaded`).
 """
 
 from __future__ import annotations
@@ -53,6 +56,96 @@ async def _goto(page: Any, url: str, wait_until: str, timeout: int) -> Any:
         return await page.goto(url, wait_until=wait_until, timeout=timeout)
 
 
+#: How often a navigation still waiting for its page's load event asks the page whether it skipped it.
+LOAD_CHECK_S = 0.5
+
+#: True when the frame's document is complete yet never fired its load event. Chromium skips the event
+#: when a navigation the page started (``location.href = file``, a link clicked as the page loads) is
+#: under way as the document completes, and when that navigation turns into a download the document
+#: stays, complete and never "loaded". In one task, readyState turns "complete" and the event fires:
+#: another task never sees the one without the other unless the event was skipped.
+_LOAD_SKIPPED = (
+    "() => document.readyState === 'complete'"
+    " && (performance.getEntriesByType('navigation')[0]?.loadEventStart ?? 1) === 0"
+)
+
+#: What a navigation cut short this way says (its result's ``note``).
+LOAD_SKIPPED_NOTE = (
+    "the page never fired its load event: it began another navigation as it loaded (here a download), "
+    "and Chromium skips the event then; its document is complete"
+)
+
+
+async def until_loaded(page: Any, act: Any, wait_until: str) -> tuple[Any, bool]:
+    """Await ``act`` (a goto, back, forward or reload of ``page``): ``(its response, False)``.
+
+    With ``wait_until="load"``, a page whose document completed without its load event (see
+    :data:`_LOAD_SKIPPED`) would keep Playwright waiting until the timeout: once the navigation has
+    committed, the page is asked every :data:`LOAD_CHECK_S` whether it skipped the event, and when it
+    did, the wait ends there: ``(None, True)``. A navigation that never committed is left to ``act``.
+    """
+    task = asyncio.ensure_future(act)
+    if wait_until != "load":
+        return await task, False
+    main = page.main_frame
+    committed: list[bool] = []
+
+    def on_navigated(frame: Any) -> None:
+        if frame is main:
+            committed.append(True)
+
+    page.on("framenavigated", on_navigated)
+    try:
+        while True:
+            done, _ = await asyncio.wait({task}, timeout=LOAD_CHECK_S)
+            if done:
+                return task.result(), False
+            if committed and await _load_skipped(main):
+                task.cancel()
+                with contextlib.suppress(BaseException):
+                    await task
+                return None, True
+    finally:
+        page.remove_listener("framenavigated", on_navigated)
+        if not task.done():  # this call was cancelled (its timeout): the navigation's wait goes with it
+            task.cancel()
+
+
+async def _load_skipped(frame: Any) -> bool:
+    try:
+        return bool(await asyncio.wait_for(frame.evaluate(_LOAD_SKIPPED), LOAD_CHECK_S))
+    except Exception:  # noqa: BLE001 - a page busy, or between documents: ask again later
+        return False
+
+
+def _document_status(tab: Any, url: str, since: float) -> int | None:
+    """The HTTP status of ``url``'s document as the tab saw it load since ``since`` (None: not seen)."""
+    records = reversed(tab.network) if tab is not None else ()
+    for rec in records:
+        if rec.ts < since:
+            break
+        if rec.resource_type == "document" and rec.url == url and rec.status is not None:
+            return int(rec.status)
+    return None
+
+
+async def _loaded_info(ctx: ToolContext, page: Any, response: Any, skipped: bool, started: float) -> dict[str, Any]:
+    """A navigation's result: url, title, status and tab_id; for one whose page skipped its load event,
+    the note that says so and the downloads the page began."""
+    tab = _tab(ctx, page)
+    info = await page_info(page, tab)
+    if skipped:
+        info["status"] = _document_status(tab, info["url"], started)
+        info["note"] = LOAD_SKIPPED_NOTE
+        downloads = await ctx.browser.downloads.since(started)
+        if downloads:
+            info["downloads"] = downloads
+    else:
+        info["status"] = response.status if response is not None else None
+    info["tab_id"] = tab.id if tab is not None else None
+    return info
+
+
 def nav_error(exc: BaseException, url: str) -> OcnbError:
     err = from_playwright(exc)
     if err.code in ("INTERNAL", "NAVIGATION_FAILED", "TARGET_NAVIGATED_AWAY"):
@@ -102,11 +195,12 @@ async def navigate(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     started = time.time()
     try:
         if url == "back":
-            response = await page.go_back(wait_until=wait_until, timeout=timeout)
+            act = page.go_back(wait_until=wait_until, timeout=timeout)
         elif url == "forward":
-            response = await page.go_forward(wait_until=wait_until, timeout=timeout)
+            act = page.go_forward(wait_until=wait_until, timeout=timeout)
         else:
-            response = await _goto(page, url, wait_until, timeout)
+            act = _goto(page, url, wait_until, timeout)
+        response, skipped = await until_loaded(page, act, wait_until)
     except Exception as exc:  # noqa: BLE001
         if "Download is starting" in str(exc):  # a file, not a page: kept (or refused) like any download
             tab = _tab(ctx, page)
@@ -114,11 +208,8 @@ async def navigate(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
             return {**info, "downloads": await ctx.browser.downloads.since(started, expect=True)}
         await settle(page)
         raise nav_error(exc, url) from None
-    info = await page_info(page, _tab(ctx, page))
-    info["status"] = response.status if response is not None else None
-    tab = ctx.browser.tab_of(page)
-    info["tab_id"] = tab.id if tab is not None else None
-    if url in ("back", "forward") and response is None and info["url"] == "about:blank":
+    info = await _loaded_info(ctx, page, response, skipped, started)
+    if url in ("back", "forward") and response is None and not skipped and info["url"] == "about:blank":
         info["note"] = f"no history entry to go {url} to"
     return info
 
@@ -138,12 +229,15 @@ async def navigate(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
 )
 async def page_reload(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     page = await ctx.page(args.get("tab_id"))
+    wait_until = args.get("wait_until", "load")
+    started = time.time()
     try:
-        response = await page.reload(wait_until=args.get("wait_until", "load"), timeout=ctx.config.default_timeout_ms)
+        act = page.reload(wait_until=wait_until, timeout=ctx.config.default_timeout_ms)
+        response, skipped = await until_loaded(page, act, wait_until)
     except Exception as exc:  # noqa: BLE001
         raise nav_error(exc, page.url) from None
-    info = await page_info(page, _tab(ctx, page))
-    info["status"] = response.status if response is not None else None
+    info = await _loaded_info(ctx, page, response, skipped, started)
+    del info["tab_id"]  # as before: page_reload's result names no tab
     return info
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 import ocnb
+from ocnb.commands.demosite import site_root
 
 pytestmark = pytest.mark.browser
 
@@ -154,6 +155,28 @@ def test_downloads_are_saved_listed_limited_and_sanitised(site, ocnb_home) -> No
         assert sorted(os.listdir(folder)) == sorted(["report.csv", "report-2.csv", "report-3.csv", sneaky["name"]])
         assert s.read_page(mode="text").ok  # the session goes on as before
     assert not [n for n in os.listdir(folder) if n.endswith(".part")]
+
+
+def test_a_page_that_starts_a_download_as_it_loads_is_reached_not_waited_out(site, ocnb_home) -> None:
+    """``download-begins.html`` sends its frame to a file as it loads ("your download will begin
+    shortly"): the navigation becomes a download, the page stays, and Chromium never fires the page's
+    load event. navigate and page_reload end once the page's document is complete, say why, and report
+    the download (they waited for the event until TIMEOUT, 30 s)."""
+    url = site.page("download-begins.html")
+    report = (site_root() / "files" / "report.csv").read_bytes()
+    with ocnb.Session(home=ocnb_home, caps=["downloads"]) as s:
+        nav = s.navigate(url=url)
+        assert nav.ok, nav.error
+        assert (nav.data["url"], nav.data["title"], nav.data["status"]) == (url, "Your download", 200)
+        assert "never fired its load event" in nav.data["note"], nav.data
+        (got,) = nav.data["downloads"]
+        assert got["state"] == "saved" and (ocnb_home / "downloads" / got["name"]).read_bytes() == report
+        assert "will begin shortly" in s.read_page(mode="text").data["content"]  # the page is there to read
+        again = s.call("page_reload")
+        assert again.ok and "never fired" in again.data["note"] and again.data["status"] == 200, again
+        assert [d["name"] for d in again.data["downloads"]] == ["report-2.csv"]
+        plain = s.navigate(url=site.page("form.html"))  # a page that loads as usual says nothing more
+        assert plain.ok and "note" not in plain.data and "downloads" not in plain.data, plain.data
 
 
 def test_downloads_and_storage_are_opt_in_groups(site, ocnb_home) -> None:

@@ -43,6 +43,7 @@ PAGES = [
     "long.html",
     "network.html",
     "downloads.html",
+    "download-begins.html",
     "persist.html",
 ]
 
