@@ -54,8 +54,10 @@ BROWSER_FIXTURES = frozenset({"shared_session", "fresh_session", "playwright_bro
 
 
 #: Under ``pytest -n N --dist loadgroup`` (``make test``) each module's tests run on one worker, so a
-#: module's browser and servers start once. These modules' tests each build what they need (venvs,
-#: clusters, servers of their own) and are spread over the workers one by one.
+#: module's browser and servers start once (:func:`pytest_xdist_make_scheduler`). These modules' tests
+#: each build what they need (venvs, clusters, servers of their own) and are spread over the workers
+#: one by one (``OCNB_TEST_SPREAD_TOO`` names more, comma-separated: tests/package/test_suite_parts.py
+#: checks the spreading with it).
 SPREAD = frozenset(
     {
         "tests/package/test_pythons.py",
@@ -82,21 +84,44 @@ LONGEST = (
 )
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
+def _module(nodeid: str) -> str:
+    return nodeid.split("::", 1)[0]
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark ``browser`` every test whose fixtures (with what they use) start a Chromium; on an xdist
-    worker, group each module's tests (but :data:`SPREAD`'s) and put :data:`LONGEST` first."""
+    worker, put :data:`LONGEST` first (the order the workers take the modules in)."""
     for item in items:
         if BROWSER_FIXTURES.intersection(getattr(item, "fixturenames", ())) and not item.get_closest_marker("browser"):
             item.add_marker(pytest.mark.browser)
     if not hasattr(config, "workerinput"):
         return  # a plain run keeps the files' order
     rank = {path: i for i, path in enumerate(LONGEST)}
-    for item in items:
-        path = item.nodeid.split("::", 1)[0]
-        if path not in SPREAD and not item.get_closest_marker("xdist_group"):
-            item.add_marker(pytest.mark.xdist_group(path))
-    items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))
+    items.sort(key=lambda item: rank.get(_module(item.nodeid), len(rank)))
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """Under ``--dist loadgroup``: a module's tests are one unit of work, given whole to one worker
+    (but :data:`SPREAD`'s, each its own), in the order the workers collected them.
+
+    xdist's own ``loadgroup`` learns a test's group from a suffix it writes into the test's node id on
+    the worker; pytest 9.2's structured node ids no longer carry it (pytest-dev/pytest-xdist#1386), and
+    every module's tests were dealt out one by one, each module's browser and servers started on
+    every worker. The groups are read here from the node ids themselves, on the controller.
+    """
+    if config.getoption("dist", None) != "loadgroup":
+        return None  # xdist's own scheduler for the mode asked
+    from xdist.scheduler import LoadScopeScheduling
+
+    spread = SPREAD | set(filter(None, os.environ.get("OCNB_TEST_SPREAD_TOO", "").split(",")))
+
+    class ModuleScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = _module(nodeid)
+            return nodeid if module in spread else module
+
+    return ModuleScheduling(config, log)
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:

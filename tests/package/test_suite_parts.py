@@ -21,3 +21,31 @@ def test_make_test_runs_on_workers_grouped_by_module() -> None:
     the order it sets (no reordering by xdist)."""
     recipe = (ROOT / "Makefile").read_text().split("\ntest: ", 1)[1].split("\n\n", 1)[0]
     assert "-n $(JOBS) --dist loadgroup --no-loadscope-reorder" in recipe, recipe
+
+
+def test_each_modules_tests_run_on_one_worker_and_a_spread_modules_on_several(tmp_path: Path) -> None:
+    """What the grouping is for, run on real workers: a module's tests share its browser and servers
+    only if they run on one worker. Three small modules on three workers each stay whole; a module in
+    ``SPREAD`` (made to stand in for one by name) is dealt out. (pytest 9.2 silently undid xdist's own
+    loadgroup: every module was dealt out test by test.)"""
+    import re
+    import subprocess
+    import sys
+
+    modules = ["tests/core/test_settings.py", "tests/core/test_registry.py", "tests/core/test_jsonsafe.py"]
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-n", "3", "--dist", "loadgroup"]
+        + ["--no-loadscope-reorder", "-v", *modules],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**__import__("os").environ, "OCNB_TEST_SPREAD_TOO": modules[2]},
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
+    workers: dict[str, set[str]] = {}
+    for worker, module in re.findall(r"^\[(gw\d)\] \[ *\d+%\] PASSED (\S+?)::", run.stdout, re.M):
+        workers.setdefault(module, set()).add(worker)
+    assert set(workers) == set(modules), run.stdout[-3000:]
+    assert [len(workers[m]) for m in modules[:2]] == [1, 1], workers
+    assert len(workers[modules[2]]) > 1, workers  # 51 tests dealt out one by one over three workers
