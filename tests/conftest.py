@@ -101,6 +101,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     items.sort(key=lambda item: rank.get(_module(item.nodeid), len(rank)))
 
 
+@pytest.hookimpl(optionalhook=True)  # xdist's hook: a run without xdist (the other Pythons') has none
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """Under ``--dist loadgroup``: a module's tests are one unit of work, given whole to one worker
     (but :data:`SPREAD`'s, each its own), in the order the workers collected them.

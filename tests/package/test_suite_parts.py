@@ -49,3 +49,29 @@ def test_each_modules_tests_run_on_one_worker_and_a_spread_modules_on_several(tm
     assert set(workers) == set(modules), run.stdout[-3000:]
     assert [len(workers[m]) for m in modules[:2]] == [1, 1], workers
     assert len(workers[modules[2]]) > 1, workers  # 51 tests dealt out one by one over three workers
+
+
+def test_the_suite_loads_where_xdist_is_not_installed() -> None:
+    """The other Pythons' runs (tests/package/test_pythons.py) install no xdist: conftest.py's xdist
+    hook must be optional there, or pytest refuses the conftest before any test runs."""
+    import subprocess
+    import sys
+
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:xdist",
+            "tests/core/test_settings.py",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
