@@ -84,9 +84,9 @@ async def until_loaded(page: Any, act: Any, wait_until: str) -> tuple[Any, bool]
     committed, the page is asked every :data:`LOAD_CHECK_S` whether it skipped the event, and when it
     did, the wait ends there: ``(None, True)``. A navigation that never committed is left to ``act``.
     """
-    task = asyncio.ensure_future(act)
     if wait_until != "load":
-        return await task, False
+        return await act, False
+    task = asyncio.ensure_future(act)
     main = page.main_frame
     committed: list[bool] = []
 
