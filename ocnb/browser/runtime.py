@@ -31,24 +31,8 @@ TICK_S = 0.25
 SETTLE_S = 5.0
 
 
-def _acquire(done: threading.Lock, timeout: float | None) -> bool:
-    """``done.acquire`` within ``timeout`` (None: no limit); on the main thread, in :data:`TICK_S` slices.
-
-    Python runs signal handlers on the main thread only, and only while it runs Python code. A signal
-    that reaches another thread of the process (the kernel may pick any thread that does not block it;
-    ``pthread_kill`` and ``kill`` of a thread id pick one) sets the handler's flag but does not wake the
-    main thread out of a lock's wait: one long wait would hold a Ctrl-C back until the call ended by
-    itself. Between slices the handler runs, and its ``KeyboardInterrupt`` stops the wait.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        return done.acquire(True, -1 if timeout is None else max(timeout, 0.0))
-    deadline = None if timeout is None else time.monotonic() + max(timeout, 0.0)
-    while True:
-        left = TICK_S if deadline is None else min(TICK_S, deadline - time.monotonic())
-        if left <= 0:
-            return done.acquire(False)
-        if done.acquire(True, left):
-            return True
+def _told_nobody(seconds: float) -> None:
+    """The ``on_wait`` of a wait that tells nobody (it is sliced for the signal handlers' sake alone)."""
 
 
 class _Hop:
@@ -187,9 +171,14 @@ class Runtime:
         loop.call_soon_threadsafe(hop.start)
         started = time.monotonic()
         try:
-            if on_wait is not None:
-                self._wait_ticking(hop.done, started, timeout, on_wait)
-            elif not _acquire(hop.done, timeout):
+            # In slices on the main thread too: Python runs signal handlers there only, and only while
+            # it runs Python code. A SIGINT that reaches another thread of the process (the kernel may
+            # pick any thread that does not block it; pthread_kill picks one) sets the handler's flag
+            # but does not wake the main thread out of a lock's wait: one long wait would hold a Ctrl-C
+            # back until the call ended by itself. Between slices the handler runs and stops the wait.
+            if on_wait is not None or threading.current_thread() is threading.main_thread():
+                self._wait_ticking(hop.done, started, timeout, on_wait or _told_nobody)
+            elif not hop.done.acquire(True, -1 if timeout is None else max(timeout, 0.0)):
                 raise concurrent.futures.TimeoutError
         except concurrent.futures.TimeoutError:
             self._cancel(loop, hop)
@@ -224,7 +213,7 @@ class Runtime:
         done: threading.Lock, started: float, timeout: float | None, on_wait: Callable[[float], None]
     ) -> None:
         """Wait for ``done`` in :data:`TICK_S` slices, telling ``on_wait`` (once it fails, the rest of
-        the wait is a plain one). Raises TimeoutError when ``timeout`` passes."""
+        the wait tells nobody). Raises TimeoutError when ``timeout`` passes."""
         while True:
             left = None if timeout is None else started + timeout - time.monotonic()
             if left is not None and left <= 0:
@@ -234,10 +223,7 @@ class Runtime:
             try:
                 on_wait(time.monotonic() - started)
             except Exception:  # noqa: BLE001 - a display's failure never fails the call
-                left = None if timeout is None else max(0.0, started + timeout - time.monotonic())
-                if not _acquire(done, left):
-                    raise concurrent.futures.TimeoutError from None
-                return
+                on_wait = _told_nobody
 
     def stop(self, timeout: float = 10.0) -> None:
         """Stop the loop and join the thread; idempotent."""
