@@ -1,12 +1,31 @@
-"""The suite's own arrangement: the module lists tests/conftest.py schedules by name still name modules."""
+"""The suite's own arrangement: the module lists tests/conftest.py schedules by name still name modules,
+its workers keep a module together, and it loads where xdist is not installed."""
 
 from __future__ import annotations
 
+import os
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 from tests.conftest import LONGEST, SPREAD
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def _pytest(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """A pytest run of this checkout's tests in a process of its own; it must pass."""
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
+    return run
 
 
 def test_the_scheduled_modules_exist() -> None:
@@ -23,26 +42,16 @@ def test_make_test_runs_on_workers_grouped_by_module() -> None:
     assert "-n $(JOBS) --dist loadgroup --no-loadscope-reorder" in recipe, recipe
 
 
-def test_each_modules_tests_run_on_one_worker_and_a_spread_modules_on_several(tmp_path: Path) -> None:
+def test_each_modules_tests_run_on_one_worker_and_a_spread_modules_on_several() -> None:
     """What the grouping is for, run on real workers: a module's tests share its browser and servers
     only if they run on one worker. Three small modules on three workers each stay whole; a module in
     ``SPREAD`` (made to stand in for one by name) is dealt out. (pytest 9.2 silently undid xdist's own
     loadgroup: every module was dealt out test by test.)"""
-    import re
-    import subprocess
-    import sys
-
     modules = ["tests/core/test_settings.py", "tests/core/test_registry.py", "tests/core/test_jsonsafe.py"]
-    run = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-n", "3", "--dist", "loadgroup"]
-        + ["--no-loadscope-reorder", "-v", *modules],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env={**__import__("os").environ, "OCNB_TEST_SPREAD_TOO": modules[2]},
-        timeout=300,
+    run = _pytest(
+        *("-n", "3", "--dist", "loadgroup", "--no-loadscope-reorder", "-v", *modules),
+        env={**os.environ, "OCNB_TEST_SPREAD_TOO": modules[2]},
     )
-    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
     workers: dict[str, set[str]] = {}
     for worker, module in re.findall(r"^\[(gw\d)\] \[ *\d+%\] PASSED (\S+?)::", run.stdout, re.M):
         workers.setdefault(module, set()).add(worker)
@@ -54,24 +63,4 @@ def test_each_modules_tests_run_on_one_worker_and_a_spread_modules_on_several(tm
 def test_the_suite_loads_where_xdist_is_not_installed() -> None:
     """The other Pythons' runs (tests/package/test_pythons.py) install no xdist: conftest.py's xdist
     hook must be optional there, or pytest refuses the conftest before any test runs."""
-    import subprocess
-    import sys
-
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "-p",
-            "no:xdist",
-            "tests/core/test_settings.py",
-        ],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=300,
-    )
-    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
+    _pytest("-q", "-p", "no:xdist", "tests/core/test_settings.py")
