@@ -438,8 +438,17 @@ def _make_matcher(magics: OcMagics) -> Any:
 
 
 def load_ipython_extension(ip: Any) -> None:
-    """``%load_ext ocnb``: register ``%oc``/``%%oc``, their settings and their completer."""
+    """``%load_ext ocnb``: register ``%oc``/``%%oc``, their settings and their completer.
+
+    Loaded again (``%load_ext ocnb.magics`` after ``%load_ext ocnb``, or ``%reload_ext``), the new
+    magics take over the MCP server the old ones started and their results: ``%oc mcp stop`` still
+    reaches a server an agent is connected to.
+    """
+    before = ip.magics_manager.registry.get("OcMagics")
     magics = OcMagics(shell=ip)
+    if before is not None:
+        magics._mcp_server = getattr(before, "_mcp_server", None)
+        magics.last_results = getattr(before, "last_results", [])
     ip.register_magics(magics)
     completer = getattr(ip, "Completer", None)
     if completer is not None:

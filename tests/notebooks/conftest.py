@@ -8,26 +8,11 @@ from typing import Any
 
 import pytest
 
-import ocnb
+from tests.notebooks import magics_shell
 
 
 @pytest.fixture(scope="module")
 def ip(module_home: Path) -> Iterator[Any]:
-    """IPython's test shell with the extension loaded; the shared session lives under module_home.
-
-    Whatever a module's tests switched on in the magics (hand-off, an MCP server) is switched off after it.
-    """
-    from IPython import get_ipython
-    from IPython.testing.globalipapp import start_ipython
-
-    shell = start_ipython() or get_ipython()  # the test shell is started once per process
-    shell.run_line_magic("load_ext", "ocnb.magics")
-    mp = pytest.MonkeyPatch()
-    mp.setenv("OCNB_HOME", str(module_home))
-    ocnb.session().start()
-    mp.undo()
-    yield shell
-    magics = shell.magics_manager.registry["OcMagics"]
-    magics._mcp_server = None
-    shell.run_line_magic("config", "OcMagics.handoff = False")
-    ocnb.session().close()
+    """IPython's test shell with the extension loaded; the shared session lives under module_home."""
+    with magics_shell(module_home) as shell:
+        yield shell

@@ -15,6 +15,7 @@ from IPython.core.error import UsageError
 import ocnb
 from ocnb.magics import OcMagics
 from ocnb.widgets import HumanHandoff
+from tests.notebooks import magics_shell
 from tests.security.approval_site import ApprovalSite, serve
 
 pytestmark = pytest.mark.browser
@@ -28,18 +29,8 @@ def approval_site() -> Iterator[ApprovalSite]:
 
 @pytest.fixture(scope="module")
 def ip(module_home: Path) -> Iterator[Any]:
-    from IPython import get_ipython
-    from IPython.testing.globalipapp import start_ipython
-
-    shell = start_ipython() or get_ipython()
-    shell.run_line_magic("load_ext", "ocnb.magics")
-    mp = pytest.MonkeyPatch()
-    mp.setenv("OCNB_HOME", str(module_home))
-    ocnb.session().close()  # a session of this module's, made from the magics' settings
-    magics(shell).session()
-    mp.undo()
-    yield shell
-    ocnb.session().close()
+    with magics_shell(module_home, from_magics=True) as shell:  # a session made from the magics' settings
+        yield shell
 
 
 def magics(shell: Any) -> OcMagics:

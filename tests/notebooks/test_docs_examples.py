@@ -27,8 +27,8 @@ from typing import Any
 
 import pytest
 
-import ocnb
 from ocnb.commands.demosite import DemoSite
+from tests.notebooks import magics_shell
 
 pytestmark = pytest.mark.browser
 
@@ -125,16 +125,8 @@ def test_python_blocks_run_as_printed(
 
 @pytest.fixture(scope="module")
 def ip(module_home: Path) -> Iterator[Any]:
-    from IPython import get_ipython
-    from IPython.testing.globalipapp import start_ipython
-
-    shell = start_ipython() or get_ipython()  # the test shell is started once per process
-    mp = pytest.MonkeyPatch()
-    mp.setenv("OCNB_HOME", str(module_home))
-    ocnb.session().start()
-    mp.undo()
-    yield shell
-    ocnb.session().close()
+    with magics_shell(module_home) as shell:  # an MCP server a doc's prose starts is stopped after
+        yield shell
 
 
 def _cells(block: str) -> list[str]:

@@ -340,6 +340,21 @@ def test_mcp_start_with_a_token_file_reuses_its_token(ip: Any, tmp_path: Path, c
         oc(ip, f"mcp start --token-file {tmp_path / 'bad'}")
 
 
+def test_loading_the_extension_again_keeps_the_running_server_in_reach(ip: Any, capsys: Any) -> None:
+    pytest.importorskip("ocnb.mcp")
+    handle = oc(ip, "mcp start")
+    try:
+        for name in ("ocnb", "ocnb.magics"):  # both names load it; the second load used to orphan the server
+            ip.run_line_magic("load_ext", name)
+        ip.run_line_magic("reload_ext", "ocnb.magics")
+        capsys.readouterr()
+        oc(ip, "mcp status")
+        assert json.loads(capsys.readouterr().out)["url"] == handle.url
+    finally:
+        oc(ip, "mcp stop")
+    assert not handle.running  # %oc mcp stop reached it
+
+
 @needs("discover_capabilities")
 def test_discover_ranks_capabilities(ip: Any) -> None:
     result = oc(ip, 'discover "take a screenshot of the page"')

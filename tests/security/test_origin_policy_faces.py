@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 import ocnb
 from ocnb.mcp.cli import _session, build_parser
 from ocnb.mcp.cli import main as mcp_main
+from tests.notebooks import magics_shell
 
 from .origin_site import OriginSite
 
@@ -70,22 +70,15 @@ def test_mcp_malformed_flag_is_one_line_before_any_browser(capsys: pytest.Captur
 
 
 def test_config_magic(origin_site: OriginSite, ocnb_home: Path) -> None:
-    from IPython import get_ipython
-    from IPython.testing.globalipapp import start_ipython
     from traitlets import TraitError
 
-    shell: Any = start_ipython() or get_ipython()
-    shell.run_line_magic("load_ext", "ocnb.magics")
-    ocnb.session().close()  # the next %oc call starts the default session from the magics' settings
-    magics = shell.magics_manager.registry["OcMagics"]
-    with pytest.raises(TraitError, match="nope"):
-        magics.blocked_origins = ["nope"]
-    shell.run_line_magic("config", "OcMagics.blocked_origins = ['http://localhost:*']")
-    try:
+    with magics_shell(ocnb_home) as shell:  # the magics' settings are the defaults again after
+        ocnb.session().close()  # the next %oc call starts the default session from the magics' settings
+        magics = shell.magics_manager.registry["OcMagics"]
+        with pytest.raises(TraitError, match="nope"):
+            magics.blocked_origins = ["nope"]
+        shell.run_line_magic("config", "OcMagics.blocked_origins = ['http://localhost:*']")
         assert_in_force(magics.session(), origin_site, "magic")
-    finally:
-        ocnb.session().close()
-        shell.run_line_magic("config", "OcMagics.blocked_origins = []")
 
 
 def test_pool(origin_site: OriginSite, tmp_path: Path) -> None:
