@@ -27,7 +27,7 @@ test: setup lint
 	$(PY) -m ocnb.commands.stubs --check
 	$(PYTEST) -n $(JOBS) --dist loadgroup --no-loadscope-reorder --durations=25
 
-# The quick loop while you work: no browser, nothing slow (about 1,040 tests, 1½ minutes of CPU). Not a substitute for `make test`.
+# The quick loop while you work: no browser, nothing slow (about 1,100 tests, 1½ minutes). Not a substitute for `make test`.
 test-fast: setup
 	OCNB_TEST_NO_BROWSER=1 $(PYTEST) $(FAST) --durations=10
 

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import LONGEST, SPREAD
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,6 +44,7 @@ def test_make_test_runs_on_workers_grouped_by_module() -> None:
     assert "-n $(JOBS) --dist loadgroup --no-loadscope-reorder" in recipe, recipe
 
 
+@pytest.mark.slow  # three xdist workers in a subprocess: 17 s of make test-fast's 2 minutes
 def test_each_modules_tests_run_on_one_worker_and_a_spread_modules_on_several() -> None:
     """What the grouping is for, run on real workers: a module's tests share its browser and servers
     only if they run on one worker. Three small modules on three workers each stay whole; a module in
