@@ -298,3 +298,47 @@ def probe_group() -> Iterator[str]:
         yield PROBE_GROUP
     finally:
         registry._ALL.pop("zz_probe", None)
+
+
+def process_state() -> dict[str, Any]:
+    """What a module could leave behind for the next module its worker runs: the default session
+    (``ocnb.session()``), and an MCP server in the notebook shell's magics (the shell is one per process)."""
+    import importlib
+    import sys
+
+    default = importlib.import_module("ocnb.session")._DEFAULT
+    server = None
+    if "IPython" in sys.modules:
+        from IPython import get_ipython
+
+        shell = get_ipython()
+        magics = shell.magics_manager.registry.get("OcMagics") if shell is not None else None
+        server = getattr(magics, "_mcp_server", None)
+    return {
+        "default": default if default is not None and not default.closed else None,
+        "server": server if server is not None and server.running else None,
+    }
+
+
+def left_behind(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    """What is open in ``after`` that ``before`` did not have, each closed here and said in a line."""
+    leaks = []
+    if after["default"] is not None and after["default"] is not before["default"]:
+        leaks.append(f"the default session (ocnb.session(), home {after['default'].home}) is open")
+        after["default"].close()
+    if after["server"] is not None and after["server"] is not before["server"]:
+        leaks.append(f"an MCP server ({after['server'].url}) runs in the notebook shell's magics")
+        after["server"].stop()
+    return leaks
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _a_module_leaves_the_process_as_it_found_it() -> Iterator[None]:
+    """A module's own fixtures close what they open: the next module the same worker runs, whichever
+    it is, must not find it (CI once failed test_magics' ``%oc mcp start`` on a server the docs' prose
+    had left running). What is left is closed, and the module's last test errors, naming it."""
+    before = process_state()
+    yield
+    leaks = left_behind(before, process_state())
+    if leaks:
+        pytest.fail("this module left behind: " + "; ".join(leaks), pytrace=False)

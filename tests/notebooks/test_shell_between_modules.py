@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import ocnb
+from tests.conftest import left_behind, process_state
 from tests.notebooks import magics_shell
 
 pytestmark = pytest.mark.browser
@@ -28,3 +29,14 @@ def test_the_next_module_finds_no_server_and_the_default_settings(tmp_path: Path
         assert ocnb.session().home == tmp_path / "second"
         second = shell.run_line_magic("oc", "mcp start")  # refused before: "already running here"
         assert second.running and second.url != server.url
+
+
+def test_a_server_left_running_in_the_magics_is_named_and_stopped(tmp_path: Path) -> None:
+    pytest.importorskip("ocnb.mcp")
+    with magics_shell(tmp_path) as shell:
+        before = process_state()
+        server = shell.run_line_magic("oc", "mcp start")
+        assert left_behind(before, process_state()) == [
+            f"an MCP server ({server.url}) runs in the notebook shell's magics"
+        ]
+        assert not server.running

@@ -67,3 +67,21 @@ def test_the_suite_loads_where_xdist_is_not_installed() -> None:
     """The other Pythons' runs (tests/package/test_pythons.py) install no xdist: conftest.py's xdist
     hook must be optional there, or pytest refuses the conftest before any test runs."""
     _pytest("-q", "-p", "no:xdist", "tests/core/test_settings.py")
+
+
+def test_a_module_that_leaves_the_default_session_open_is_told() -> None:
+    """The guard every module runs under (tests/conftest.py): what a module leaves open is named, and
+    closed, so the next module on the worker starts clean."""
+    import importlib
+
+    import ocnb
+    from tests.conftest import left_behind, process_state
+
+    stale = importlib.import_module("ocnb.session")._DEFAULT
+    if stale is not None:
+        stale.close()
+    before = process_state()
+    s = ocnb.session()  # a module that opens the default session and never closes it
+    leaks = left_behind(before, process_state())
+    assert leaks == [f"the default session (ocnb.session(), home {s.home}) is open"]
+    assert s.closed and left_behind(before, process_state()) == []
