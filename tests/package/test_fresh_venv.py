@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import zipfile
@@ -29,7 +28,7 @@ import pytest
 
 from ocnb.commands import capmap
 from ocnb.discovery.retrievers import MINILM_INSTALL, PREFERRED
-from tests.package.wheelhouse import HOUSE, filling, venv_env
+from tests.package.wheelhouse import HOUSE, filling, remove_later, venv_env
 
 ROOT = Path(__file__).resolve().parents[2]
 FALLBACK = "WordLlama 0.7 + BM25 0.3"
@@ -140,8 +139,7 @@ def venvs(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cal
         return made[extras]
 
     yield get
-    for v in made.values():  # ~0.3-0.6 GB each; pytest would keep the last three runs' copies
-        shutil.rmtree(v.root, ignore_errors=True)
+    remove_later(*(v.root for v in made.values()))  # pytest would keep the last three runs' copies
 
 
 @pytest.fixture(scope="module")

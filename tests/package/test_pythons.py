@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.package.wheelhouse import HOUSE, filling, venv_env
+from tests.package.wheelhouse import HOUSE, filling, remove_later, venv_env
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The test folders run on another interpreter: every feature's tests, less those that start servers,
@@ -226,7 +226,7 @@ def test_the_wheel_on_the_oldest_and_newest_supported_python(which: str, tmp_pat
     try:
         print(f"\nPython {version[0]}.{version[1]}: {_check(root, tmp_path)}")
     finally:
-        shutil.rmtree(root, ignore_errors=True)
+        remove_later(root)
 
 
 def _files(wheel: Path) -> dict[str, str]:
