@@ -46,11 +46,17 @@ def venv_env(root: Path, home: Path) -> dict[str, str]:
 
 def remove_later(*paths: Path) -> None:
     """Delete ``paths`` (fresh venvs: 0.3-0.6 GB of small files each) in a process of their own, so the
-    test's worker goes on: deleting five took 34 s of disk time in a test's teardown on CI's machine."""
-    subprocess.Popen(
-        ["rm", "-rf", "--", *map(str, paths)],
+    test's worker goes on: deleting five took 34 s of disk time in a test's teardown on CI's machine.
+
+    The ``rm`` is started by a shell that exits at once, so it is not this process's child: it leaves
+    no zombie in the worker's process tree for a later test that walks it.
+    """
+    subprocess.run(
+        ["sh", "-c", 'rm -rf -- "$@" &', "sh", *map(str, paths)],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,  # not the worker's: an interrupted run does not stop it half-way
+        check=True,
+        timeout=30,
     )
