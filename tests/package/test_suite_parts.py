@@ -72,12 +72,10 @@ def test_the_suite_loads_where_xdist_is_not_installed() -> None:
 def test_a_module_that_leaves_the_default_session_open_is_told() -> None:
     """The guard every module runs under (tests/conftest.py): what a module leaves open is named, and
     closed, so the next module on the worker starts clean."""
-    import importlib
-
     import ocnb
     from tests.conftest import left_behind, process_state
 
-    stale = importlib.import_module("ocnb.session")._DEFAULT
+    stale = process_state()["default"]
     if stale is not None:
         stale.close()
     before = process_state()

@@ -72,7 +72,9 @@ def test_mcp_malformed_flag_is_one_line_before_any_browser(capsys: pytest.Captur
 def test_config_magic(origin_site: OriginSite, ocnb_home: Path) -> None:
     from traitlets import TraitError
 
-    with magics_shell(ocnb_home) as shell:  # the magics' settings are the defaults again after
+    # from_magics: the session is only made, not started (closed at once below); the settings are the
+    # defaults again after
+    with magics_shell(ocnb_home, from_magics=True) as shell:
         ocnb.session().close()  # the next %oc call starts the default session from the magics' settings
         magics = shell.magics_manager.registry["OcMagics"]
         with pytest.raises(TraitError, match="nope"):
