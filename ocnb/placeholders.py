@@ -124,7 +124,25 @@ def has_secret_placeholder(value: Any) -> bool:
     """Whether any string inside ``value`` (as :func:`strings` walks it) holds ``${SECRET:`` — False
     means :func:`secret_names` is empty and :func:`fill_secrets` would change nothing. No regex: the
     test every call's arguments go through."""
-    return any(SECRET_MARK in s for s in strings(value))
+    stack = [value]
+    while stack:  # iterative, dicts and lists first: every call's arguments pass here, several times
+        item = stack.pop()
+        kind = type(item)
+        if kind is str:
+            if SECRET_MARK in item:
+                return True
+        elif kind is dict:
+            stack.extend(item.values())
+        elif kind is list or kind is tuple:
+            stack.extend(item)
+        elif isinstance(item, str):
+            if SECRET_MARK in item:
+                return True
+        elif isinstance(item, Mapping):
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return False
 
 
 def fill_secrets(value: Any, secrets: Mapping[str, str]) -> Any:

@@ -9,6 +9,7 @@ from ocnb.errors import InvalidArgument
 from ocnb.placeholders import (
     fill_params,
     fill_secrets,
+    has_secret_placeholder,
     is_secret_placeholder,
     map_strings,
     missing_params,
@@ -80,3 +81,29 @@ def test_the_secret_store_fills_through_the_same_walker() -> None:
         == {"value": "hunter2", "n": 3, "t": ["hunter2"]}
     )
     assert store.missing({"a": "${SECRET:NOPE}", "b": "${SECRET:PW}"}) == ["NOPE"]
+
+
+class _Args(dict):  # a Mapping that is not a plain dict, as a face may pass
+    pass
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "${SECRET:PW}",
+        "a ${SECRET:PW} b",
+        {"x": [1, {"y": ("z", "${SECRET:PW}")}]},
+        [None, 2.5, True, ["deep", ["deeper", "${SECRET:PW}"]]],
+        _Args(v=_Args(w="${SECRET:PW}")),
+        ("t", ("${SECRET:PW}",)),
+        {"${SECRET:PW}": "a key is not a value"},
+        {"only": "${PW}", "n": 3, "s": "$SECRET:PW", "b": b"${SECRET:PW}"},
+        [],
+        {},
+        7,
+    ],
+)
+def test_the_quick_secret_check_agrees_with_the_names_it_stands_for(value: object) -> None:
+    """Every call's arguments pass through has_secret_placeholder (the secrets layer skips the rest when
+    it says no): it must say yes exactly when secret_names finds a name, over every shape the walker knows."""
+    assert has_secret_placeholder(value) == bool(secret_names(value)), value
