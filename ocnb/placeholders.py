@@ -48,15 +48,20 @@ SECRET_RE = re.compile(r"\$\{SECRET:([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 def strings(value: Any) -> Iterator[str]:
-    """Every string value inside ``value`` (dicts, lists and tuples, at any depth; not keys)."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, Mapping):
-        for v in value.values():
-            yield from strings(v)
-    elif isinstance(value, (list, tuple)):
-        for v in value:
-            yield from strings(v)
+    """Every string value inside ``value`` (dicts, lists and tuples, at any depth; not keys), in order.
+
+    A loop over a stack, not a recursive generator: every call's arguments pass here several times
+    (:func:`has_secret_placeholder`), and each level of ``yield from`` costs every string below it.
+    """
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            yield item
+        elif isinstance(item, Mapping):
+            stack.extend(reversed(list(item.values())))
+        elif isinstance(item, (list, tuple)):
+            stack.extend(reversed(item))
 
 
 def map_strings(value: Any, fn: Callable[[str], Any], *, keys: bool = False) -> Any:
@@ -124,25 +129,7 @@ def has_secret_placeholder(value: Any) -> bool:
     """Whether any string inside ``value`` (as :func:`strings` walks it) holds ``${SECRET:`` — False
     means :func:`secret_names` is empty and :func:`fill_secrets` would change nothing. No regex: the
     test every call's arguments go through."""
-    stack = [value]
-    while stack:  # iterative, dicts and lists first: every call's arguments pass here, several times
-        item = stack.pop()
-        kind = type(item)
-        if kind is str:
-            if SECRET_MARK in item:
-                return True
-        elif kind is dict:
-            stack.extend(item.values())
-        elif kind is list or kind is tuple:
-            stack.extend(item)
-        elif isinstance(item, str):
-            if SECRET_MARK in item:
-                return True
-        elif isinstance(item, Mapping):
-            stack.extend(item.values())
-        elif isinstance(item, (list, tuple)):
-            stack.extend(item)
-    return False
+    return any(SECRET_MARK in s for s in strings(value))
 
 
 def fill_secrets(value: Any, secrets: Mapping[str, str]) -> Any:

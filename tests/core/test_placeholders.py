@@ -16,6 +16,7 @@ from ocnb.placeholders import (
     param_names,
     require_params,
     secret_names,
+    strings,
 )
 
 PARAMS = {"n": 3, "on": False, "tags": ["a", "b"], "x": 1.5, "none": None, "s": "text", "obj": {"k": 1}}
@@ -43,6 +44,7 @@ def test_one_walker_over_nested_dicts_and_lists_keys_untouched() -> None:
         "url": "/p/3",
     }
     assert map_strings({"k": ["a"]}, str.upper, keys=True) == {"K": ["A"]}
+    assert list(strings(args)) == ["${n}", "${tags}", "${on}", "/p/${n}"]  # in order, keys left out
 
 
 def test_substitution_is_one_pass_and_leaves_secrets_alone() -> None:
