@@ -51,7 +51,7 @@ the whole measurement with fresh browsers and reports each run's paired mean and
 (``replay_vs_raw_paired_mean_median_of_runs``): the figure to compare builds by. The other figures
 are the last run's.
 
-    python -m bench.bench_skill_replay [--n 40] [--runs 5]      # five runs: about 7 minutes on 2 cores
+    python -m bench.bench_skill_replay [--n 40] [--runs 5]      # five runs: about 5 minutes on 2 cores
 """
 
 from __future__ import annotations
